@@ -1,0 +1,2 @@
+//! Placeholder; replaced by the criterion benches.
+fn main() {}

@@ -1,0 +1,8 @@
+//! Component types: the [`Component`] trait, dense [`ComponentId`]s, the registry that owns one
+//! pool per type, and [`Bundle`]s (tuples of components inserted together).
+
+mod bundle;
+mod registry;
+
+pub use bundle::{Bundle, BundleSink};
+pub use registry::{Component, ComponentId, Components};

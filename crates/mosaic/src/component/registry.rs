@@ -1,0 +1,134 @@
+//! Component ids and the registry of pools.
+
+use std::any::TypeId;
+
+use rustc_hash::FxHashMap;
+
+use crate::storage::{ColumnInfo, SparseSet};
+
+/// Plain data that can be attached to an entity.
+///
+/// Derive it with `#[derive(Component)]`; the `#[component(...)]` attribute is where per-type
+/// options go. Any `Send + Sync + 'static` type qualifies: the bounds let pools move between
+/// threads and be read from several at once.
+///
+/// # Examples
+/// ```
+/// use mosaic::Component;
+///
+/// #[derive(Component, Debug, PartialEq)]
+/// struct Position {
+///     x: f32,
+///     y: f32,
+/// }
+/// ```
+pub trait Component: Send + Sync + 'static {}
+
+/// A dense, per-world id for a component type, assigned on first use in `0..n` where `n` is the
+/// number of types registered. There is no compile-time cap on the number of types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ComponentId(u32);
+
+impl ComponentId {
+    /// The id as an index into per-type tables.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The component types a world knows, and their pools.
+///
+/// Ids are assigned in registration order; registering is O(1) amortised, looking an id up from
+/// a type is one hash of its `TypeId`.
+#[derive(Debug, Default)]
+pub struct Components {
+    by_type: FxHashMap<TypeId, ComponentId>,
+    pools: Vec<SparseSet>,
+}
+
+impl Components {
+    /// The id of `T`, if registered.
+    #[inline]
+    pub fn id<T: Component>(&self) -> Option<ComponentId> {
+        self.id_by_type(TypeId::of::<T>())
+    }
+
+    /// The id of the component type with this `TypeId`, if registered.
+    #[inline]
+    pub fn id_by_type(&self, type_id: TypeId) -> Option<ComponentId> {
+        self.by_type.get(&type_id).copied()
+    }
+
+    /// The id of `T`, registering it (and creating its empty pool) on first use.
+    ///
+    /// # Panics
+    /// If more than `u32::MAX` component types are registered.
+    #[inline]
+    pub fn register<T: Component>(&mut self) -> ComponentId {
+        if let Some(id) = self.id::<T>() {
+            return id;
+        }
+        let id = ComponentId(u32::try_from(self.pools.len()).expect("too many component types"));
+        self.by_type.insert(TypeId::of::<T>(), id);
+        self.pools.push(SparseSet::new(ColumnInfo::of::<T>()));
+        id
+    }
+
+    /// Number of registered component types.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.pools.len()
+    }
+
+    /// Whether no component type is registered.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.pools.is_empty()
+    }
+
+    /// The pool of a registered component.
+    ///
+    /// # Panics
+    /// If `id` was not made by this registry.
+    #[inline]
+    #[track_caller]
+    pub fn pool(&self, id: ComponentId) -> &SparseSet {
+        &self.pools[id.index()]
+    }
+
+    /// The pool of a registered component, mutably.
+    ///
+    /// # Panics
+    /// If `id` was not made by this registry.
+    #[inline]
+    #[track_caller]
+    pub fn pool_mut(&mut self, id: ComponentId) -> &mut SparseSet {
+        &mut self.pools[id.index()]
+    }
+
+    /// The pool of `T`, if registered.
+    #[inline]
+    pub fn pool_of<T: Component>(&self) -> Option<&SparseSet> {
+        self.id::<T>().map(|id| self.pool(id))
+    }
+
+    /// The pool of `T` mutably, if registered.
+    #[inline]
+    pub fn pool_of_mut<T: Component>(&mut self) -> Option<&mut SparseSet> {
+        let id = self.id::<T>()?;
+        Some(self.pool_mut(id))
+    }
+
+    /// All pools, indexed by [`ComponentId::index`].
+    #[inline]
+    pub fn pools(&self) -> &[SparseSet] {
+        &self.pools
+    }
+
+    /// All pools mutably, indexed by [`ComponentId::index`].
+    #[inline]
+    pub fn pools_mut(&mut self) -> &mut [SparseSet] {
+        &mut self.pools
+    }
+}

@@ -1,0 +1,264 @@
+//! The entity allocator: generations per slot and a free list.
+
+use std::num::NonZeroU32;
+
+use super::{Entity, EntityError};
+
+/// One slot of the allocator.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    /// The generation a live occupant carries, or the next occupant will carry when free.
+    generation: NonZeroU32,
+    /// Whether a live entity holds the slot.
+    alive: bool,
+}
+
+/// Hands out and frees [`Entity`] ids.
+///
+/// Freed slots go on a free list (last freed, first reused, as EnTT and hecs do) and their
+/// generation is bumped, so a stale handle never matches the new occupant. A slot whose generation
+/// would pass the maximum is retired: it is never reused, so a stale handle can never be revived by
+/// wrap-around. Spawning fails with [`EntityError::Exhausted`] once every index is in use or
+/// retired.
+///
+/// Complexity: `alloc`, `free`, `is_alive` are O(1); memory is 8 bytes per slot ever used plus
+/// 4 bytes per free slot.
+//
+// Invariants:
+// - every index on `free` is < slots.len(), names a slot with `alive == false`, and appears once;
+// - a slot that is neither alive nor on `free` is retired;
+// - `alive_count` == number of slots with `alive == true`.
+#[derive(Debug, Clone)]
+pub struct Entities {
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    alive_count: u32,
+    /// Largest number of slots (indices `0..max_slots`).
+    max_slots: u32,
+    /// Largest generation a slot may reach before it is retired.
+    max_generation: u32,
+}
+
+impl Default for Entities {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Entities {
+    /// An empty allocator with the full 32-bit index and generation spaces.
+    pub fn new() -> Self {
+        Self::with_limits(u32::MAX, u32::MAX)
+    }
+
+    /// An empty allocator limited to `max_slots` indices and generations up to `max_generation`.
+    ///
+    /// Narrow limits let tests reach index exhaustion and slot retirement in milliseconds.
+    ///
+    /// # Panics
+    /// If `max_generation` is 0.
+    #[track_caller]
+    pub fn with_limits(max_slots: u32, max_generation: u32) -> Self {
+        assert!(max_generation >= 1, "max_generation must be at least 1");
+        Self {
+            slots: Vec::new(),
+            free: Vec::new(),
+            alive_count: 0,
+            max_slots,
+            max_generation,
+        }
+    }
+
+    /// Allocates an id, reusing the most recently freed slot if there is one.
+    ///
+    /// # Errors
+    /// [`EntityError::Exhausted`] when every index is in use or retired.
+    #[inline]
+    pub fn alloc(&mut self) -> Result<Entity, EntityError> {
+        let entity = if let Some(index) = self.free.pop() {
+            let slot = &mut self.slots[index as usize];
+            debug_assert!(!slot.alive, "free list names a live slot");
+            slot.alive = true;
+            Entity::from_parts(index, slot.generation)
+        } else {
+            let index = self.slots.len();
+            if index >= self.max_slots as usize {
+                return Err(EntityError::Exhausted {
+                    limit: self.max_slots,
+                });
+            }
+            let generation = NonZeroU32::MIN;
+            self.slots.push(Slot {
+                generation,
+                alive: true,
+            });
+            Entity::from_parts(index as u32, generation)
+        };
+        self.alive_count += 1;
+        Ok(entity)
+    }
+
+    /// Frees a live entity's slot.
+    ///
+    /// # Errors
+    /// [`EntityError::NoSuchEntity`] if `entity` is not alive (double free, stale handle).
+    #[inline]
+    pub fn free(&mut self, entity: Entity) -> Result<(), EntityError> {
+        if !self.is_alive(entity) {
+            return Err(EntityError::NoSuchEntity(entity));
+        }
+        let slot = &mut self.slots[entity.index() as usize];
+        slot.alive = false;
+        self.alive_count -= 1;
+        // A slot whose next generation would pass the maximum is retired: never put back.
+        if let Some(next) = slot
+            .generation
+            .checked_add(1)
+            .filter(|g| g.get() <= self.max_generation)
+        {
+            slot.generation = next;
+            self.free.push(entity.index());
+        }
+        Ok(())
+    }
+
+    /// Whether `entity` names a live entity of this allocator. O(1).
+    #[inline]
+    pub fn is_alive(&self, entity: Entity) -> bool {
+        self.slots
+            .get(entity.index() as usize)
+            .is_some_and(|slot| slot.alive && slot.generation == generation_of(entity))
+    }
+
+    /// The live entity in slot `index`, if any.
+    #[inline]
+    pub fn alive_at(&self, index: u32) -> Option<Entity> {
+        let slot = self.slots.get(index as usize)?;
+        slot.alive
+            .then(|| Entity::from_parts(index, slot.generation))
+    }
+
+    /// Number of live entities.
+    #[inline]
+    pub fn len(&self) -> u32 {
+        self.alive_count
+    }
+
+    /// Whether no entity is alive.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.alive_count == 0
+    }
+
+    /// Number of slots ever used (live, free and retired): one past the largest index handed out.
+    #[inline]
+    pub fn slot_count(&self) -> u32 {
+        self.slots.len() as u32
+    }
+
+    /// Number of slots retired because their generation reached the maximum.
+    pub fn retired_count(&self) -> u32 {
+        self.slot_count() - self.alive_count - self.free.len() as u32
+    }
+
+    /// Reserves room for `additional` more entities beyond the free slots, in slots.
+    pub fn reserve(&mut self, additional: usize) {
+        let fresh = additional.saturating_sub(self.free.len());
+        self.slots.reserve(fresh);
+    }
+
+    /// Releases spare capacity of the slot table and free list.
+    pub fn shrink_to_fit(&mut self) {
+        self.slots.shrink_to_fit();
+        self.free.shrink_to_fit();
+    }
+
+    /// Iterates the live entities in index order. The iterator borrows the allocator.
+    pub fn iter(&self) -> AliveIter<'_> {
+        AliveIter {
+            slots: self.slots.iter().enumerate(),
+        }
+    }
+}
+
+#[inline]
+fn generation_of(entity: Entity) -> NonZeroU32 {
+    NonZeroU32::new(entity.generation()).unwrap_or(NonZeroU32::MIN)
+}
+
+/// Iterator over live entities in index order, from [`Entities::iter`].
+#[derive(Debug, Clone)]
+pub struct AliveIter<'a> {
+    slots: std::iter::Enumerate<std::slice::Iter<'a, Slot>>,
+}
+
+impl Iterator for AliveIter<'_> {
+    type Item = Entity;
+
+    #[inline]
+    fn next(&mut self) -> Option<Entity> {
+        self.slots
+            .by_ref()
+            .find(|(_, slot)| slot.alive)
+            .map(|(index, slot)| Entity::from_parts(index as u32, slot.generation))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, self.slots.size_hint().1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recycles_with_new_generation() {
+        let mut entities = Entities::new();
+        let a = entities.alloc().unwrap();
+        entities.free(a).unwrap();
+        let b = entities.alloc().unwrap();
+        assert_eq!(a.index(), b.index());
+        assert_eq!(b.generation(), a.generation() + 1);
+        assert!(!entities.is_alive(a));
+        assert!(entities.is_alive(b));
+        assert_eq!(entities.free(a), Err(EntityError::NoSuchEntity(a)));
+    }
+
+    #[test]
+    fn retires_slot_at_max_generation() {
+        let mut entities = Entities::with_limits(2, 3);
+        let mut seen = Vec::new();
+        for _ in 0..3 {
+            let e = entities.alloc().unwrap();
+            assert_eq!(e.index(), 0);
+            seen.push(e);
+            entities.free(e).unwrap();
+        }
+        assert_eq!(entities.retired_count(), 1);
+        let e = entities.alloc().unwrap();
+        assert_eq!(e.index(), 1, "retired slot 0 must not be reused");
+        for old in seen {
+            assert!(!entities.is_alive(old));
+        }
+    }
+
+    #[test]
+    fn exhaustion_is_an_error() {
+        let mut entities = Entities::with_limits(2, u32::MAX);
+        entities.alloc().unwrap();
+        entities.alloc().unwrap();
+        assert_eq!(entities.alloc(), Err(EntityError::Exhausted { limit: 2 }));
+    }
+
+    #[test]
+    fn iter_yields_live_in_index_order() {
+        let mut entities = Entities::new();
+        let all: Vec<_> = (0..5).map(|_| entities.alloc().unwrap()).collect();
+        entities.free(all[1]).unwrap();
+        entities.free(all[3]).unwrap();
+        let live: Vec<_> = entities.iter().collect();
+        assert_eq!(live, vec![all[0], all[2], all[4]]);
+        assert_eq!(entities.len(), 3);
+    }
+}

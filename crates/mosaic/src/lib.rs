@@ -1,0 +1,56 @@
+//! Mosaic: a data-oriented entity-component-system.
+//!
+//! - [`Entity`]: a generational id (32-bit index + 32-bit generation); stale handles never reach
+//!   the entity that reused their slot.
+//! - [`Component`]: plain data, `#[derive(Component)]`; ids are assigned on first use, with no cap
+//!   on the number of types.
+//! - Storage: one packed [`SparseSet`](storage::SparseSet) per component type (EnTT's design):
+//!   O(1) insert and swap-remove, dense arrays for iteration.
+//! - [`World`]: spawn, despawn, insert, remove, get; resources; [`CommandBuffer`] for changes
+//!   recorded during iteration.
+//! - [`Query`]: iterate the entities that have a set of components, with [`With`] / [`Without`]
+//!   filters, driven by the smallest pool.
+//!
+//! # Examples
+//! ```
+//! use mosaic::{Component, World};
+//!
+//! #[derive(Component)]
+//! struct Position { x: f32, y: f32 }
+//! #[derive(Component)]
+//! struct Velocity { x: f32, y: f32 }
+//!
+//! let mut world = World::new();
+//! world.spawn_batch((0..100).map(|i| (Position { x: i as f32, y: 0.0 }, Velocity { x: 1.0, y: 0.5 })));
+//! world.query::<(&mut Position, &Velocity)>().for_each(|(p, v)| {
+//!     p.x += v.x;
+//!     p.y += v.y;
+//! });
+//! assert_eq!(world.query::<&Position>().into_iter().filter(|p| p.y == 0.5).count(), 100);
+//! ```
+#![expect(
+    unsafe_code,
+    reason = "type-erased component storage and query fetch need raw pointers"
+)]
+#![warn(missing_docs)]
+
+extern crate self as mosaic;
+
+pub mod component;
+pub mod entity;
+pub mod query;
+pub mod storage;
+pub mod world;
+
+pub use component::{Bundle, Component, ComponentId};
+pub use entity::{Entity, EntityError};
+pub use mosaic_macros::Component;
+pub use query::{Query, QueryError, QueryIter, With, Without};
+pub use world::{
+    ApplyReport, CommandBuffer, ComponentError, EntityMut, EntityRef, ResourceError, World,
+};
+
+/// The README's examples, compiled and run as doctests.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+struct ReadmeDoctests;

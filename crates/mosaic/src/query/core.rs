@@ -1,0 +1,258 @@
+//! The [`Query`] type and `World::query*`.
+
+use std::marker::PhantomData;
+
+use super::access::assert_no_aliasing;
+use super::iter::Source;
+use super::{QueryData, QueryError, QueryFilter, QueryIter, ReadOnlyQueryData};
+use crate::component::Components;
+use crate::entity::{Entities, Entity};
+use crate::storage::SparseSet;
+use crate::world::World;
+
+/// Which entities a query walks.
+#[derive(Clone, Copy)]
+enum Driver<'w> {
+    /// A required component was never registered: nothing matches.
+    Empty,
+    /// The smallest required pool.
+    Pool(&'w SparseSet),
+    /// No component is required: every live entity.
+    All,
+}
+
+/// A query over a borrowed world: the entities with the components `Q` names that pass filter
+/// `F`, made by [`World::query`], [`World::query_filtered`] or [`World::query_ref`].
+///
+/// Iteration walks the smallest pool among the required components (those fetched as `&T` or
+/// `&mut T`, and those named by [`With`](crate::With)), looks each entity up in the other pools,
+/// and yields the matches in that pool's row order; O(n_min * c). A query that requires nothing
+/// (only `Entity` and `Option`s) walks every live entity.
+///
+/// Made through `&mut World` (or `&World` for read-only `Q`), so no structural change can happen
+/// while it exists; record those in a [`CommandBuffer`](crate::CommandBuffer).
+///
+/// # Panics
+/// Creating a query whose `Q` accesses one component mutably twice, or mutably and immutably
+/// (also through `Option`), panics naming the component, since it would alias a `&mut`.
+///
+/// # Examples
+/// ```
+/// use mosaic::{Component, Entity, With, World};
+///
+/// #[derive(Component)] struct Position(f32);
+/// #[derive(Component)] struct Velocity(f32);
+/// #[derive(Component)] struct Player;
+///
+/// let mut world = World::new();
+/// world.spawn((Position(0.0), Velocity(1.0)));
+/// world.spawn((Position(0.0), Velocity(2.0), Player));
+///
+/// for (pos, vel) in world.query::<(&mut Position, &Velocity)>() {
+///     pos.0 += vel.0;
+/// }
+/// let players: Vec<Entity> = world.query_filtered::<Entity, With<Player>>().into_iter().collect();
+/// assert_eq!(players.len(), 1);
+/// assert_eq!(world.get::<Position>(players[0]).unwrap().0, 2.0);
+/// ```
+pub struct Query<'w, Q: QueryData, F: QueryFilter = ()> {
+    components: &'w Components,
+    entities: &'w Entities,
+    driver: Driver<'w>,
+    _marker: PhantomData<fn() -> (Q, F)>,
+}
+
+impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
+    /// Checks `Q` for aliasing and picks the driving pool.
+    ///
+    /// Only sound to call with a world the caller may access as `Q` says: exclusively borrowed,
+    /// or shared when `Q` is read-only.
+    #[track_caller]
+    fn new(world: &'w World) -> Self {
+        assert_no_aliasing(std::any::type_name::<Q>(), |visit| Q::visit_access(visit));
+        let components = &world.components;
+        let mut driver = Driver::All;
+        let mut pick = |pool: Option<&'w SparseSet>| {
+            driver = match (driver, pool) {
+                (Driver::Empty, _) | (_, None) => Driver::Empty,
+                (Driver::Pool(current), Some(pool)) if current.len() <= pool.len() => {
+                    Driver::Pool(current)
+                }
+                (_, Some(pool)) => Driver::Pool(pool),
+            };
+        };
+        Q::visit_required(components, &mut pick);
+        F::visit_required(components, &mut pick);
+        Self {
+            components,
+            entities: &world.entities,
+            driver,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Iterates the matching entities' items; see [`QueryIter`] for the order.
+    #[inline]
+    pub fn iter(&mut self) -> QueryIter<'_, Q, F> {
+        self.make_iter()
+    }
+
+    /// Builds an iterator whose items live for `'a`, a borrow of this query.
+    #[inline]
+    fn make_iter<'a>(&'a self) -> QueryIter<'a, Q, F> {
+        let components: &'a Components = self.components;
+        let (driver, source) = match self.driver {
+            Driver::Empty => (
+                None,
+                Source::Rows {
+                    entities: &[],
+                    next: 0,
+                },
+            ),
+            Driver::Pool(pool) => (
+                Some(pool),
+                Source::Rows {
+                    entities: pool.entities(),
+                    next: 0,
+                },
+            ),
+            Driver::All => (None, Source::All(self.entities.iter())),
+        };
+        QueryIter {
+            data: Q::init_fetch(components, driver),
+            filter: F::init_fetch(components),
+            source,
+        }
+    }
+
+    /// Calls `f` with each matching entity's item, in the order [`Query::iter`] yields them.
+    ///
+    /// Internal iteration: a tight loop over the driving pool's rows.
+    #[inline]
+    pub fn for_each(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
+        let Driver::Pool(pool) = self.driver else {
+            return self.iter().for_each(f);
+        };
+        let data = Q::init_fetch(self.components, Some(pool));
+        let filter = F::init_fetch(self.components);
+        for (row, &entity) in pool.entities().iter().enumerate() {
+            if F::matches(&filter, entity) {
+                // SAFETY: the fetch was made from the world this query borrows (exclusively, or
+                // shared for read-only `Q`), unchanged since; `entity` is live and `row` is its
+                // row in the driver pool; each row is visited once.
+                if let Some(item) = unsafe { Q::fetch(&data, entity, row) } {
+                    f(item);
+                }
+            }
+        }
+    }
+
+    /// The item of one entity. O(c) lookups.
+    ///
+    /// # Errors
+    /// [`QueryError::NoSuchEntity`] if `entity` is not alive; [`QueryError::NoMatch`] if it lacks
+    /// a required component or fails the filter.
+    pub fn get(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryError> {
+        if !self.entities.is_alive(entity) {
+            return Err(QueryError::NoSuchEntity(entity));
+        }
+        let no_match = QueryError::NoMatch {
+            entity,
+            query: std::any::type_name::<Q>(),
+        };
+        let components: &Components = self.components;
+        if !F::matches(&F::init_fetch(components), entity) {
+            return Err(no_match);
+        }
+        let data = Q::init_fetch(components, None);
+        // SAFETY: the fetch was made from the borrowed, unchanged world; `entity` is alive; with
+        // no driver `row` is unused; the item borrows `self` mutably, so no other item from this
+        // query is alive at the same time.
+        unsafe { Q::fetch(&data, entity, usize::MAX) }.ok_or(no_match)
+    }
+
+    /// Whether `entity` is alive and matches the query. O(c).
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.entities.is_alive(entity) && F::matches(&F::init_fetch(self.components), entity) && {
+            let mut all = true;
+            Q::visit_required(self.components, &mut |pool| {
+                all &= pool.is_some_and(|pool| pool.contains(entity));
+            });
+            all
+        }
+    }
+}
+
+impl<'w, Q: QueryData, F: QueryFilter> IntoIterator for Query<'w, Q, F> {
+    type Item = Q::Item<'w>;
+    type IntoIter = QueryIter<'w, Q, F>;
+
+    /// Iterates the items for the query's whole borrow of the world.
+    fn into_iter(self) -> QueryIter<'w, Q, F> {
+        let components: &'w Components = self.components;
+        let (driver, source) = match self.driver {
+            Driver::Empty => (
+                None,
+                Source::Rows {
+                    entities: &[],
+                    next: 0,
+                },
+            ),
+            Driver::Pool(pool) => (
+                Some(pool),
+                Source::Rows {
+                    entities: pool.entities(),
+                    next: 0,
+                },
+            ),
+            Driver::All => (None, Source::All(self.entities.iter())),
+        };
+        QueryIter {
+            data: Q::init_fetch(components, driver),
+            filter: F::init_fetch(components),
+            source,
+        }
+    }
+}
+
+impl<'a, Q: QueryData, F: QueryFilter> IntoIterator for &'a mut Query<'_, Q, F> {
+    type Item = Q::Item<'a>;
+    type IntoIter = QueryIter<'a, Q, F>;
+
+    fn into_iter(self) -> QueryIter<'a, Q, F> {
+        self.make_iter()
+    }
+}
+
+impl World {
+    /// A query over the entities with the components `Q` names; see [`Query`].
+    ///
+    /// # Panics
+    /// If `Q` accesses a component mutably twice or mutably and immutably, naming it.
+    #[track_caller]
+    pub fn query<Q: QueryData>(&mut self) -> Query<'_, Q> {
+        Query::new(self)
+    }
+
+    /// A query with a filter, e.g. `world.query_filtered::<&mut Health, Without<Shield>>()`.
+    ///
+    /// # Panics
+    /// As [`World::query`].
+    #[track_caller]
+    pub fn query_filtered<Q: QueryData, F: QueryFilter>(&mut self) -> Query<'_, Q, F> {
+        Query::new(self)
+    }
+
+    /// A read-only query through a shared borrow, so several can be used at once and beside
+    /// [`World::get`].
+    #[track_caller]
+    pub fn query_ref<Q: ReadOnlyQueryData>(&self) -> Query<'_, Q> {
+        Query::new(self)
+    }
+
+    /// A read-only query with a filter, through a shared borrow.
+    #[track_caller]
+    pub fn query_ref_filtered<Q: ReadOnlyQueryData, F: QueryFilter>(&self) -> Query<'_, Q, F> {
+        Query::new(self)
+    }
+}

@@ -1,0 +1,284 @@
+//! What a query item holds: the [`QueryData`] trait and its implementations.
+
+use std::marker::PhantomData;
+use std::ptr::NonNull;
+
+use super::access::ComponentAccess;
+use crate::component::{Component, Components};
+use crate::entity::Entity;
+use crate::storage::SparseSet;
+
+/// A type that can be fetched for each entity a query visits: `&T`, `&mut T`, `Option<&T>`,
+/// `Option<&mut T>`, [`Entity`], or a tuple of up to 12 of these.
+///
+/// The hidden methods are the query engine's protocol; user code names these types, it does not
+/// implement the trait.
+///
+/// # Safety
+/// An implementation must report through `visit_access` every component it reads or writes, with
+/// `write == true` for each one `fetch` hands out mutably, and `fetch` must only hand out
+/// references to the row it is given or looks up for `entity` in the pools it reported. The query
+/// engine relies on this to rule out aliasing `&mut`.
+pub unsafe trait QueryData {
+    /// The item yielded per entity, e.g. `(&'w Position, &'w mut Velocity)`.
+    type Item<'w>;
+    #[doc(hidden)]
+    type Fetch<'w>;
+
+    #[doc(hidden)]
+    fn visit_access(visit: &mut dyn FnMut(ComponentAccess));
+
+    /// Reports the pool of each component an entity must have (`None` if the type was never
+    /// registered, so no entity has it).
+    #[doc(hidden)]
+    fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>));
+
+    /// Captures the pools. `driver` is the pool whose rows the iteration walks, if any.
+    #[doc(hidden)]
+    fn init_fetch<'w>(components: &'w Components, driver: Option<&'w SparseSet>)
+    -> Self::Fetch<'w>;
+
+    /// The item of `entity`, or `None` if it lacks a required component.
+    ///
+    /// # Safety
+    /// - `fetch` was made from the world's components, which have not been mutated since;
+    /// - `entity` is alive; if the fetch has a driver, `row` is `entity`'s row in it;
+    /// - no item handed out earlier for the same entity from a fetch with mutable access is still
+    ///   in use (each entity is fetched at most once per borrow of the query).
+    #[doc(hidden)]
+    unsafe fn fetch<'w>(
+        fetch: &Self::Fetch<'w>,
+        entity: Entity,
+        row: usize,
+    ) -> Option<Self::Item<'w>>;
+}
+
+/// A [`QueryData`] that only reads, so it can be fetched through `&World`
+/// ([`World::query_ref`](crate::World::query_ref)).
+///
+/// # Safety
+/// `QueryData::visit_access` of the implementor reports no write.
+pub unsafe trait ReadOnlyQueryData: QueryData {}
+
+/// The pool of one component, captured for a query.
+#[doc(hidden)]
+pub struct PoolFetch<'w, T> {
+    pool: Option<&'w SparseSet>,
+    data: NonNull<T>,
+    is_driver: bool,
+    _marker: PhantomData<&'w T>,
+}
+
+impl<'w, T: Component> PoolFetch<'w, T> {
+    #[inline]
+    fn new(components: &'w Components, driver: Option<&'w SparseSet>) -> Self {
+        let pool = components.pool_of::<T>();
+        Self {
+            pool,
+            data: pool.map_or(NonNull::dangling(), SparseSet::typed_ptr::<T>),
+            is_driver: matches!((pool, driver), (Some(p), Some(d)) if std::ptr::eq(p, d)),
+            _marker: PhantomData,
+        }
+    }
+
+    /// The row of `entity` in this pool; `row` is its row in the driver.
+    #[inline(always)]
+    fn row(&self, entity: Entity, row: usize) -> Option<usize> {
+        if self.is_driver {
+            Some(row)
+        } else {
+            self.pool?.row_of(entity)
+        }
+    }
+
+    /// Pointer to `entity`'s value, if it has one.
+    #[inline(always)]
+    fn value_ptr(&self, entity: Entity, row: usize) -> Option<*mut T> {
+        let row = self.row(entity, row)?;
+        // SAFETY: `row` is a row of this pool (from `row_of`, or the driver row the caller
+        // vouches for), so `row < len <= capacity` and the offset stays inside the allocation.
+        Some(unsafe { self.data.as_ptr().add(row) })
+    }
+}
+
+// SAFETY: reports its one read; `fetch` reads only the row of `entity` in `T`'s pool.
+unsafe impl<T: Component> QueryData for &T {
+    type Item<'w> = &'w T;
+    type Fetch<'w> = PoolFetch<'w, T>;
+
+    fn visit_access(visit: &mut dyn FnMut(ComponentAccess)) {
+        visit(ComponentAccess::of::<T>(false));
+    }
+    fn visit_required<'w>(
+        components: &'w Components,
+        visit: &mut dyn FnMut(Option<&'w SparseSet>),
+    ) {
+        visit(components.pool_of::<T>());
+    }
+    fn init_fetch<'w>(
+        components: &'w Components,
+        driver: Option<&'w SparseSet>,
+    ) -> Self::Fetch<'w> {
+        PoolFetch::new(components, driver)
+    }
+    #[inline(always)]
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<&'w T> {
+        let ptr = fetch.value_ptr(entity, row)?;
+        // SAFETY: `ptr` is an initialized `T` in the pool (row < len), which is not mutated for
+        // 'w (caller); no `&mut` to it exists since the query's access set has no write of `T`
+        // besides this read (aliasing check).
+        Some(unsafe { &*ptr })
+    }
+}
+
+// SAFETY: read-only.
+unsafe impl<T: Component> ReadOnlyQueryData for &T {}
+
+// SAFETY: reports its one write; `fetch` hands out only the row of `entity` in `T`'s pool.
+unsafe impl<T: Component> QueryData for &mut T {
+    type Item<'w> = &'w mut T;
+    type Fetch<'w> = PoolFetch<'w, T>;
+
+    fn visit_access(visit: &mut dyn FnMut(ComponentAccess)) {
+        visit(ComponentAccess::of::<T>(true));
+    }
+    fn visit_required<'w>(
+        components: &'w Components,
+        visit: &mut dyn FnMut(Option<&'w SparseSet>),
+    ) {
+        visit(components.pool_of::<T>());
+    }
+    fn init_fetch<'w>(
+        components: &'w Components,
+        driver: Option<&'w SparseSet>,
+    ) -> Self::Fetch<'w> {
+        PoolFetch::new(components, driver)
+    }
+    #[inline(always)]
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<&'w mut T> {
+        let ptr = fetch.value_ptr(entity, row)?;
+        // SAFETY: `ptr` is an initialized `T` in the pool, not otherwise touched for 'w: the
+        // query holds the world exclusively, its access set has no other access to `T`
+        // (aliasing check), and each entity's row is handed out once per borrow (caller).
+        Some(unsafe { &mut *ptr })
+    }
+}
+
+// SAFETY: same access and fetch as `&T`, but nothing is required.
+unsafe impl<T: Component> QueryData for Option<&T> {
+    type Item<'w> = Option<&'w T>;
+    type Fetch<'w> = PoolFetch<'w, T>;
+
+    fn visit_access(visit: &mut dyn FnMut(ComponentAccess)) {
+        visit(ComponentAccess::of::<T>(false));
+    }
+    fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
+    fn init_fetch<'w>(
+        components: &'w Components,
+        driver: Option<&'w SparseSet>,
+    ) -> Self::Fetch<'w> {
+        PoolFetch::new(components, driver)
+    }
+    #[inline(always)]
+    unsafe fn fetch<'w>(
+        fetch: &Self::Fetch<'w>,
+        entity: Entity,
+        row: usize,
+    ) -> Option<Option<&'w T>> {
+        // SAFETY: forwarded from the caller.
+        Some(unsafe { <&T>::fetch(fetch, entity, row) })
+    }
+}
+
+// SAFETY: read-only.
+unsafe impl<T: Component> ReadOnlyQueryData for Option<&T> {}
+
+// SAFETY: same access and fetch as `&mut T`, but nothing is required.
+unsafe impl<T: Component> QueryData for Option<&mut T> {
+    type Item<'w> = Option<&'w mut T>;
+    type Fetch<'w> = PoolFetch<'w, T>;
+
+    fn visit_access(visit: &mut dyn FnMut(ComponentAccess)) {
+        visit(ComponentAccess::of::<T>(true));
+    }
+    fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
+    fn init_fetch<'w>(
+        components: &'w Components,
+        driver: Option<&'w SparseSet>,
+    ) -> Self::Fetch<'w> {
+        PoolFetch::new(components, driver)
+    }
+    #[inline(always)]
+    unsafe fn fetch<'w>(
+        fetch: &Self::Fetch<'w>,
+        entity: Entity,
+        row: usize,
+    ) -> Option<Option<&'w mut T>> {
+        // SAFETY: forwarded from the caller.
+        Some(unsafe { <&mut T>::fetch(fetch, entity, row) })
+    }
+}
+
+// SAFETY: accesses no component.
+unsafe impl QueryData for Entity {
+    type Item<'w> = Entity;
+    type Fetch<'w> = ();
+
+    fn visit_access(_: &mut dyn FnMut(ComponentAccess)) {}
+    fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
+    fn init_fetch<'w>(_: &'w Components, _: Option<&'w SparseSet>) -> Self::Fetch<'w> {}
+    #[inline(always)]
+    unsafe fn fetch<'w>(_: &Self::Fetch<'w>, entity: Entity, _: usize) -> Option<Self::Item<'w>> {
+        Some(entity)
+    }
+}
+
+// SAFETY: read-only.
+unsafe impl ReadOnlyQueryData for Entity {}
+
+macro_rules! tuple_data {
+    ($($name:ident),*) => {
+        // SAFETY: reports the union of its members' accesses and fetches only through them.
+        unsafe impl<$($name: QueryData),*> QueryData for ($($name,)*) {
+            type Item<'w> = ($($name::Item<'w>,)*);
+            type Fetch<'w> = ($($name::Fetch<'w>,)*);
+
+            #[allow(unused_variables)]
+            fn visit_access(visit: &mut dyn FnMut(ComponentAccess)) {
+                $($name::visit_access(visit);)*
+            }
+            #[allow(unused_variables)]
+            fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>)) {
+                $($name::visit_required(components, visit);)*
+            }
+            #[allow(unused_variables, clippy::unused_unit)]
+            fn init_fetch<'w>(components: &'w Components, driver: Option<&'w SparseSet>) -> Self::Fetch<'w> {
+                ($($name::init_fetch(components, driver),)*)
+            }
+            #[inline(always)]
+            #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
+            unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<Self::Item<'w>> {
+                let ($($name,)*) = fetch;
+                // SAFETY: forwarded from the caller to each member.
+                Some(($(unsafe { $name::fetch($name, entity, row) }?,)*))
+            }
+        }
+
+        // SAFETY: every member is read-only.
+        unsafe impl<$($name: ReadOnlyQueryData),*> ReadOnlyQueryData for ($($name,)*) {}
+    };
+}
+
+tuple_data!();
+tuple_data!(A);
+tuple_data!(A, B);
+tuple_data!(A, B, C);
+tuple_data!(A, B, C, D);
+tuple_data!(A, B, C, D, E);
+tuple_data!(A, B, C, D, E, F);
+tuple_data!(A, B, C, D, E, F, G);
+tuple_data!(A, B, C, D, E, F, G, H);
+tuple_data!(A, B, C, D, E, F, G, H, I);
+tuple_data!(A, B, C, D, E, F, G, H, I, J);
+tuple_data!(A, B, C, D, E, F, G, H, I, J, K);
+tuple_data!(A, B, C, D, E, F, G, H, I, J, K, L);

@@ -1,0 +1,95 @@
+//! Query filters: [`With`], [`Without`], and tuples of filters.
+
+use std::marker::PhantomData;
+
+use crate::component::{Component, Components};
+use crate::entity::Entity;
+use crate::storage::SparseSet;
+
+/// A condition on the components an entity has, beside what the query fetches: [`With`],
+/// [`Without`], `()` (no condition), or a tuple of up to 12 filters (all must hold).
+///
+/// The hidden methods are the query engine's protocol; user code names these types.
+pub trait QueryFilter {
+    #[doc(hidden)]
+    type Fetch<'w>;
+    /// Reports the pool of each component an entity must have (`None` if never registered).
+    #[doc(hidden)]
+    fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>));
+    #[doc(hidden)]
+    fn init_fetch(components: &Components) -> Self::Fetch<'_>;
+    /// Whether live `entity` passes the filter.
+    #[doc(hidden)]
+    fn matches(fetch: &Self::Fetch<'_>, entity: Entity) -> bool;
+}
+
+/// Filter: the entity has a `T` (not fetched).
+pub struct With<T>(PhantomData<fn() -> T>);
+
+/// Filter: the entity has no `T`.
+pub struct Without<T>(PhantomData<fn() -> T>);
+
+impl<T: Component> QueryFilter for With<T> {
+    type Fetch<'w> = Option<&'w SparseSet>;
+    fn visit_required<'w>(
+        components: &'w Components,
+        visit: &mut dyn FnMut(Option<&'w SparseSet>),
+    ) {
+        visit(components.pool_of::<T>());
+    }
+    fn init_fetch(components: &Components) -> Self::Fetch<'_> {
+        components.pool_of::<T>()
+    }
+    #[inline(always)]
+    fn matches(fetch: &Self::Fetch<'_>, entity: Entity) -> bool {
+        fetch.is_some_and(|pool| pool.contains(entity))
+    }
+}
+
+impl<T: Component> QueryFilter for Without<T> {
+    type Fetch<'w> = Option<&'w SparseSet>;
+    fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
+    fn init_fetch(components: &Components) -> Self::Fetch<'_> {
+        components.pool_of::<T>()
+    }
+    #[inline(always)]
+    fn matches(fetch: &Self::Fetch<'_>, entity: Entity) -> bool {
+        !fetch.is_some_and(|pool| pool.contains(entity))
+    }
+}
+
+macro_rules! tuple_filter {
+    ($($name:ident),*) => {
+        impl<$($name: QueryFilter),*> QueryFilter for ($($name,)*) {
+            type Fetch<'w> = ($($name::Fetch<'w>,)*);
+            #[allow(unused_variables)]
+            fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>)) {
+                $($name::visit_required(components, visit);)*
+            }
+            #[allow(unused_variables, clippy::unused_unit)]
+            fn init_fetch(components: &Components) -> Self::Fetch<'_> {
+                ($($name::init_fetch(components),)*)
+            }
+            #[inline(always)]
+            #[allow(unused_variables, non_snake_case)]
+            fn matches(fetch: &Self::Fetch<'_>, entity: Entity) -> bool {
+                let ($($name,)*) = fetch;
+                true $(&& $name::matches($name, entity))*
+            }
+        }
+    };
+}
+
+tuple_filter!();
+tuple_filter!(A);
+tuple_filter!(A, B);
+tuple_filter!(A, B, C);
+tuple_filter!(A, B, C, D);
+tuple_filter!(A, B, C, D, E);
+tuple_filter!(A, B, C, D, E, F);
+tuple_filter!(A, B, C, D, E, F, G);
+tuple_filter!(A, B, C, D, E, F, G, H);
+tuple_filter!(A, B, C, D, E, F, G, H, I);
+tuple_filter!(A, B, C, D, E, F, G, H, I, J);
+tuple_filter!(A, B, C, D, E, F, G, H, I, J, K);
+tuple_filter!(A, B, C, D, E, F, G, H, I, J, K, L);

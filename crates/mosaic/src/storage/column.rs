@@ -1,0 +1,489 @@
+//! A type-erased, growable array of values of one type.
+
+use std::alloc::{self, Layout};
+use std::any::TypeId;
+use std::ptr::NonNull;
+
+/// What a [`Column`] needs to know about the type it stores, without being generic over it.
+#[derive(Clone, Copy, Debug)]
+pub struct ColumnInfo {
+    /// Size and alignment of one value.
+    pub layout: Layout,
+    /// Drops one value in place; `None` when the type needs no drop.
+    pub drop: Option<unsafe fn(*mut u8)>,
+    /// The Rust type stored, checked by every typed access.
+    pub type_id: TypeId,
+    /// The type's name, for messages.
+    pub type_name: &'static str,
+}
+
+impl ColumnInfo {
+    /// The info of type `T`.
+    pub fn of<T: 'static>() -> Self {
+        /// # Safety
+        /// `ptr` must point to a valid, initialized `T` that is not used again.
+        unsafe fn drop_value<T>(ptr: *mut u8) {
+            // SAFETY: the caller guarantees `ptr` is a valid, owned `T` that is dropped once.
+            unsafe { ptr.cast::<T>().drop_in_place() }
+        }
+        Self {
+            layout: Layout::new::<T>(),
+            drop: std::mem::needs_drop::<T>().then_some(drop_value::<T> as unsafe fn(*mut u8)),
+            type_id: TypeId::of::<T>(),
+            type_name: std::any::type_name::<T>(),
+        }
+    }
+}
+
+/// A growable array of values of one type, known at run time by its [`ColumnInfo`].
+///
+/// Shape: `len` values laid out contiguously, each at `ptr + row * size`, aligned to the type's
+/// alignment (tested up to 4096). Zero-sized types never allocate. Growth doubles the capacity
+/// (amortised O(1) push) and moves values by `realloc`, so pointers into the column are
+/// invalidated by any push; rows stay stable until a `swap_remove`.
+///
+/// Every typed method checks the requested type against the stored one and panics on mismatch,
+/// so the safe API cannot reinterpret bytes as the wrong type. `Drop` runs exactly once per value:
+/// when it is removed with `swap_remove_and_drop`, overwritten by `replace_and_drop`, or when the
+/// column is cleared or dropped.
+//
+// Invariants:
+// - `data` is valid for `capacity * size` bytes, allocated with `array_layout(capacity)`, unless
+//   `capacity == 0` or the type is zero-sized, where it is a dangling pointer aligned to `align`;
+// - rows `0..len` hold initialized values; rows `len..capacity` are uninitialized;
+// - for zero-sized types `capacity == usize::MAX`.
+pub struct Column {
+    data: NonNull<u8>,
+    len: usize,
+    capacity: usize,
+    info: ColumnInfo,
+}
+
+// SAFETY: a column owns its values like a `Vec<T>`; it is only created for component types, which
+// the component layer requires to be `Send + Sync`, so moving or sharing the column across threads
+// moves or shares `T`s, which is allowed.
+unsafe impl Send for Column {}
+// SAFETY: as above; shared access hands out `&T` only, and `T: Sync`.
+unsafe impl Sync for Column {}
+
+impl Column {
+    /// An empty column for the type described by `info`. Allocates nothing.
+    ///
+    /// The caller must only create columns for `Send + Sync` types (see the `Send`/`Sync` impls).
+    pub fn new(info: ColumnInfo) -> Self {
+        let capacity = if info.layout.size() == 0 {
+            usize::MAX
+        } else {
+            0
+        };
+        Self {
+            data: dangling(info.layout.align()),
+            len: 0,
+            capacity,
+            info,
+        }
+    }
+
+    /// The stored type's description.
+    #[inline]
+    pub fn info(&self) -> &ColumnInfo {
+        &self.info
+    }
+
+    /// Number of values.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the column holds no value.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Number of values the column can hold before it reallocates.
+    #[inline]
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    #[inline]
+    #[track_caller]
+    fn check_type<T: 'static>(&self) {
+        assert!(
+            self.info.type_id == TypeId::of::<T>(),
+            "column holds `{}` but was accessed as `{}`",
+            self.info.type_name,
+            std::any::type_name::<T>()
+        );
+    }
+
+    /// Makes room for at least `additional` more values. Amortised: grows to at least double.
+    ///
+    /// # Panics
+    /// If the new size in bytes overflows `isize`; aborts if the allocator fails.
+    pub fn reserve(&mut self, additional: usize) {
+        let required = self
+            .len
+            .checked_add(additional)
+            .expect("column capacity overflow");
+        if required > self.capacity {
+            let doubled = self.capacity.saturating_mul(2);
+            self.grow_to(required.max(doubled).max(4));
+        }
+    }
+
+    /// Makes room for exactly `additional` more values (no doubling).
+    pub fn reserve_exact(&mut self, additional: usize) {
+        let required = self
+            .len
+            .checked_add(additional)
+            .expect("column capacity overflow");
+        if required > self.capacity {
+            self.grow_to(required);
+        }
+    }
+
+    /// Shrinks the capacity to the length, freeing the allocation when empty.
+    pub fn shrink_to_fit(&mut self) {
+        if self.info.layout.size() == 0 || self.capacity == self.len {
+            return;
+        }
+        let old = self.array_layout(self.capacity);
+        if self.len == 0 {
+            // SAFETY: capacity > len == 0 and the type is sized, so `data` was allocated with
+            // `old` (invariant) and is not used again: it is replaced by a dangling pointer.
+            unsafe { alloc::dealloc(self.data.as_ptr(), old) };
+            self.data = dangling(self.info.layout.align());
+        } else {
+            let new = self.array_layout(self.len);
+            // SAFETY: `data` was allocated with `old` (invariant, capacity > 0, sized type);
+            // `new.size()` is non-zero and fits `isize` since it is smaller than `old.size()`.
+            let ptr = unsafe { alloc::realloc(self.data.as_ptr(), old, new.size()) };
+            self.data = NonNull::new(ptr).unwrap_or_else(|| alloc::handle_alloc_error(new));
+        }
+        self.capacity = self.len;
+    }
+
+    fn array_layout(&self, capacity: usize) -> Layout {
+        let size = self
+            .info
+            .layout
+            .size()
+            .checked_mul(capacity)
+            .expect("column capacity overflow");
+        Layout::from_size_align(size, self.info.layout.align()).expect("column capacity overflow")
+    }
+
+    fn grow_to(&mut self, new_capacity: usize) {
+        debug_assert!(self.info.layout.size() > 0, "zero-sized columns never grow");
+        let new = self.array_layout(new_capacity);
+        let ptr = if self.capacity == 0 {
+            // SAFETY: `new` has non-zero size: the type is sized and new_capacity > capacity >= 0.
+            unsafe { alloc::alloc(new) }
+        } else {
+            let old = self.array_layout(self.capacity);
+            // SAFETY: `data` was allocated with `old` (invariant, capacity > 0); `new.size()` is
+            // non-zero and was checked by `Layout::from_size_align` not to overflow `isize`.
+            unsafe { alloc::realloc(self.data.as_ptr(), old, new.size()) }
+        };
+        self.data = NonNull::new(ptr).unwrap_or_else(|| alloc::handle_alloc_error(new));
+        self.capacity = new_capacity;
+    }
+
+    /// Pointer to row `row`, which may be one past the end.
+    ///
+    /// # Safety
+    /// - `row <= capacity`.
+    #[inline]
+    unsafe fn row_ptr(&self, row: usize) -> *mut u8 {
+        debug_assert!(row <= self.capacity);
+        // SAFETY: row <= capacity, so the offset stays inside (or one past) the allocation, and
+        // for zero-sized types the offset is 0 bytes.
+        unsafe { self.data.as_ptr().add(row * self.info.layout.size()) }
+    }
+
+    /// Appends `value`.
+    ///
+    /// # Panics
+    /// If `T` is not the stored type.
+    #[inline]
+    #[track_caller]
+    pub fn push<T: 'static>(&mut self, value: T) {
+        self.check_type::<T>();
+        if self.len == self.capacity {
+            self.reserve(1);
+        }
+        // SAFETY: len < capacity after the reserve, so row `len` is inside the allocation,
+        // uninitialized (invariant) and aligned for `T` (the allocation uses T's alignment and
+        // the row offset is a multiple of its size); `T` is the stored type (checked above).
+        unsafe { self.row_ptr(self.len).cast::<T>().write(value) };
+        self.len += 1;
+    }
+
+    /// The value at `row`, or `None` if `row >= len`.
+    ///
+    /// # Panics
+    /// If `T` is not the stored type.
+    #[inline]
+    #[track_caller]
+    pub fn get<T: 'static>(&self, row: usize) -> Option<&T> {
+        self.check_type::<T>();
+        // SAFETY: `as_slice`'s type check just passed.
+        self.as_slice::<T>().get(row)
+    }
+
+    /// The value at `row` mutably, or `None` if `row >= len`.
+    ///
+    /// # Panics
+    /// If `T` is not the stored type.
+    #[inline]
+    #[track_caller]
+    pub fn get_mut<T: 'static>(&mut self, row: usize) -> Option<&mut T> {
+        self.as_mut_slice::<T>().get_mut(row)
+    }
+
+    /// All values as a slice, in row order.
+    ///
+    /// # Panics
+    /// If `T` is not the stored type.
+    #[inline]
+    #[track_caller]
+    pub fn as_slice<T: 'static>(&self) -> &[T] {
+        self.check_type::<T>();
+        // SAFETY: rows 0..len are initialized values of `T` (invariant; type checked), the pointer
+        // is aligned and non-null (dangling-but-aligned when nothing is allocated, which is valid
+        // for an empty slice or for zero-sized `T`), and `&self` prevents mutation for the
+        // slice's lifetime.
+        unsafe { std::slice::from_raw_parts(self.data.as_ptr().cast::<T>(), self.len) }
+    }
+
+    /// All values as a mutable slice, in row order.
+    ///
+    /// # Panics
+    /// If `T` is not the stored type.
+    #[inline]
+    #[track_caller]
+    pub fn as_mut_slice<T: 'static>(&mut self) -> &mut [T] {
+        self.check_type::<T>();
+        // SAFETY: as in `as_slice`, and `&mut self` makes the slice the only access.
+        unsafe { std::slice::from_raw_parts_mut(self.data.as_ptr().cast::<T>(), self.len) }
+    }
+
+    /// Base pointer of the values, typed, for query fetch, which indexes it by row.
+    ///
+    /// The pointer is valid for reads and writes of rows `0..len` until the column is mutated
+    /// through `&mut self` (push, remove, reserve...). Writing through it needs exclusive access
+    /// to the rows written, which the query layer guarantees by its access checks.
+    ///
+    /// # Panics
+    /// If `T` is not the stored type.
+    #[inline]
+    #[track_caller]
+    pub fn typed_ptr<T: 'static>(&self) -> NonNull<T> {
+        self.check_type::<T>();
+        self.data.cast::<T>()
+    }
+
+    /// Overwrites the value at `row`, returning the old one.
+    ///
+    /// # Panics
+    /// If `T` is not the stored type or `row >= len`.
+    #[inline]
+    #[track_caller]
+    pub fn replace<T: 'static>(&mut self, row: usize, value: T) -> T {
+        let slot = self.get_mut::<T>(row).expect("column row out of bounds");
+        std::mem::replace(slot, value)
+    }
+
+    /// Removes the value at `row` by moving the last value into its place, and returns it. O(1).
+    ///
+    /// # Panics
+    /// If `T` is not the stored type or `row >= len`.
+    #[inline]
+    #[track_caller]
+    pub fn swap_remove<T: 'static>(&mut self, row: usize) -> T {
+        self.check_type::<T>();
+        assert!(
+            row < self.len,
+            "column row {row} out of bounds (len {})",
+            self.len
+        );
+        let last = self.len - 1;
+        // SAFETY: row and last are < len, so both are initialized values of `T` (type checked).
+        // The value at `row` is read out (now owned by us), the last value is moved into `row`
+        // (when they differ; `copy` allows the equal case), and `len` shrinks by one so the old
+        // last row is treated as uninitialized: every value stays owned exactly once.
+        unsafe {
+            let base = self.data.as_ptr().cast::<T>();
+            let value = base.add(row).read();
+            std::ptr::copy(base.add(last), base.add(row), 1);
+            self.len = last;
+            value
+        }
+    }
+
+    /// Removes the value at `row` by moving the last value into its place, and drops it. O(1).
+    ///
+    /// Panic safety: the column is consistent before the value's `Drop` runs; if that drop panics
+    /// the value counts as dropped and nothing is dropped twice.
+    ///
+    /// # Panics
+    /// If `row >= len`, or if the value's `Drop` panics.
+    #[track_caller]
+    pub fn swap_remove_and_drop(&mut self, row: usize) {
+        assert!(
+            row < self.len,
+            "column row {row} out of bounds (len {})",
+            self.len
+        );
+        let last = self.len - 1;
+        let size = self.info.layout.size();
+        // SAFETY: row and last are < len <= capacity. When they differ the two values are swapped
+        // (non-overlapping: distinct rows of `size` bytes), which keeps every value initialized and
+        // owned once. Then `len` shrinks so the removed value, now at `last`, is no longer owned by
+        // the column, and it is dropped exactly once through the drop fn of the stored type.
+        unsafe {
+            let target = self.row_ptr(row);
+            let end = self.row_ptr(last);
+            if row != last {
+                std::ptr::swap_nonoverlapping(target, end, size);
+            }
+            self.len = last;
+            if let Some(drop) = self.info.drop {
+                drop(end);
+            }
+        }
+    }
+
+    /// Drops every value, keeping the capacity.
+    ///
+    /// # Panics
+    /// If a value's `Drop` panics; the remaining values are then leaked, never dropped twice.
+    pub fn clear(&mut self) {
+        let len = self.len;
+        // Set len first: if a drop panics, the remaining values leak instead of dropping twice.
+        self.len = 0;
+        if let Some(drop) = self.info.drop {
+            for row in 0..len {
+                // SAFETY: row < old len, so the value is initialized; `len` is already 0, so the
+                // column no longer owns it and this is its only drop.
+                unsafe { drop(self.row_ptr(row)) };
+            }
+        }
+    }
+}
+
+impl Drop for Column {
+    fn drop(&mut self) {
+        self.clear();
+        if self.info.layout.size() != 0 && self.capacity != 0 {
+            let layout = self.array_layout(self.capacity);
+            // SAFETY: the type is sized and capacity > 0, so `data` was allocated with exactly
+            // this layout (invariant) and is not used after this.
+            unsafe { alloc::dealloc(self.data.as_ptr(), layout) };
+        }
+    }
+}
+
+impl std::fmt::Debug for Column {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Column")
+            .field("type", &self.info.type_name)
+            .field("len", &self.len)
+            .field("capacity", &self.capacity)
+            .finish()
+    }
+}
+
+/// A non-null pointer aligned to `align`, valid for zero-sized accesses.
+fn dangling(align: usize) -> NonNull<u8> {
+    NonNull::new(std::ptr::without_provenance_mut(align)).expect("alignment is never zero")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+    use std::rc::Rc;
+
+    struct Counted(Rc<Cell<usize>>);
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.set(self.0.get() + 1);
+        }
+    }
+
+    #[test]
+    fn push_get_swap_remove() {
+        let mut column = Column::new(ColumnInfo::of::<u64>());
+        for i in 0..100u64 {
+            column.push(i);
+        }
+        assert_eq!(column.swap_remove::<u64>(3), 3);
+        assert_eq!(column.get::<u64>(3), Some(&99));
+        assert_eq!(column.len(), 99);
+        column.swap_remove_and_drop(98);
+        assert_eq!(column.as_slice::<u64>().len(), 98);
+        column.shrink_to_fit();
+        assert_eq!(column.capacity(), 98);
+        assert_eq!(column.as_slice::<u64>()[..3], [0, 1, 2]);
+    }
+
+    #[test]
+    fn drops_each_value_once() {
+        let drops = Rc::new(Cell::new(0));
+        {
+            let mut column = Column::new(ColumnInfo::of::<Counted>());
+            for _ in 0..10 {
+                column.push(Counted(drops.clone()));
+            }
+            column.swap_remove_and_drop(0);
+            assert_eq!(drops.get(), 1);
+            let taken = column.swap_remove::<Counted>(0);
+            assert_eq!(drops.get(), 1);
+            drop(taken);
+            assert_eq!(drops.get(), 2);
+            let old = column.replace(0, Counted(drops.clone()));
+            drop(old);
+            assert_eq!(drops.get(), 3);
+        }
+        // 8 values remained in the column when it dropped.
+        assert_eq!(drops.get(), 11);
+    }
+
+    #[test]
+    fn zero_sized_and_over_aligned() {
+        #[repr(align(4096))]
+        struct Page(#[allow(dead_code)] u8);
+        #[repr(align(64))]
+        struct Marker;
+
+        let mut zst = Column::new(ColumnInfo::of::<Marker>());
+        for _ in 0..1000 {
+            zst.push(Marker);
+        }
+        assert_eq!(zst.typed_ptr::<Marker>().as_ptr() as usize % 64, 0);
+        zst.swap_remove_and_drop(5);
+        assert_eq!(zst.len(), 999);
+
+        let mut pages = Column::new(ColumnInfo::of::<Page>());
+        for i in 0..20 {
+            pages.push(Page(i));
+            for row in 0..pages.len() {
+                let addr = pages.get::<Page>(row).unwrap() as *const Page as usize;
+                assert_eq!(addr % 4096, 0);
+            }
+        }
+        pages.shrink_to_fit();
+        assert_eq!(pages.get::<Page>(19).unwrap().0, 19);
+    }
+
+    #[test]
+    #[should_panic(expected = "column holds `u32` but was accessed as `u64`")]
+    fn wrong_type_panics() {
+        let mut column = Column::new(ColumnInfo::of::<u32>());
+        column.push(1u64);
+    }
+}

@@ -1,0 +1,16 @@
+//! Packed component storage: the only layer that holds `unsafe` besides query fetch.
+//!
+//! Per component type one [`SparseSet`]: a paged [`SparseArray`] from entity index to dense row,
+//! a packed array of the entities, and the packed values in a type-erased [`Column`]. Insert and
+//! remove are O(1) (remove by swap with the last row). The design follows EnTT's `basic_sparse_set`
+//! and shipyard's `SparseSet`; the column is an erased `Vec` in the manner of bevy's `BlobVec`.
+//!
+//! Storage never names the world, queries or systems: it only knows entities and values.
+
+mod column;
+mod sparse;
+mod sparse_set;
+
+pub use column::{Column, ColumnInfo};
+pub use sparse::{PAGE_SIZE, SparseArray};
+pub use sparse_set::SparseSet;

@@ -1,0 +1,94 @@
+//! A paged map from entity index to dense row.
+
+/// Entries per page. A page is 16 KiB of `u32` rows.
+pub const PAGE_SIZE: usize = 4096;
+
+/// Marks an index with no dense row.
+const EMPTY: u32 = u32::MAX;
+
+/// A map from entity index (`u32`) to dense row (`u32`), stored in pages of [`PAGE_SIZE`]
+/// entries allocated on first use, so a pool holding a few entities with large indices costs a
+/// few pages, not an array as long as the largest index.
+///
+/// Complexity: `get`, `insert`, `remove` are O(1); memory is one pointer per page of index space
+/// up to the largest index inserted, plus 16 KiB per page touched.
+#[derive(Debug, Default, Clone)]
+pub struct SparseArray {
+    pages: Vec<Option<Box<[u32; PAGE_SIZE]>>>,
+}
+
+impl SparseArray {
+    /// An empty map. Allocates nothing.
+    pub const fn new() -> Self {
+        Self { pages: Vec::new() }
+    }
+
+    /// The row stored for `index`, if any.
+    #[inline]
+    pub fn get(&self, index: u32) -> Option<u32> {
+        let index = index as usize;
+        let page = self.pages.get(index / PAGE_SIZE)?.as_ref()?;
+        let row = page[index % PAGE_SIZE];
+        (row != EMPTY).then_some(row)
+    }
+
+    /// Stores `row` for `index`, allocating the page if needed.
+    ///
+    /// # Panics
+    /// If `row == u32::MAX` (reserved for "empty").
+    #[inline]
+    #[track_caller]
+    pub fn insert(&mut self, index: u32, row: u32) {
+        assert!(
+            row != EMPTY,
+            "sparse set row overflow: more than u32::MAX - 1 values in one pool"
+        );
+        let index = index as usize;
+        let page_index = index / PAGE_SIZE;
+        if page_index >= self.pages.len() {
+            self.pages.resize_with(page_index + 1, || None);
+        }
+        let page = self.pages[page_index].get_or_insert_with(|| Box::new([EMPTY; PAGE_SIZE]));
+        page[index % PAGE_SIZE] = row;
+    }
+
+    /// Clears the entry for `index`. Does nothing if there is none.
+    #[inline]
+    pub fn remove(&mut self, index: u32) {
+        let index = index as usize;
+        if let Some(Some(page)) = self.pages.get_mut(index / PAGE_SIZE) {
+            page[index % PAGE_SIZE] = EMPTY;
+        }
+    }
+
+    /// Clears every entry, keeping the pages.
+    pub fn clear(&mut self) {
+        for page in self.pages.iter_mut().flatten() {
+            page.fill(EMPTY);
+        }
+    }
+
+    /// Number of pages allocated.
+    pub fn page_count(&self) -> usize {
+        self.pages.iter().filter(|p| p.is_some()).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_on_demand() {
+        let mut sparse = SparseArray::new();
+        assert_eq!(sparse.get(5), None);
+        sparse.insert(3 * PAGE_SIZE as u32 + 1, 7);
+        assert_eq!(sparse.page_count(), 1);
+        assert_eq!(sparse.get(3 * PAGE_SIZE as u32 + 1), Some(7));
+        assert_eq!(sparse.get(3 * PAGE_SIZE as u32), None);
+        assert_eq!(sparse.get(u32::MAX - 1), None);
+        sparse.remove(3 * PAGE_SIZE as u32 + 1);
+        assert_eq!(sparse.get(3 * PAGE_SIZE as u32 + 1), None);
+        sparse.remove(u32::MAX - 1);
+    }
+}

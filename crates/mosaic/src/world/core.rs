@@ -1,0 +1,372 @@
+//! The `World` type and its per-entity operations.
+
+use std::any::TypeId;
+
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+use super::{ComponentError, ResourceError, Resources};
+use crate::component::{Component, ComponentId, Components};
+use crate::entity::{Entities, Entity, EntityError};
+
+/// The component ids one entity has, in insertion order. Inline up to 4, so most entities cost
+/// no heap allocation for it; a spilled list keeps its buffer when the slot is reused.
+pub(crate) type ComponentList = SmallVec<[ComponentId; 4]>;
+
+/// The container of entities, their components, and resources.
+///
+/// Every component type has its own packed pool (a sparse set, see
+/// [`SparseSet`](crate::storage::SparseSet)); the world also keeps, per entity, the list of
+/// component types it has, so despawning costs O(k) in the entity's k components, however many
+/// component types the world knows.
+///
+/// Mutation needs `&mut World`, so no entity can be spawned, despawned or changed while a query
+/// borrows the world; record such changes in a [`CommandBuffer`](crate::CommandBuffer) and apply
+/// it after the loop.
+///
+/// # Examples
+/// ```
+/// use mosaic::{Component, World};
+///
+/// #[derive(Component, Debug, PartialEq)]
+/// struct Health(i32);
+///
+/// let mut world = World::new();
+/// let e = world.spawn(Health(10));
+/// world.get_mut::<Health>(e).unwrap().0 -= 3;
+/// assert_eq!(world.get::<Health>(e), Ok(&Health(7)));
+/// world.despawn(e);
+/// assert!(!world.is_alive(e));
+/// ```
+#[derive(Debug, Default)]
+pub struct World {
+    pub(crate) entities: Entities,
+    pub(crate) components: Components,
+    /// Indexed by entity index: the components the slot's live entity has (empty when free).
+    pub(crate) component_lists: Vec<ComponentList>,
+    /// Per bundle type, its component ids in bundle order, checked free of duplicates.
+    pub(crate) bundles: FxHashMap<TypeId, SmallVec<[ComponentId; 8]>>,
+    pub(crate) resources: Resources,
+}
+
+impl World {
+    /// An empty world. Allocates nothing until used.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty world whose allocator hands out at most `max_entities` indices and retires a slot
+    /// once its generation reaches `max_generation`.
+    ///
+    /// For tests of exhaustion and retirement, which the full 32-bit spaces make impractical.
+    ///
+    /// # Panics
+    /// If `max_generation` is 0.
+    #[track_caller]
+    pub fn with_entity_limits(max_entities: u32, max_generation: u32) -> Self {
+        Self {
+            entities: Entities::with_limits(max_entities, max_generation),
+            ..Self::default()
+        }
+    }
+
+    /// The entity allocator (read-only): live count, iteration over live entities.
+    #[inline]
+    pub fn entities(&self) -> &Entities {
+        &self.entities
+    }
+
+    /// The registered component types and their pools (read-only).
+    #[inline]
+    pub fn components(&self) -> &Components {
+        &self.components
+    }
+
+    /// Number of live entities.
+    #[inline]
+    pub fn len(&self) -> u32 {
+        self.entities.len()
+    }
+
+    /// Whether no entity is alive.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+
+    /// Whether `entity` is alive in this world. O(1).
+    #[inline]
+    pub fn is_alive(&self, entity: Entity) -> bool {
+        self.entities.is_alive(entity)
+    }
+
+    /// Registers component type `T` (creating its empty pool) and returns its id.
+    ///
+    /// Happens implicitly on first insert; calling it early fixes the id order.
+    pub fn register_component<T: Component>(&mut self) -> ComponentId {
+        self.components.register::<T>()
+    }
+
+    /// Reserves room for `additional` more entities in the allocator.
+    ///
+    /// Pools grow separately; reserve them with [`World::reserve_component`].
+    pub fn reserve(&mut self, additional: usize) {
+        self.entities.reserve(additional);
+        let fresh = (self.entities.slot_count() as usize + additional)
+            .saturating_sub(self.component_lists.len());
+        self.component_lists.reserve(fresh);
+    }
+
+    /// Reserves room for `additional` more `T` values in `T`'s pool, registering `T` if needed.
+    pub fn reserve_component<T: Component>(&mut self, additional: usize) {
+        let id = self.components.register::<T>();
+        self.components.pool_mut(id).reserve(additional);
+    }
+
+    /// Releases spare capacity of the allocator and of every pool.
+    pub fn shrink_to_fit(&mut self) {
+        self.entities.shrink_to_fit();
+        self.component_lists.shrink_to_fit();
+        for pool in self.components.pools_mut() {
+            pool.shrink_to_fit();
+        }
+    }
+
+    /// Checks `entity` is alive.
+    #[inline]
+    pub(crate) fn check_alive(&self, entity: Entity) -> Result<(), EntityError> {
+        if self.entities.is_alive(entity) {
+            Ok(())
+        } else {
+            Err(EntityError::NoSuchEntity(entity))
+        }
+    }
+
+    /// Despawns `entity`, dropping all its components. O(k) in its k components.
+    ///
+    /// # Panics
+    /// If `entity` is not alive (already despawned, stale, or never spawned here); see
+    /// [`World::try_despawn`] for the fallible form. Also if a component's `Drop` panics: the
+    /// entity is then still fully despawned (the remaining components are dropped during the
+    /// unwind), and a second panicking drop in the same despawn aborts.
+    #[track_caller]
+    pub fn despawn(&mut self, entity: Entity) {
+        if let Err(error) = self.try_despawn(entity) {
+            panic!("cannot despawn: {error}");
+        }
+    }
+
+    /// Despawns `entity`, dropping all its components; the fallible form of [`World::despawn`].
+    ///
+    /// # Errors
+    /// [`EntityError::NoSuchEntity`] if `entity` is not alive.
+    pub fn try_despawn(&mut self, entity: Entity) -> Result<(), EntityError> {
+        self.entities.free(entity)?;
+        /// Removes the remaining components even if one of their drops panics, so a panic never
+        /// leaves a dead entity's values in a pool.
+        struct Finish<'a> {
+            list: &'a mut ComponentList,
+            components: &'a mut Components,
+            entity: Entity,
+        }
+        impl Drop for Finish<'_> {
+            fn drop(&mut self) {
+                while let Some(id) = self.list.pop() {
+                    self.components.pool_mut(id).remove_and_drop(self.entity);
+                }
+            }
+        }
+        let list = &mut self.component_lists[entity.index() as usize];
+        let finish = Finish {
+            list,
+            components: &mut self.components,
+            entity,
+        };
+        while let Some(id) = finish.list.pop() {
+            finish.components.pool_mut(id).remove_and_drop(entity);
+        }
+        Ok(())
+    }
+
+    /// Adds or replaces `entity`'s `T`; returns the replaced value. O(1) amortised.
+    ///
+    /// # Panics
+    /// If `entity` is not alive; see [`World::try_insert`].
+    #[track_caller]
+    pub fn insert<T: Component>(&mut self, entity: Entity, value: T) -> Option<T> {
+        match self.try_insert(entity, value) {
+            Ok(old) => old,
+            Err(error) => panic!("cannot insert `{}`: {error}", std::any::type_name::<T>()),
+        }
+    }
+
+    /// Adds or replaces `entity`'s `T`; the fallible form of [`World::insert`].
+    ///
+    /// # Errors
+    /// [`ComponentError::NoSuchEntity`] if `entity` is not alive (the value is dropped).
+    pub fn try_insert<T: Component>(
+        &mut self,
+        entity: Entity,
+        value: T,
+    ) -> Result<Option<T>, ComponentError> {
+        self.check_alive(entity)?;
+        let id = self.components.register::<T>();
+        let old = self.components.pool_mut(id).insert(entity, value);
+        if old.is_none() {
+            self.component_lists[entity.index() as usize].push(id);
+        }
+        Ok(old)
+    }
+
+    /// Removes `entity`'s `T` and returns it, or `None` if it has none. O(1) in the pool plus O(k)
+    /// in the entity's k components.
+    ///
+    /// # Panics
+    /// If `entity` is not alive; see [`World::try_remove`].
+    #[track_caller]
+    pub fn remove<T: Component>(&mut self, entity: Entity) -> Option<T> {
+        match self.try_remove(entity) {
+            Ok(value) => Some(value),
+            Err(ComponentError::MissingComponent { .. }) => None,
+            Err(error) => panic!("cannot remove `{}`: {error}", std::any::type_name::<T>()),
+        }
+    }
+
+    /// Removes `entity`'s `T` and returns it; the fallible form of [`World::remove`].
+    ///
+    /// # Errors
+    /// [`ComponentError::NoSuchEntity`] if `entity` is not alive;
+    /// [`ComponentError::MissingComponent`] if it has no `T`.
+    pub fn try_remove<T: Component>(&mut self, entity: Entity) -> Result<T, ComponentError> {
+        self.check_alive(entity)?;
+        let missing = || ComponentError::MissingComponent {
+            entity,
+            component: std::any::type_name::<T>(),
+        };
+        let id = self.components.id::<T>().ok_or_else(missing)?;
+        let value = self
+            .components
+            .pool_mut(id)
+            .remove::<T>(entity)
+            .ok_or_else(missing)?;
+        let list = &mut self.component_lists[entity.index() as usize];
+        if let Some(at) = list.iter().position(|&c| c == id) {
+            list.swap_remove(at);
+        }
+        Ok(value)
+    }
+
+    /// `entity`'s `T`. O(1).
+    ///
+    /// # Errors
+    /// [`ComponentError::NoSuchEntity`] if `entity` is not alive;
+    /// [`ComponentError::MissingComponent`] if it has no `T`.
+    #[inline]
+    pub fn get<T: Component>(&self, entity: Entity) -> Result<&T, ComponentError> {
+        self.check_alive(entity)?;
+        self.components
+            .pool_of::<T>()
+            .and_then(|pool| pool.get::<T>(entity))
+            .ok_or(ComponentError::MissingComponent {
+                entity,
+                component: std::any::type_name::<T>(),
+            })
+    }
+
+    /// `entity`'s `T`, mutably. O(1).
+    ///
+    /// # Errors
+    /// As [`World::get`].
+    #[inline]
+    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, ComponentError> {
+        self.check_alive(entity)?;
+        self.components
+            .pool_of_mut::<T>()
+            .and_then(|pool| pool.get_mut::<T>(entity))
+            .ok_or(ComponentError::MissingComponent {
+                entity,
+                component: std::any::type_name::<T>(),
+            })
+    }
+
+    /// Whether `entity` is alive and has a `T`. O(1).
+    #[inline]
+    pub fn contains<T: Component>(&self, entity: Entity) -> bool {
+        self.is_alive(entity)
+            && self
+                .components
+                .pool_of::<T>()
+                .is_some_and(|p| p.contains(entity))
+    }
+
+    /// The ids of the components `entity` has, in insertion order (a removal moves the last id
+    /// into the hole).
+    ///
+    /// # Errors
+    /// [`EntityError::NoSuchEntity`] if `entity` is not alive.
+    pub fn component_ids(&self, entity: Entity) -> Result<&[ComponentId], EntityError> {
+        self.check_alive(entity)?;
+        Ok(&self.component_lists[entity.index() as usize])
+    }
+
+    /// Stores resource `value`, returning the previous one of the same type.
+    pub fn insert_resource<R: Send + Sync + 'static>(&mut self, value: R) -> Option<R> {
+        self.resources.insert(value)
+    }
+
+    /// Removes and returns the resource of type `R`, if any.
+    pub fn remove_resource<R: Send + Sync + 'static>(&mut self) -> Option<R> {
+        self.resources.remove()
+    }
+
+    /// Whether a resource of type `R` is present.
+    pub fn contains_resource<R: Send + Sync + 'static>(&self) -> bool {
+        self.resources.contains::<R>()
+    }
+
+    /// The resource of type `R`.
+    ///
+    /// # Panics
+    /// If there is none; see [`World::get_resource`] and [`World::try_resource`].
+    #[track_caller]
+    pub fn resource<R: Send + Sync + 'static>(&self) -> &R {
+        self.try_resource()
+            .unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    /// The resource of type `R`, mutably.
+    ///
+    /// # Panics
+    /// If there is none; see [`World::get_resource_mut`] and [`World::try_resource_mut`].
+    #[track_caller]
+    pub fn resource_mut<R: Send + Sync + 'static>(&mut self) -> &mut R {
+        self.try_resource_mut()
+            .unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    /// The resource of type `R`, or `None`.
+    pub fn get_resource<R: Send + Sync + 'static>(&self) -> Option<&R> {
+        self.resources.get()
+    }
+
+    /// The resource of type `R` mutably, or `None`.
+    pub fn get_resource_mut<R: Send + Sync + 'static>(&mut self) -> Option<&mut R> {
+        self.resources.get_mut()
+    }
+
+    /// The resource of type `R`.
+    ///
+    /// # Errors
+    /// [`ResourceError::Missing`] naming the type if there is none.
+    pub fn try_resource<R: Send + Sync + 'static>(&self) -> Result<&R, ResourceError> {
+        self.resources.get().ok_or_else(Resources::missing::<R>)
+    }
+
+    /// The resource of type `R`, mutably.
+    ///
+    /// # Errors
+    /// [`ResourceError::Missing`] naming the type if there is none.
+    pub fn try_resource_mut<R: Send + Sync + 'static>(&mut self) -> Result<&mut R, ResourceError> {
+        self.resources.get_mut().ok_or_else(Resources::missing::<R>)
+    }
+}

@@ -1,0 +1,152 @@
+//! Handles to one live entity: [`EntityRef`] (shared) and [`EntityMut`] (exclusive).
+
+use super::{ComponentError, World};
+use crate::component::{Bundle, Component, ComponentId};
+use crate::entity::{Entity, EntityError};
+
+/// Shared access to one live entity, from [`World::entity`] or [`World::get_entity`].
+///
+/// The entity stays alive for the handle's lifetime, since the world cannot change meanwhile.
+#[derive(Clone, Copy, Debug)]
+pub struct EntityRef<'w> {
+    world: &'w World,
+    entity: Entity,
+}
+
+impl<'w> EntityRef<'w> {
+    /// The entity's handle.
+    #[inline]
+    pub fn id(&self) -> Entity {
+        self.entity
+    }
+
+    /// The entity's `T`. O(1).
+    ///
+    /// # Errors
+    /// [`ComponentError::MissingComponent`] if it has no `T`.
+    #[inline]
+    pub fn get<T: Component>(&self) -> Result<&'w T, ComponentError> {
+        self.world.get(self.entity)
+    }
+
+    /// Whether the entity has a `T`. O(1).
+    #[inline]
+    pub fn contains<T: Component>(&self) -> bool {
+        self.world.contains::<T>(self.entity)
+    }
+
+    /// The ids of the entity's components (see [`World::component_ids`]).
+    pub fn component_ids(&self) -> &'w [ComponentId] {
+        &self.world.component_lists[self.entity.index() as usize]
+    }
+}
+
+/// Exclusive access to one live entity, from [`World::entity_mut`] or [`World::get_entity_mut`].
+#[derive(Debug)]
+pub struct EntityMut<'w> {
+    world: &'w mut World,
+    entity: Entity,
+}
+
+impl EntityMut<'_> {
+    /// The entity's handle.
+    #[inline]
+    pub fn id(&self) -> Entity {
+        self.entity
+    }
+
+    /// The entity's `T`. O(1).
+    ///
+    /// # Errors
+    /// [`ComponentError::MissingComponent`] if it has no `T`.
+    #[inline]
+    pub fn get<T: Component>(&self) -> Result<&T, ComponentError> {
+        self.world.get(self.entity)
+    }
+
+    /// The entity's `T`, mutably. O(1).
+    ///
+    /// # Errors
+    /// [`ComponentError::MissingComponent`] if it has no `T`.
+    #[inline]
+    pub fn get_mut<T: Component>(&mut self) -> Result<&mut T, ComponentError> {
+        self.world.get_mut(self.entity)
+    }
+
+    /// Whether the entity has a `T`. O(1).
+    #[inline]
+    pub fn contains<T: Component>(&self) -> bool {
+        self.world.contains::<T>(self.entity)
+    }
+
+    /// Adds or replaces the entity's `T`, returning the replaced value (see [`World::insert`]).
+    pub fn insert<T: Component>(&mut self, value: T) -> Option<T> {
+        self.world.insert(self.entity, value)
+    }
+
+    /// Adds or replaces the components of `bundle` (see [`World::insert_bundle`]).
+    ///
+    /// # Panics
+    /// If the bundle holds a component type twice.
+    #[track_caller]
+    pub fn insert_bundle<B: Bundle>(&mut self, bundle: B) -> &mut Self {
+        self.world.insert_bundle(self.entity, bundle);
+        self
+    }
+
+    /// Removes and returns the entity's `T`, or `None` (see [`World::remove`]).
+    pub fn remove<T: Component>(&mut self) -> Option<T> {
+        self.world.remove(self.entity)
+    }
+
+    /// Despawns the entity, consuming the handle.
+    pub fn despawn(self) {
+        self.world.despawn(self.entity);
+    }
+}
+
+impl World {
+    /// Shared access to a live entity.
+    ///
+    /// # Panics
+    /// If `entity` is not alive; see [`World::get_entity`] for the fallible form.
+    #[track_caller]
+    pub fn entity(&self, entity: Entity) -> EntityRef<'_> {
+        self.get_entity(entity)
+            .unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    /// Shared access to a live entity; the fallible form of [`World::entity`].
+    ///
+    /// # Errors
+    /// [`EntityError::NoSuchEntity`] if `entity` is not alive.
+    pub fn get_entity(&self, entity: Entity) -> Result<EntityRef<'_>, EntityError> {
+        self.check_alive(entity)?;
+        Ok(EntityRef {
+            world: self,
+            entity,
+        })
+    }
+
+    /// Exclusive access to a live entity.
+    ///
+    /// # Panics
+    /// If `entity` is not alive; see [`World::get_entity_mut`] for the fallible form.
+    #[track_caller]
+    pub fn entity_mut(&mut self, entity: Entity) -> EntityMut<'_> {
+        self.get_entity_mut(entity)
+            .unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    /// Exclusive access to a live entity; the fallible form of [`World::entity_mut`].
+    ///
+    /// # Errors
+    /// [`EntityError::NoSuchEntity`] if `entity` is not alive.
+    pub fn get_entity_mut(&mut self, entity: Entity) -> Result<EntityMut<'_>, EntityError> {
+        self.check_alive(entity)?;
+        Ok(EntityMut {
+            world: self,
+            entity,
+        })
+    }
+}

@@ -1,0 +1,14 @@
+//! The [`World`]: entities, their components, resources, and the command buffer.
+
+mod command_buffer;
+mod core;
+mod entity_ref;
+mod error;
+mod resources;
+mod spawn;
+
+pub use self::core::World;
+pub use command_buffer::{ApplyReport, CommandBuffer};
+pub use entity_ref::{EntityMut, EntityRef};
+pub use error::{ComponentError, ResourceError};
+pub use resources::Resources;
