@@ -6,11 +6,7 @@ use syn::{DeriveInput, LitStr};
 
 /// Expands the derive: parses `#[component(...)]` options and implements the trait.
 pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
-    for attr in input
-        .attrs
-        .iter()
-        .filter(|a| a.path().is_ident("component"))
-    {
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("component")) {
         attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("storage") {
                 let value: LitStr = meta.value()?.parse()?;

@@ -16,7 +16,5 @@ use proc_macro::TokenStream;
 #[proc_macro_derive(Component, attributes(component))]
 pub fn derive_component(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    component::derive(input)
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    component::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()
 }

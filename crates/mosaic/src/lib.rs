@@ -28,10 +28,7 @@
 //! });
 //! assert_eq!(world.query::<&Position>().into_iter().filter(|p| p.y == 0.5).count(), 100);
 //! ```
-#![expect(
-    unsafe_code,
-    reason = "type-erased component storage and query fetch need raw pointers"
-)]
+#![expect(unsafe_code, reason = "type-erased component storage and query fetch need raw pointers")]
 #![warn(missing_docs)]
 
 extern crate self as mosaic;
@@ -39,6 +36,7 @@ extern crate self as mosaic;
 pub mod component;
 pub mod entity;
 pub mod query;
+pub mod schedule;
 pub mod storage;
 pub mod world;
 
@@ -46,9 +44,7 @@ pub use component::{Bundle, Component, ComponentId};
 pub use entity::{Entity, EntityError};
 pub use mosaic_macros::Component;
 pub use query::{Query, QueryError, QueryIter, With, Without};
-pub use world::{
-    ApplyReport, CommandBuffer, ComponentError, EntityMut, EntityRef, ResourceError, World,
-};
+pub use world::{ApplyReport, CommandBuffer, ComponentError, EntityMut, EntityRef, ResourceError, World};
 
 /// The README's examples, compiled and run as doctests.
 #[doc = include_str!("../../../README.md")]

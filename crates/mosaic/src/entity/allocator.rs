@@ -60,13 +60,7 @@ impl Entities {
     #[track_caller]
     pub fn with_limits(max_slots: u32, max_generation: u32) -> Self {
         assert!(max_generation >= 1, "max_generation must be at least 1");
-        Self {
-            slots: Vec::new(),
-            free: Vec::new(),
-            alive_count: 0,
-            max_slots,
-            max_generation,
-        }
+        Self { slots: Vec::new(), free: Vec::new(), alive_count: 0, max_slots, max_generation }
     }
 
     /// Allocates an id, reusing the most recently freed slot if there is one.
@@ -83,15 +77,10 @@ impl Entities {
         } else {
             let index = self.slots.len();
             if index >= self.max_slots as usize {
-                return Err(EntityError::Exhausted {
-                    limit: self.max_slots,
-                });
+                return Err(EntityError::Exhausted { limit: self.max_slots });
             }
             let generation = NonZeroU32::MIN;
-            self.slots.push(Slot {
-                generation,
-                alive: true,
-            });
+            self.slots.push(Slot { generation, alive: true });
             Entity::from_parts(index as u32, generation)
         };
         self.alive_count += 1;
@@ -111,11 +100,7 @@ impl Entities {
         slot.alive = false;
         self.alive_count -= 1;
         // A slot whose next generation would pass the maximum is retired: never put back.
-        if let Some(next) = slot
-            .generation
-            .checked_add(1)
-            .filter(|g| g.get() <= self.max_generation)
-        {
+        if let Some(next) = slot.generation.checked_add(1).filter(|g| g.get() <= self.max_generation) {
             slot.generation = next;
             self.free.push(entity.index());
         }
@@ -134,8 +119,7 @@ impl Entities {
     #[inline]
     pub fn alive_at(&self, index: u32) -> Option<Entity> {
         let slot = self.slots.get(index as usize)?;
-        slot.alive
-            .then(|| Entity::from_parts(index, slot.generation))
+        slot.alive.then(|| Entity::from_parts(index, slot.generation))
     }
 
     /// Number of live entities.
@@ -175,9 +159,7 @@ impl Entities {
 
     /// Iterates the live entities in index order. The iterator borrows the allocator.
     pub fn iter(&self) -> AliveIter<'_> {
-        AliveIter {
-            slots: self.slots.iter().enumerate(),
-        }
+        AliveIter { slots: self.slots.iter().enumerate() }
     }
 }
 

@@ -53,10 +53,7 @@ impl Entity {
     #[inline]
     pub const fn from_bits(bits: u64) -> Option<Self> {
         match NonZeroU32::new((bits >> 32) as u32) {
-            Some(generation) => Some(Self {
-                index: bits as u32,
-                generation,
-            }),
+            Some(generation) => Some(Self { index: bits as u32, generation }),
             None => None,
         }
     }

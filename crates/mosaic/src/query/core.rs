@@ -3,7 +3,6 @@
 use std::marker::PhantomData;
 
 use super::access::assert_no_aliasing;
-use super::iter::Source;
 use super::{QueryData, QueryError, QueryFilter, QueryIter, ReadOnlyQueryData};
 use crate::component::Components;
 use crate::entity::{Entities, Entity};
@@ -70,25 +69,29 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     #[track_caller]
     fn new(world: &'w World) -> Self {
         assert_no_aliasing(std::any::type_name::<Q>(), |visit| Q::visit_access(visit));
+        // SAFETY: the aliasing check just passed; access rights are the caller's (see above).
+        unsafe { Self::new_unchecked(world) }
+    }
+
+    /// Builds the query without the aliasing check, picking the driving pool.
+    ///
+    /// # Safety
+    /// - `Q`'s accesses do not alias (checked elsewhere, e.g. when a system was added);
+    /// - for `'w`, nothing else accesses `Q`'s components in a conflicting way and the world is
+    ///   not changed structurally.
+    pub(crate) unsafe fn new_unchecked(world: &'w World) -> Self {
         let components = &world.components;
         let mut driver = Driver::All;
         let mut pick = |pool: Option<&'w SparseSet>| {
             driver = match (driver, pool) {
                 (Driver::Empty, _) | (_, None) => Driver::Empty,
-                (Driver::Pool(current), Some(pool)) if current.len() <= pool.len() => {
-                    Driver::Pool(current)
-                }
+                (Driver::Pool(current), Some(pool)) if current.len() <= pool.len() => Driver::Pool(current),
                 (_, Some(pool)) => Driver::Pool(pool),
             };
         };
         Q::visit_required(components, &mut pick);
         F::visit_required(components, &mut pick);
-        Self {
-            components,
-            entities: &world.entities,
-            driver,
-            _marker: PhantomData,
-        }
+        Self { components, entities: &world.entities, driver, _marker: PhantomData }
     }
 
     /// Iterates the matching entities' items; see [`QueryIter`] for the order.
@@ -100,29 +103,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     /// Builds an iterator whose items live for `'a`, a borrow of this query.
     #[inline]
     fn make_iter<'a>(&'a self) -> QueryIter<'a, Q, F> {
-        let components: &'a Components = self.components;
-        let (driver, source) = match self.driver {
-            Driver::Empty => (
-                None,
-                Source::Rows {
-                    entities: &[],
-                    next: 0,
-                },
-            ),
-            Driver::Pool(pool) => (
-                Some(pool),
-                Source::Rows {
-                    entities: pool.entities(),
-                    next: 0,
-                },
-            ),
-            Driver::All => (None, Source::All(self.entities.iter())),
-        };
-        QueryIter {
-            data: Q::init_fetch(components, driver),
-            filter: F::init_fetch(components),
-            source,
-        }
+        make_iter(self.components, self.entities, self.driver)
     }
 
     /// Calls `f` with each matching entity's item, in the order [`Query::iter`] yields them.
@@ -156,10 +137,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         if !self.entities.is_alive(entity) {
             return Err(QueryError::NoSuchEntity(entity));
         }
-        let no_match = QueryError::NoMatch {
-            entity,
-            query: std::any::type_name::<Q>(),
-        };
+        let no_match = QueryError::NoMatch { entity, query: std::any::type_name::<Q>() };
         let components: &Components = self.components;
         if !F::matches(&F::init_fetch(components), entity) {
             return Err(no_match);
@@ -183,35 +161,34 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     }
 }
 
+/// An iterator over the rows `driver` picks, with fetches made from `components`.
+#[inline]
+fn make_iter<'a, Q: QueryData, F: QueryFilter>(
+    components: &'a Components,
+    entities: &'a Entities,
+    driver: Driver<'a>,
+) -> QueryIter<'a, Q, F> {
+    let (pool, rows, all) = match driver {
+        Driver::Empty => (None, &[][..], None),
+        Driver::Pool(pool) => (Some(pool), pool.entities(), None),
+        Driver::All => (None, &[][..], Some(entities.iter())),
+    };
+    QueryIter {
+        data: Q::init_fetch(components, pool),
+        filter: F::init_fetch(components),
+        entities: rows,
+        row: 0,
+        all,
+    }
+}
+
 impl<'w, Q: QueryData, F: QueryFilter> IntoIterator for Query<'w, Q, F> {
     type Item = Q::Item<'w>;
     type IntoIter = QueryIter<'w, Q, F>;
 
     /// Iterates the items for the query's whole borrow of the world.
     fn into_iter(self) -> QueryIter<'w, Q, F> {
-        let components: &'w Components = self.components;
-        let (driver, source) = match self.driver {
-            Driver::Empty => (
-                None,
-                Source::Rows {
-                    entities: &[],
-                    next: 0,
-                },
-            ),
-            Driver::Pool(pool) => (
-                Some(pool),
-                Source::Rows {
-                    entities: pool.entities(),
-                    next: 0,
-                },
-            ),
-            Driver::All => (None, Source::All(self.entities.iter())),
-        };
-        QueryIter {
-            data: Q::init_fetch(components, driver),
-            filter: F::init_fetch(components),
-            source,
-        }
+        make_iter(self.components, self.entities, self.driver)
     }
 }
 

@@ -6,7 +6,7 @@ use std::ptr::NonNull;
 use super::access::ComponentAccess;
 use crate::component::{Component, Components};
 use crate::entity::Entity;
-use crate::storage::SparseSet;
+use crate::storage::{RowLookup, SparseSet};
 
 /// A type that can be fetched for each entity a query visits: `&T`, `&mut T`, `Option<&T>`,
 /// `Option<&mut T>`, [`Entity`], or a tuple of up to 12 of these.
@@ -35,8 +35,7 @@ pub unsafe trait QueryData {
 
     /// Captures the pools. `driver` is the pool whose rows the iteration walks, if any.
     #[doc(hidden)]
-    fn init_fetch<'w>(components: &'w Components, driver: Option<&'w SparseSet>)
-    -> Self::Fetch<'w>;
+    fn init_fetch<'w>(components: &'w Components, driver: Option<&'w SparseSet>) -> Self::Fetch<'w>;
 
     /// The item of `entity`, or `None` if it lacks a required component.
     ///
@@ -46,11 +45,7 @@ pub unsafe trait QueryData {
     /// - no item handed out earlier for the same entity from a fetch with mutable access is still
     ///   in use (each entity is fetched at most once per borrow of the query).
     #[doc(hidden)]
-    unsafe fn fetch<'w>(
-        fetch: &Self::Fetch<'w>,
-        entity: Entity,
-        row: usize,
-    ) -> Option<Self::Item<'w>>;
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<Self::Item<'w>>;
 }
 
 /// A [`QueryData`] that only reads, so it can be fetched through `&World`
@@ -63,7 +58,7 @@ pub unsafe trait ReadOnlyQueryData: QueryData {}
 /// The pool of one component, captured for a query.
 #[doc(hidden)]
 pub struct PoolFetch<'w, T> {
-    pool: Option<&'w SparseSet>,
+    lookup: Option<RowLookup<'w>>,
     data: NonNull<T>,
     is_driver: bool,
     _marker: PhantomData<&'w T>,
@@ -74,7 +69,7 @@ impl<'w, T: Component> PoolFetch<'w, T> {
     fn new(components: &'w Components, driver: Option<&'w SparseSet>) -> Self {
         let pool = components.pool_of::<T>();
         Self {
-            pool,
+            lookup: pool.map(SparseSet::lookup),
             data: pool.map_or(NonNull::dangling(), SparseSet::typed_ptr::<T>),
             is_driver: matches!((pool, driver), (Some(p), Some(d)) if std::ptr::eq(p, d)),
             _marker: PhantomData,
@@ -84,11 +79,7 @@ impl<'w, T: Component> PoolFetch<'w, T> {
     /// The row of `entity` in this pool; `row` is its row in the driver.
     #[inline(always)]
     fn row(&self, entity: Entity, row: usize) -> Option<usize> {
-        if self.is_driver {
-            Some(row)
-        } else {
-            self.pool?.row_of(entity)
-        }
+        if self.is_driver { Some(row) } else { self.lookup?.row_of(entity) }
     }
 
     /// Pointer to `entity`'s value, if it has one.
@@ -109,16 +100,10 @@ unsafe impl<T: Component> QueryData for &T {
     fn visit_access(visit: &mut dyn FnMut(ComponentAccess)) {
         visit(ComponentAccess::of::<T>(false));
     }
-    fn visit_required<'w>(
-        components: &'w Components,
-        visit: &mut dyn FnMut(Option<&'w SparseSet>),
-    ) {
+    fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>)) {
         visit(components.pool_of::<T>());
     }
-    fn init_fetch<'w>(
-        components: &'w Components,
-        driver: Option<&'w SparseSet>,
-    ) -> Self::Fetch<'w> {
+    fn init_fetch<'w>(components: &'w Components, driver: Option<&'w SparseSet>) -> Self::Fetch<'w> {
         PoolFetch::new(components, driver)
     }
     #[inline(always)]
@@ -142,16 +127,10 @@ unsafe impl<T: Component> QueryData for &mut T {
     fn visit_access(visit: &mut dyn FnMut(ComponentAccess)) {
         visit(ComponentAccess::of::<T>(true));
     }
-    fn visit_required<'w>(
-        components: &'w Components,
-        visit: &mut dyn FnMut(Option<&'w SparseSet>),
-    ) {
+    fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>)) {
         visit(components.pool_of::<T>());
     }
-    fn init_fetch<'w>(
-        components: &'w Components,
-        driver: Option<&'w SparseSet>,
-    ) -> Self::Fetch<'w> {
+    fn init_fetch<'w>(components: &'w Components, driver: Option<&'w SparseSet>) -> Self::Fetch<'w> {
         PoolFetch::new(components, driver)
     }
     #[inline(always)]
@@ -173,18 +152,11 @@ unsafe impl<T: Component> QueryData for Option<&T> {
         visit(ComponentAccess::of::<T>(false));
     }
     fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
-    fn init_fetch<'w>(
-        components: &'w Components,
-        driver: Option<&'w SparseSet>,
-    ) -> Self::Fetch<'w> {
+    fn init_fetch<'w>(components: &'w Components, driver: Option<&'w SparseSet>) -> Self::Fetch<'w> {
         PoolFetch::new(components, driver)
     }
     #[inline(always)]
-    unsafe fn fetch<'w>(
-        fetch: &Self::Fetch<'w>,
-        entity: Entity,
-        row: usize,
-    ) -> Option<Option<&'w T>> {
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<Option<&'w T>> {
         // SAFETY: forwarded from the caller.
         Some(unsafe { <&T>::fetch(fetch, entity, row) })
     }
@@ -202,18 +174,11 @@ unsafe impl<T: Component> QueryData for Option<&mut T> {
         visit(ComponentAccess::of::<T>(true));
     }
     fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
-    fn init_fetch<'w>(
-        components: &'w Components,
-        driver: Option<&'w SparseSet>,
-    ) -> Self::Fetch<'w> {
+    fn init_fetch<'w>(components: &'w Components, driver: Option<&'w SparseSet>) -> Self::Fetch<'w> {
         PoolFetch::new(components, driver)
     }
     #[inline(always)]
-    unsafe fn fetch<'w>(
-        fetch: &Self::Fetch<'w>,
-        entity: Entity,
-        row: usize,
-    ) -> Option<Option<&'w mut T>> {
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<Option<&'w mut T>> {
         // SAFETY: forwarded from the caller.
         Some(unsafe { <&mut T>::fetch(fetch, entity, row) })
     }

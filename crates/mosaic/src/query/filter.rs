@@ -31,10 +31,7 @@ pub struct Without<T>(PhantomData<fn() -> T>);
 
 impl<T: Component> QueryFilter for With<T> {
     type Fetch<'w> = Option<&'w SparseSet>;
-    fn visit_required<'w>(
-        components: &'w Components,
-        visit: &mut dyn FnMut(Option<&'w SparseSet>),
-    ) {
+    fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>)) {
         visit(components.pool_of::<T>());
     }
     fn init_fetch(components: &Components) -> Self::Fetch<'_> {

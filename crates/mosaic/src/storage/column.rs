@@ -71,17 +71,8 @@ impl Column {
     ///
     /// The caller must only create columns for `Send + Sync` types (see the `Send`/`Sync` impls).
     pub fn new(info: ColumnInfo) -> Self {
-        let capacity = if info.layout.size() == 0 {
-            usize::MAX
-        } else {
-            0
-        };
-        Self {
-            data: dangling(info.layout.align()),
-            len: 0,
-            capacity,
-            info,
-        }
+        let capacity = if info.layout.size() == 0 { usize::MAX } else { 0 };
+        Self { data: dangling(info.layout.align()), len: 0, capacity, info }
     }
 
     /// The stored type's description.
@@ -124,10 +115,7 @@ impl Column {
     /// # Panics
     /// If the new size in bytes overflows `isize`; aborts if the allocator fails.
     pub fn reserve(&mut self, additional: usize) {
-        let required = self
-            .len
-            .checked_add(additional)
-            .expect("column capacity overflow");
+        let required = self.len.checked_add(additional).expect("column capacity overflow");
         if required > self.capacity {
             let doubled = self.capacity.saturating_mul(2);
             self.grow_to(required.max(doubled).max(4));
@@ -136,10 +124,7 @@ impl Column {
 
     /// Makes room for exactly `additional` more values (no doubling).
     pub fn reserve_exact(&mut self, additional: usize) {
-        let required = self
-            .len
-            .checked_add(additional)
-            .expect("column capacity overflow");
+        let required = self.len.checked_add(additional).expect("column capacity overflow");
         if required > self.capacity {
             self.grow_to(required);
         }
@@ -167,12 +152,7 @@ impl Column {
     }
 
     fn array_layout(&self, capacity: usize) -> Layout {
-        let size = self
-            .info
-            .layout
-            .size()
-            .checked_mul(capacity)
-            .expect("column capacity overflow");
+        let size = self.info.layout.size().checked_mul(capacity).expect("column capacity overflow");
         Layout::from_size_align(size, self.info.layout.align()).expect("column capacity overflow")
     }
 
@@ -305,11 +285,7 @@ impl Column {
     #[track_caller]
     pub fn swap_remove<T: 'static>(&mut self, row: usize) -> T {
         self.check_type::<T>();
-        assert!(
-            row < self.len,
-            "column row {row} out of bounds (len {})",
-            self.len
-        );
+        assert!(row < self.len, "column row {row} out of bounds (len {})", self.len);
         let last = self.len - 1;
         // SAFETY: row and last are < len, so both are initialized values of `T` (type checked).
         // The value at `row` is read out (now owned by us), the last value is moved into `row`
@@ -333,11 +309,7 @@ impl Column {
     /// If `row >= len`, or if the value's `Drop` panics.
     #[track_caller]
     pub fn swap_remove_and_drop(&mut self, row: usize) {
-        assert!(
-            row < self.len,
-            "column row {row} out of bounds (len {})",
-            self.len
-        );
+        assert!(row < self.len, "column row {row} out of bounds (len {})", self.len);
         let last = self.len - 1;
         let size = self.info.layout.size();
         // SAFETY: row and last are < len <= capacity. When they differ the two values are swapped

@@ -5,12 +5,17 @@
 //! remove are O(1) (remove by swap with the last row). The design follows EnTT's `basic_sparse_set`
 //! and shipyard's `SparseSet`; the column is an erased `Vec` in the manner of bevy's `BlobVec`.
 //!
+//! Resources (one value per type) are stored here too, in a [`ResourceMap`] whose cells let the
+//! scheduler hand one system a `&mut` while others share the map.
+//!
 //! Storage never names the world, queries or systems: it only knows entities and values.
 
 mod column;
+mod resource_map;
 mod sparse;
 mod sparse_set;
 
 pub use column::{Column, ColumnInfo};
-pub use sparse::{PAGE_SIZE, SparseArray};
-pub use sparse_set::SparseSet;
+pub use resource_map::ResourceMap;
+pub use sparse::{PAGE_SIZE, SparseArray, SparseView};
+pub use sparse_set::{RowLookup, SparseSet};

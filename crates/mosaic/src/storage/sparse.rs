@@ -26,10 +26,7 @@ impl SparseArray {
     /// The row stored for `index`, if any.
     #[inline]
     pub fn get(&self, index: u32) -> Option<u32> {
-        let index = index as usize;
-        let page = self.pages.get(index / PAGE_SIZE)?.as_ref()?;
-        let row = page[index % PAGE_SIZE];
-        (row != EMPTY).then_some(row)
+        self.view().get(index)
     }
 
     /// Stores `row` for `index`, allocating the page if needed.
@@ -39,10 +36,7 @@ impl SparseArray {
     #[inline]
     #[track_caller]
     pub fn insert(&mut self, index: u32, row: u32) {
-        assert!(
-            row != EMPTY,
-            "sparse set row overflow: more than u32::MAX - 1 values in one pool"
-        );
+        assert!(row != EMPTY, "sparse set row overflow: more than u32::MAX - 1 values in one pool");
         let index = index as usize;
         let page_index = index / PAGE_SIZE;
         if page_index >= self.pages.len() {
@@ -68,9 +62,32 @@ impl SparseArray {
         }
     }
 
+    /// A copyable read-only view for hot lookup loops (no indirection through `self`).
+    #[inline]
+    pub fn view(&self) -> SparseView<'_> {
+        SparseView { pages: &self.pages }
+    }
+
     /// Number of pages allocated.
     pub fn page_count(&self) -> usize {
         self.pages.iter().filter(|p| p.is_some()).count()
+    }
+}
+
+/// A read-only view of a [`SparseArray`], cheap to copy into a query's fetch state.
+#[derive(Clone, Copy, Debug)]
+pub struct SparseView<'a> {
+    pages: &'a [Option<Box<[u32; PAGE_SIZE]>>],
+}
+
+impl SparseView<'_> {
+    /// The row stored for `index`, if any. O(1).
+    #[inline(always)]
+    pub fn get(&self, index: u32) -> Option<u32> {
+        let index = index as usize;
+        let page = self.pages.get(index / PAGE_SIZE)?.as_deref()?;
+        let row = page[index % PAGE_SIZE];
+        (row != EMPTY).then_some(row)
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::ptr::NonNull;
 
-use super::{Column, ColumnInfo, SparseArray};
+use super::{Column, ColumnInfo, SparseArray, SparseView};
 use crate::entity::Entity;
 
 /// The pool of one component type: which entities have it and their values, packed.
@@ -35,11 +35,7 @@ impl SparseSet {
     ///
     /// `info` must describe a `Send + Sync` type (see [`Column::new`]).
     pub fn new(info: ColumnInfo) -> Self {
-        Self {
-            sparse: SparseArray::new(),
-            dense: Vec::new(),
-            column: Column::new(info),
-        }
+        Self { sparse: SparseArray::new(), dense: Vec::new(), column: Column::new(info) }
     }
 
     /// The stored type's description.
@@ -69,9 +65,14 @@ impl SparseSet {
     /// The row of `entity`, if it is in the pool. O(1).
     #[inline]
     pub fn row_of(&self, entity: Entity) -> Option<usize> {
-        let row = self.sparse.get(entity.index())? as usize;
-        // The sparse entry is per index; the dense entity check rejects stale generations.
-        (self.dense.get(row) == Some(&entity)).then_some(row)
+        self.lookup().row_of(entity)
+    }
+
+    /// A copyable view that answers [`SparseSet::row_of`] without going through `self`, for hot
+    /// loops such as query iteration.
+    #[inline]
+    pub fn lookup(&self) -> RowLookup<'_> {
+        RowLookup { sparse: self.sparse.view(), dense: &self.dense }
     }
 
     /// Whether `entity` is in the pool. O(1).
@@ -213,11 +214,7 @@ impl SparseSet {
     /// For tests and debugging.
     #[track_caller]
     pub fn assert_invariants(&self) {
-        assert_eq!(
-            self.dense.len(),
-            self.column.len(),
-            "dense and column lengths differ"
-        );
+        assert_eq!(self.dense.len(), self.column.len(), "dense and column lengths differ");
         for (row, entity) in self.dense.iter().enumerate() {
             assert_eq!(
                 self.sparse.get(entity.index()),
@@ -225,6 +222,23 @@ impl SparseSet {
                 "sparse entry of {entity} does not point at its row {row}"
             );
         }
+    }
+}
+
+/// Entity-to-row lookup of one [`SparseSet`], from [`SparseSet::lookup`].
+#[derive(Clone, Copy, Debug)]
+pub struct RowLookup<'a> {
+    sparse: SparseView<'a>,
+    dense: &'a [Entity],
+}
+
+impl RowLookup<'_> {
+    /// The row of `entity`, if it is in the pool. O(1).
+    #[inline(always)]
+    pub fn row_of(&self, entity: Entity) -> Option<usize> {
+        let row = self.sparse.get(entity.index())? as usize;
+        // The sparse entry is per index; the dense entity check rejects stale generations.
+        (self.dense.get(row) == Some(&entity)).then_some(row)
     }
 }
 

@@ -17,10 +17,7 @@ enum Command {
     /// Insert the next bundle of queue `queue` into `entity`.
     Insert { entity: Entity, queue: u32 },
     /// Remove a component (the function knows which) from `entity`.
-    Remove {
-        entity: Entity,
-        remove: fn(&mut World, Entity),
-    },
+    Remove { entity: Entity, remove: fn(&mut World, Entity) },
     /// Despawn `entity`.
     Despawn { entity: Entity },
 }
@@ -50,10 +47,7 @@ impl<B: Bundle> BundleQueue for TypedQueue<B> {
         world.spawn(self.0.pop().expect("queue holds one bundle per command"));
     }
     fn insert_next(&mut self, world: &mut World, entity: Entity) {
-        world.insert_bundle(
-            entity,
-            self.0.pop().expect("queue holds one bundle per command"),
-        );
+        world.insert_bundle(entity, self.0.pop().expect("queue holds one bundle per command"));
     }
     fn skip_next(&mut self) {
         self.0.pop();
@@ -117,9 +111,7 @@ pub struct CommandBuffer {
 
 impl std::fmt::Debug for CommandBuffer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CommandBuffer")
-            .field("commands", &self.commands.len())
-            .finish()
+        f.debug_struct("CommandBuffer").field("commands", &self.commands.len()).finish()
     }
 }
 
@@ -172,10 +164,7 @@ impl CommandBuffer {
         fn remove<T: Component>(world: &mut World, entity: Entity) {
             world.remove::<T>(entity);
         }
-        self.commands.push(Command::Remove {
-            entity,
-            remove: remove::<T>,
-        });
+        self.commands.push(Command::Remove { entity, remove: remove::<T> });
     }
 
     /// Records despawning `entity`.
@@ -235,11 +224,7 @@ impl CommandBuffer {
                     alive
                 }
             };
-            if alive {
-                report.applied += 1
-            } else {
-                report.skipped += 1
-            }
+            if alive { report.applied += 1 } else { report.skipped += 1 }
         }
         report
     }

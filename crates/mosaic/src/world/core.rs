@@ -5,6 +5,7 @@ use std::any::TypeId;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
+use super::observe::{HookKind, Observers};
 use super::{ComponentError, ResourceError, Resources};
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, EntityError};
@@ -47,6 +48,8 @@ pub struct World {
     /// Per bundle type, its component ids in bundle order, checked free of duplicates.
     pub(crate) bundles: FxHashMap<TypeId, SmallVec<[ComponentId; 8]>>,
     pub(crate) resources: Resources,
+    /// Component hooks, watches, and the commands they defer.
+    pub(crate) observers: Observers,
 }
 
 impl World {
@@ -64,10 +67,7 @@ impl World {
     /// If `max_generation` is 0.
     #[track_caller]
     pub fn with_entity_limits(max_entities: u32, max_generation: u32) -> Self {
-        Self {
-            entities: Entities::with_limits(max_entities, max_generation),
-            ..Self::default()
-        }
+        Self { entities: Entities::with_limits(max_entities, max_generation), ..Self::default() }
     }
 
     /// The entity allocator (read-only): live count, iteration over live entities.
@@ -112,8 +112,8 @@ impl World {
     /// Pools grow separately; reserve them with [`World::reserve_component`].
     pub fn reserve(&mut self, additional: usize) {
         self.entities.reserve(additional);
-        let fresh = (self.entities.slot_count() as usize + additional)
-            .saturating_sub(self.component_lists.len());
+        let fresh =
+            (self.entities.slot_count() as usize + additional).saturating_sub(self.component_lists.len());
         self.component_lists.reserve(fresh);
     }
 
@@ -135,11 +135,7 @@ impl World {
     /// Checks `entity` is alive.
     #[inline]
     pub(crate) fn check_alive(&self, entity: Entity) -> Result<(), EntityError> {
-        if self.entities.is_alive(entity) {
-            Ok(())
-        } else {
-            Err(EntityError::NoSuchEntity(entity))
-        }
+        if self.entities.is_alive(entity) { Ok(()) } else { Err(EntityError::NoSuchEntity(entity)) }
     }
 
     /// Despawns `entity`, dropping all its components. O(k) in its k components.
@@ -161,6 +157,17 @@ impl World {
     /// # Errors
     /// [`EntityError::NoSuchEntity`] if `entity` is not alive.
     pub fn try_despawn(&mut self, entity: Entity) -> Result<(), EntityError> {
+        self.check_alive(entity)?;
+        if self.observers.any {
+            // Leave callbacks and remove hooks run first, while the entity is intact.
+            let ids: SmallVec<[ComponentId; 8]> =
+                self.component_lists[entity.index() as usize].iter().copied().collect();
+            let transitions = self.watch_transitions(entity, &ids, false);
+            self.fire_watches(entity, &transitions, false);
+            for &id in &ids {
+                self.fire_hook(entity, id, HookKind::Remove);
+            }
+        }
         self.entities.free(entity)?;
         /// Removes the remaining components even if one of their drops panics, so a panic never
         /// leaves a dead entity's values in a pool.
@@ -177,14 +184,12 @@ impl World {
             }
         }
         let list = &mut self.component_lists[entity.index() as usize];
-        let finish = Finish {
-            list,
-            components: &mut self.components,
-            entity,
-        };
+        let finish = Finish { list, components: &mut self.components, entity };
         while let Some(id) = finish.list.pop() {
             finish.components.pool_mut(id).remove_and_drop(entity);
         }
+        drop(finish);
+        self.flush_deferred();
         Ok(())
     }
 
@@ -211,11 +216,31 @@ impl World {
     ) -> Result<Option<T>, ComponentError> {
         self.check_alive(entity)?;
         let id = self.components.register::<T>();
+        if self.observers.any {
+            return Ok(self.insert_observed(entity, id, value));
+        }
         let old = self.components.pool_mut(id).insert(entity, value);
         if old.is_none() {
             self.component_lists[entity.index() as usize].push(id);
         }
         Ok(old)
+    }
+
+    /// `try_insert` for a live entity when hooks or watches exist.
+    fn insert_observed<T: Component>(&mut self, entity: Entity, id: ComponentId, value: T) -> Option<T> {
+        if self.components.pool(id).contains(entity) {
+            self.fire_hook(entity, id, HookKind::Replace);
+            let old = self.components.pool_mut(id).insert(entity, value);
+            self.flush_deferred();
+            return old;
+        }
+        let transitions = self.watch_transitions(entity, &[id], true);
+        self.components.pool_mut(id).insert(entity, value);
+        self.component_lists[entity.index() as usize].push(id);
+        self.fire_hook(entity, id, HookKind::Add);
+        self.fire_watches(entity, &transitions, true);
+        self.flush_deferred();
+        None
     }
 
     /// Removes `entity`'s `T` and returns it, or `None` if it has none. O(1) in the pool plus O(k)
@@ -239,20 +264,19 @@ impl World {
     /// [`ComponentError::MissingComponent`] if it has no `T`.
     pub fn try_remove<T: Component>(&mut self, entity: Entity) -> Result<T, ComponentError> {
         self.check_alive(entity)?;
-        let missing = || ComponentError::MissingComponent {
-            entity,
-            component: std::any::type_name::<T>(),
-        };
+        let missing = || ComponentError::MissingComponent { entity, component: std::any::type_name::<T>() };
         let id = self.components.id::<T>().ok_or_else(missing)?;
-        let value = self
-            .components
-            .pool_mut(id)
-            .remove::<T>(entity)
-            .ok_or_else(missing)?;
+        if self.observers.any && self.components.pool(id).contains(entity) {
+            let transitions = self.watch_transitions(entity, &[id], false);
+            self.fire_watches(entity, &transitions, false);
+            self.fire_hook(entity, id, HookKind::Remove);
+        }
+        let value = self.components.pool_mut(id).remove::<T>(entity).ok_or_else(missing)?;
         let list = &mut self.component_lists[entity.index() as usize];
         if let Some(at) = list.iter().position(|&c| c == id) {
             list.swap_remove(at);
         }
+        self.flush_deferred();
         Ok(value)
     }
 
@@ -267,10 +291,7 @@ impl World {
         self.components
             .pool_of::<T>()
             .and_then(|pool| pool.get::<T>(entity))
-            .ok_or(ComponentError::MissingComponent {
-                entity,
-                component: std::any::type_name::<T>(),
-            })
+            .ok_or(ComponentError::MissingComponent { entity, component: std::any::type_name::<T>() })
     }
 
     /// `entity`'s `T`, mutably. O(1).
@@ -283,20 +304,13 @@ impl World {
         self.components
             .pool_of_mut::<T>()
             .and_then(|pool| pool.get_mut::<T>(entity))
-            .ok_or(ComponentError::MissingComponent {
-                entity,
-                component: std::any::type_name::<T>(),
-            })
+            .ok_or(ComponentError::MissingComponent { entity, component: std::any::type_name::<T>() })
     }
 
     /// Whether `entity` is alive and has a `T`. O(1).
     #[inline]
     pub fn contains<T: Component>(&self, entity: Entity) -> bool {
-        self.is_alive(entity)
-            && self
-                .components
-                .pool_of::<T>()
-                .is_some_and(|p| p.contains(entity))
+        self.is_alive(entity) && self.components.pool_of::<T>().is_some_and(|p| p.contains(entity))
     }
 
     /// The ids of the components `entity` has, in insertion order (a removal moves the last id
@@ -330,8 +344,7 @@ impl World {
     /// If there is none; see [`World::get_resource`] and [`World::try_resource`].
     #[track_caller]
     pub fn resource<R: Send + Sync + 'static>(&self) -> &R {
-        self.try_resource()
-            .unwrap_or_else(|error| panic!("{error}"))
+        self.try_resource().unwrap_or_else(|error| panic!("{error}"))
     }
 
     /// The resource of type `R`, mutably.
@@ -340,8 +353,7 @@ impl World {
     /// If there is none; see [`World::get_resource_mut`] and [`World::try_resource_mut`].
     #[track_caller]
     pub fn resource_mut<R: Send + Sync + 'static>(&mut self) -> &mut R {
-        self.try_resource_mut()
-            .unwrap_or_else(|error| panic!("{error}"))
+        self.try_resource_mut().unwrap_or_else(|error| panic!("{error}"))
     }
 
     /// The resource of type `R`, or `None`.
@@ -359,7 +371,7 @@ impl World {
     /// # Errors
     /// [`ResourceError::Missing`] naming the type if there is none.
     pub fn try_resource<R: Send + Sync + 'static>(&self) -> Result<&R, ResourceError> {
-        self.resources.get().ok_or_else(Resources::missing::<R>)
+        self.resources.get().ok_or_else(super::resources::missing::<R>)
     }
 
     /// The resource of type `R`, mutably.
@@ -367,6 +379,6 @@ impl World {
     /// # Errors
     /// [`ResourceError::Missing`] naming the type if there is none.
     pub fn try_resource_mut<R: Send + Sync + 'static>(&mut self) -> Result<&mut R, ResourceError> {
-        self.resources.get_mut().ok_or_else(Resources::missing::<R>)
+        self.resources.get_mut().ok_or_else(super::resources::missing::<R>)
     }
 }

@@ -112,8 +112,7 @@ impl World {
     /// If `entity` is not alive; see [`World::get_entity`] for the fallible form.
     #[track_caller]
     pub fn entity(&self, entity: Entity) -> EntityRef<'_> {
-        self.get_entity(entity)
-            .unwrap_or_else(|error| panic!("{error}"))
+        self.get_entity(entity).unwrap_or_else(|error| panic!("{error}"))
     }
 
     /// Shared access to a live entity; the fallible form of [`World::entity`].
@@ -122,10 +121,7 @@ impl World {
     /// [`EntityError::NoSuchEntity`] if `entity` is not alive.
     pub fn get_entity(&self, entity: Entity) -> Result<EntityRef<'_>, EntityError> {
         self.check_alive(entity)?;
-        Ok(EntityRef {
-            world: self,
-            entity,
-        })
+        Ok(EntityRef { world: self, entity })
     }
 
     /// Exclusive access to a live entity.
@@ -134,8 +130,7 @@ impl World {
     /// If `entity` is not alive; see [`World::get_entity_mut`] for the fallible form.
     #[track_caller]
     pub fn entity_mut(&mut self, entity: Entity) -> EntityMut<'_> {
-        self.get_entity_mut(entity)
-            .unwrap_or_else(|error| panic!("{error}"))
+        self.get_entity_mut(entity).unwrap_or_else(|error| panic!("{error}"))
     }
 
     /// Exclusive access to a live entity; the fallible form of [`World::entity_mut`].
@@ -144,9 +139,6 @@ impl World {
     /// [`EntityError::NoSuchEntity`] if `entity` is not alive.
     pub fn get_entity_mut(&mut self, entity: Entity) -> Result<EntityMut<'_>, EntityError> {
         self.check_alive(entity)?;
-        Ok(EntityMut {
-            world: self,
-            entity,
-        })
+        Ok(EntityMut { world: self, entity })
     }
 }

@@ -4,6 +4,7 @@ mod command_buffer;
 mod core;
 mod entity_ref;
 mod error;
+mod observe;
 mod resources;
 mod spawn;
 
@@ -11,4 +12,5 @@ pub use self::core::World;
 pub use command_buffer::{ApplyReport, CommandBuffer};
 pub use entity_ref::{EntityMut, EntityRef};
 pub use error::{ComponentError, ResourceError};
+pub use observe::{Hook, HookContext, WatchId};
 pub use resources::Resources;

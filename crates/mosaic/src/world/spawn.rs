@@ -7,6 +7,7 @@ use smallvec::SmallVec;
 
 use super::World;
 use super::core::ComponentList;
+use super::observe::HookKind;
 use crate::component::{Bundle, BundleSink, Component, ComponentId, Components};
 use crate::entity::{Entity, EntityError};
 use crate::storage::SparseSet;
@@ -72,10 +73,7 @@ impl World {
         if index == self.component_lists.len() {
             self.component_lists.push(ComponentList::new());
         }
-        debug_assert!(
-            self.component_lists[index].is_empty(),
-            "a new entity starts with no components"
-        );
+        debug_assert!(self.component_lists[index].is_empty(), "a new entity starts with no components");
         Ok(entity)
     }
 
@@ -96,8 +94,7 @@ impl World {
     /// ```
     #[track_caller]
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
-        self.try_spawn(bundle)
-            .unwrap_or_else(|error| panic!("cannot spawn: {error}"))
+        self.try_spawn(bundle).unwrap_or_else(|error| panic!("cannot spawn: {error}"))
     }
 
     /// Spawns an entity with the components of `bundle`; the fallible form of [`World::spawn`].
@@ -110,16 +107,38 @@ impl World {
     #[track_caller]
     pub fn try_spawn<B: Bundle>(&mut self, bundle: B) -> Result<Entity, EntityError> {
         let entity = self.alloc_entity()?;
-        let ids = bundle_ids::<B>(&mut self.bundles, &mut self.components);
-        let list = &mut self.component_lists[entity.index() as usize];
-        bundle.put_each(&mut InsertSink {
-            pools: self.components.pools_mut(),
-            ids,
-            next: 0,
-            entity,
-            list,
-        });
+        self.put_bundle(entity, bundle);
         Ok(entity)
+    }
+
+    /// Inserts `bundle` into live `entity`, firing hooks and watches if any exist.
+    #[track_caller]
+    fn put_bundle<B: Bundle>(&mut self, entity: Entity, bundle: B) {
+        let ids = bundle_ids::<B>(&mut self.bundles, &mut self.components);
+        if !self.observers.any {
+            let list = &mut self.component_lists[entity.index() as usize];
+            let pools = self.components.pools_mut();
+            bundle.put_each(&mut InsertSink { pools, ids, next: 0, entity, list });
+            return;
+        }
+        let ids: SmallVec<[ComponentId; 8]> = ids.into();
+        let mut added = SmallVec::<[ComponentId; 8]>::new();
+        for &id in &ids {
+            if self.components.pool(id).contains(entity) {
+                self.fire_hook(entity, id, HookKind::Replace);
+            } else {
+                added.push(id);
+            }
+        }
+        let transitions = self.watch_transitions(entity, &added, true);
+        let list = &mut self.component_lists[entity.index() as usize];
+        let pools = self.components.pools_mut();
+        bundle.put_each(&mut InsertSink { pools, ids: &ids, next: 0, entity, list });
+        for &id in &added {
+            self.fire_hook(entity, id, HookKind::Add);
+        }
+        self.fire_watches(entity, &transitions, true);
+        self.flush_deferred();
     }
 
     /// Spawns an entity with no components.
@@ -167,18 +186,14 @@ impl World {
             self.components.pool_mut(id).reserve(reserve);
         }
         for bundle in iter {
-            let entity = self
-                .alloc_entity()
-                .unwrap_or_else(|error| panic!("cannot spawn: {error}"));
-            let list = &mut self.component_lists[entity.index() as usize];
-            let pools = self.components.pools_mut();
-            bundle.put_each(&mut InsertSink {
-                pools,
-                ids: &ids,
-                next: 0,
-                entity,
-                list,
-            });
+            let entity = self.alloc_entity().unwrap_or_else(|error| panic!("cannot spawn: {error}"));
+            if self.observers.any {
+                self.put_bundle(entity, bundle);
+            } else {
+                let list = &mut self.component_lists[entity.index() as usize];
+                let pools = self.components.pools_mut();
+                bundle.put_each(&mut InsertSink { pools, ids: &ids, next: 0, entity, list });
+            }
             on_spawn(entity);
         }
     }
@@ -191,10 +206,7 @@ impl World {
     #[track_caller]
     pub fn insert_bundle<B: Bundle>(&mut self, entity: Entity, bundle: B) {
         if let Err(error) = self.try_insert_bundle(entity, bundle) {
-            panic!(
-                "cannot insert bundle `{}`: {error}",
-                std::any::type_name::<B>()
-            );
+            panic!("cannot insert bundle `{}`: {error}", std::any::type_name::<B>());
         }
     }
 
@@ -207,21 +219,9 @@ impl World {
     /// # Panics
     /// If the bundle holds a component type twice.
     #[track_caller]
-    pub fn try_insert_bundle<B: Bundle>(
-        &mut self,
-        entity: Entity,
-        bundle: B,
-    ) -> Result<(), ComponentError> {
+    pub fn try_insert_bundle<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), ComponentError> {
         self.check_alive(entity)?;
-        let ids = bundle_ids::<B>(&mut self.bundles, &mut self.components);
-        let list = &mut self.component_lists[entity.index() as usize];
-        bundle.put_each(&mut InsertSink {
-            pools: self.components.pools_mut(),
-            ids,
-            next: 0,
-            entity,
-            list,
-        });
+        self.put_bundle(entity, bundle);
         Ok(())
     }
 }

@@ -1,0 +1,399 @@
+//! The [`Schedule`] type: adding systems and building the run plan.
+
+use std::ops::Range;
+
+use rustc_hash::FxHashMap;
+
+use super::graph::{self, NodeSpec, SetSpec};
+use super::profile::Samples;
+use super::{IntoSystem, ScheduleError, System};
+use crate::world::World;
+
+/// A run condition: the system runs this frame only if it returns `true`.
+pub(crate) type Condition = Box<dyn Fn(&World) -> bool + Send + Sync>;
+
+/// One system with its configuration.
+pub(crate) struct Node {
+    pub(crate) system: Box<dyn System>,
+    pub(crate) name: String,
+    pub(crate) sets: Vec<String>,
+    pub(crate) before: Vec<String>,
+    pub(crate) after: Vec<String>,
+    pub(crate) priority: i32,
+    pub(crate) conditions: Vec<Condition>,
+    pub(crate) skip_if_missing: bool,
+    pub(crate) insertion: usize,
+    pub(crate) initialized: bool,
+    /// Whether it runs this frame (conditions and resources checked at the batch start).
+    pub(crate) enabled: bool,
+    /// Run time of the last run, when measured.
+    pub(crate) last: std::time::Duration,
+    pub(crate) samples: Option<Samples>,
+}
+
+/// Consecutive systems that may run at the same time, with timing used to decide whether to.
+pub(crate) struct Batch {
+    pub(crate) range: Range<usize>,
+    /// Estimated time to run the batch on one thread, in ns (moving average; NaN: unknown).
+    pub(crate) sequential_ns: f64,
+    /// Measured time of a parallel run, in ns (moving average; NaN: never tried).
+    pub(crate) parallel_ns: f64,
+    pub(crate) runs: u64,
+}
+
+/// How a schedule runs its batches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ExecutorKind {
+    /// Every system on the calling thread, in order.
+    SingleThreaded,
+    /// Batches of non-conflicting systems on rayon's pool, when the batch's measured work is
+    /// large enough to pay for the hand-off (see [`Schedule::set_parallel_threshold`]); otherwise
+    /// on the calling thread. Results equal the single-threaded executor's.
+    #[default]
+    Parallel,
+}
+
+/// Functions that every [`Schedule::run`] calls after its last batch, once per frame (event
+/// buffers are updated there). A resource; add to it with [`FrameEndTasks::add`].
+#[derive(Default, Debug)]
+pub struct FrameEndTasks(pub(crate) Vec<fn(&mut World)>);
+
+impl FrameEndTasks {
+    /// Adds `task` unless it is already there.
+    pub fn add(&mut self, task: fn(&mut World)) {
+        if !self.0.contains(&task) {
+            self.0.push(task);
+        }
+    }
+}
+
+/// An ordered set of systems run once per frame by [`Schedule::run`].
+///
+/// Order: the topological order of the `before`/`after` constraints (between systems, named by
+/// their function's name or [`SystemConfig::named`], and sets named with
+/// [`SystemConfig::in_set`]); among systems free to run, higher [`SystemConfig::priority`] first,
+/// then the one added first. Consecutive systems that neither conflict nor are ordered relative to
+/// each other form a batch, which may run in parallel; each system's [`Commands`](super::Commands)
+/// are applied at the end of its batch, in system order, so both executors give the same result.
+///
+/// # Examples
+/// ```
+/// use mosaic::schedule::{Commands, Res, Schedule};
+/// use mosaic::{Component, Entity, Query, World};
+///
+/// #[derive(Component)] struct Position(f32);
+/// #[derive(Component)] struct Velocity(f32);
+/// struct Bounds(f32);
+///
+/// fn movement(mut query: Query<(&mut Position, &Velocity)>) {
+///     query.for_each(|(p, v)| p.0 += v.0);
+/// }
+/// fn cull(query: Query<(Entity, &Position)>, bounds: Res<Bounds>, mut commands: Commands) {
+///     for (e, p) in query {
+///         if p.0 > bounds.0 {
+///             commands.despawn(e);
+///         }
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// world.insert_resource(Bounds(2.5));
+/// world.spawn_batch([(Position(0.0), Velocity(1.0)), (Position(0.0), Velocity(2.0))]);
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(cull).after("movement");
+/// schedule.add_system(movement);
+/// schedule.run(&mut world);
+/// schedule.run(&mut world);
+/// assert_eq!(world.len(), 1);
+/// ```
+pub struct Schedule {
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) sets: FxHashMap<String, SetSpec>,
+    /// Batches over `nodes` (which are in run order once built); `None` until built.
+    pub(crate) batches: Option<Vec<Batch>>,
+    pub(crate) executor: ExecutorKind,
+    pub(crate) parallel_threshold_ns: f64,
+    pub(crate) profile_window: Option<usize>,
+    pub(crate) frame: u64,
+}
+
+impl Default for Schedule {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for Schedule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Schedule")
+            .field("systems", &self.nodes.iter().map(|n| &n.name).collect::<Vec<_>>())
+            .field("executor", &self.executor)
+            .finish()
+    }
+}
+
+/// Configures a system just added; see [`Schedule::add_system`].
+pub struct SystemConfig<'a> {
+    node: &'a mut Node,
+}
+
+impl SystemConfig<'_> {
+    /// Renames the system (the name `before`/`after` refer to and profiles show).
+    pub fn named(self, name: impl Into<String>) -> Self {
+        self.node.name = name.into();
+        self
+    }
+
+    /// Runs the system before `label` (a system's name or a set's).
+    pub fn before(self, label: impl Into<String>) -> Self {
+        self.node.before.push(label.into());
+        self
+    }
+
+    /// Runs the system after `label` (a system's name or a set's).
+    pub fn after(self, label: impl Into<String>) -> Self {
+        self.node.after.push(label.into());
+        self
+    }
+
+    /// Puts the system in set `set`, which other systems and [`Schedule::configure_set`] can order
+    /// against.
+    pub fn in_set(self, set: impl Into<String>) -> Self {
+        self.node.sets.push(set.into());
+        self
+    }
+
+    /// Among systems free to run at the same point, higher priorities run first (default 0).
+    pub fn priority(self, priority: i32) -> Self {
+        self.node.priority = priority;
+        self
+    }
+
+    /// Runs the system only on frames where `condition` returns `true` (all conditions must).
+    /// Conditions are evaluated on the calling thread at the start of the system's batch.
+    pub fn run_if(self, condition: impl Fn(&World) -> bool + Send + Sync + 'static) -> Self {
+        self.node.conditions.push(Box::new(condition));
+        self
+    }
+
+    /// Skips the system on frames where a resource it needs is missing, instead of panicking.
+    pub fn skip_if_missing(self) -> Self {
+        self.node.skip_if_missing = true;
+        self
+    }
+}
+
+/// Configures a named set; see [`Schedule::configure_set`].
+pub struct SetConfig<'a> {
+    spec: &'a mut SetSpec,
+}
+
+impl SetConfig<'_> {
+    /// Runs every system of the set before `label`.
+    pub fn before(self, label: impl Into<String>) -> Self {
+        self.spec.before.push(label.into());
+        self
+    }
+
+    /// Runs every system of the set after `label`.
+    pub fn after(self, label: impl Into<String>) -> Self {
+        self.spec.after.push(label.into());
+        self
+    }
+}
+
+impl Schedule {
+    /// An empty schedule with the parallel executor.
+    pub fn new() -> Self {
+        Self {
+            nodes: Vec::new(),
+            sets: FxHashMap::default(),
+            batches: None,
+            executor: ExecutorKind::default(),
+            parallel_threshold_ns: 20_000.0,
+            profile_window: None,
+            frame: 0,
+        }
+    }
+
+    /// Chooses the executor.
+    pub fn set_executor(&mut self, executor: ExecutorKind) -> &mut Self {
+        self.executor = executor;
+        self
+    }
+
+    /// A batch runs in parallel only when its measured single-thread time is at least
+    /// `threshold` (default 20 us); smaller batches cost more to hand to threads than they save.
+    /// Zero forces every batch of two or more systems onto the pool.
+    pub fn set_parallel_threshold(&mut self, threshold: std::time::Duration) -> &mut Self {
+        self.parallel_threshold_ns = threshold.as_nanos() as f64;
+        self
+    }
+
+    /// Records every system's run time over the last `frames` frames; read with
+    /// [`Schedule::profile`]. Costs two clock reads per system run.
+    pub fn enable_profiling(&mut self, frames: usize) -> &mut Self {
+        self.profile_window = Some(frames.max(1));
+        for node in &mut self.nodes {
+            node.samples = Some(Samples::new(frames.max(1)));
+        }
+        self
+    }
+
+    /// Adds a system.
+    ///
+    /// # Panics
+    /// If two of the system's parameters alias (e.g. `Query<&mut A>` and `Query<&A>`), naming
+    /// the system, both parameters and the type; see [`Schedule::try_add_system`].
+    #[track_caller]
+    pub fn add_system<M>(&mut self, system: impl IntoSystem<M>) -> SystemConfig<'_> {
+        self.try_add_system(system).unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    /// Adds a system; the fallible form of [`Schedule::add_system`].
+    ///
+    /// # Errors
+    /// [`ScheduleError::ConflictingParams`] if two of its parameters alias.
+    pub fn try_add_system<M>(
+        &mut self,
+        system: impl IntoSystem<M>,
+    ) -> Result<SystemConfig<'_>, ScheduleError> {
+        let name = std::any::type_name_of_val(&system);
+        let system = system.into_system().map_err(|(first, second)| ScheduleError::ConflictingParams {
+            system: super::system::short_name(name).to_string(),
+            first: first.param,
+            second: second.param,
+            component: second.name,
+        })?;
+        let name = system.name().to_string();
+        self.batches = None;
+        self.nodes.push(Node {
+            system: Box::new(system),
+            name,
+            sets: Vec::new(),
+            before: Vec::new(),
+            after: Vec::new(),
+            priority: 0,
+            conditions: Vec::new(),
+            skip_if_missing: false,
+            insertion: self.nodes.len(),
+            initialized: false,
+            enabled: false,
+            last: std::time::Duration::ZERO,
+            samples: self.profile_window.map(Samples::new),
+        });
+        Ok(SystemConfig { node: self.nodes.last_mut().expect("just pushed") })
+    }
+
+    /// Orders a named set relative to other systems or sets.
+    pub fn configure_set(&mut self, set: impl Into<String>) -> SetConfig<'_> {
+        self.batches = None;
+        SetConfig { spec: self.sets.entry(set.into()).or_default() }
+    }
+
+    /// Number of systems.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether there is no system.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The system names in run order (building the plan if needed).
+    ///
+    /// # Errors
+    /// As [`Schedule::build`].
+    pub fn order(&mut self) -> Result<Vec<&str>, ScheduleError> {
+        self.build()?;
+        Ok(self.nodes.iter().map(|n| n.name.as_str()).collect())
+    }
+
+    /// The batches in run order, as lists of system names (building the plan if needed).
+    ///
+    /// # Errors
+    /// As [`Schedule::build`].
+    pub fn batches(&mut self) -> Result<Vec<Vec<&str>>, ScheduleError> {
+        self.build()?;
+        let batches = self.batches.as_ref().expect("built");
+        Ok(batches
+            .iter()
+            .map(|b| self.nodes[b.range.clone()].iter().map(|n| n.name.as_str()).collect())
+            .collect())
+    }
+
+    /// Sorts the systems and groups them into batches. Called by `run`; calling it early reports
+    /// ordering errors before the first frame. O((n + e) log n + n * b * a) for n systems, e
+    /// constraints, batch size b and access-set size a.
+    ///
+    /// # Errors
+    /// [`ScheduleError::UnknownLabel`] or [`ScheduleError::Cycle`].
+    pub fn build(&mut self) -> Result<(), ScheduleError> {
+        if self.batches.is_some() {
+            return Ok(());
+        }
+        self.nodes.sort_by_key(|n| n.insertion);
+        let specs: Vec<NodeSpec<'_>> = self
+            .nodes
+            .iter()
+            .map(|n| NodeSpec {
+                name: &n.name,
+                sets: &n.sets,
+                before: &n.before,
+                after: &n.after,
+                priority: n.priority,
+            })
+            .collect();
+        let sorted = graph::sort(&specs, &self.sets)?;
+        // Batches: consecutive systems in run order with no conflict and no direct edge between
+        // them (an indirect path always runs through a system of an earlier batch or this one).
+        let mut batches = Vec::new();
+        let mut start = 0;
+        for (position, &node) in sorted.order.iter().enumerate() {
+            let members = &sorted.order[start..position];
+            let access = self.nodes[node].system.access();
+            let split = access.is_exclusive()
+                || members.iter().any(|&m| {
+                    sorted.preds[node].contains(&m)
+                        || self.nodes[m].system.access().conflict_with(access).is_some()
+                });
+            if split && position > start {
+                batches.push(start..position);
+                start = position;
+            }
+        }
+        if start < sorted.order.len() {
+            batches.push(start..sorted.order.len());
+        }
+        // Put the nodes in run order so each batch is a contiguous slice.
+        let mut slots: Vec<Option<Node>> = self.nodes.drain(..).map(Some).collect();
+        self.nodes = sorted.order.iter().map(|&i| slots[i].take().expect("each node once")).collect();
+        self.batches = Some(
+            batches
+                .into_iter()
+                .map(|range| Batch { range, sequential_ns: f64::NAN, parallel_ns: f64::NAN, runs: 0 })
+                .collect(),
+        );
+        Ok(())
+    }
+
+    /// Per-system run times over the profiling window, in run order.
+    ///
+    /// Empty unless [`Schedule::enable_profiling`] was called.
+    pub fn profile(&self) -> super::FrameProfile {
+        super::FrameProfile {
+            systems: self
+                .nodes
+                .iter()
+                .filter_map(|n| n.samples.as_ref().map(|s| s.summary(&n.name)))
+                .collect(),
+            window: self.profile_window.unwrap_or(0),
+        }
+    }
+
+    /// Frames run so far.
+    pub fn frame(&self) -> u64 {
+        self.frame
+    }
+}

@@ -1,0 +1,166 @@
+//! Running a built schedule: batches on the calling thread or on rayon, then their sync points.
+
+use std::time::{Duration, Instant};
+
+use super::core::{Batch, ExecutorKind, FrameEndTasks, Node};
+use super::{Schedule, ScheduleError};
+use crate::world::World;
+
+/// Weight of the newest sample in the moving averages of batch times.
+const EMA_WEIGHT: f64 = 0.2;
+/// Every this many runs a batch that runs sequentially because parallel looked slower is tried
+/// in parallel again, so a change in workload is noticed.
+const REPROBE_EVERY: u64 = 64;
+
+fn ema(old: f64, sample: f64) -> f64 {
+    if old.is_nan() { sample } else { old + EMA_WEIGHT * (sample - old) }
+}
+
+/// Runs one non-exclusive system through the shared world, recording its time if asked.
+///
+/// # Safety
+/// As [`System::run_shared`](super::System::run_shared): the node is initialized and validated,
+/// and nothing running at the same time conflicts with its access.
+unsafe fn run_node(node: &mut Node, world: &World, measure: bool) {
+    let _span = tracing::info_span!("system", name = node.name.as_str()).entered();
+    if measure {
+        let start = Instant::now();
+        // SAFETY: forwarded from the caller.
+        unsafe { node.system.run_shared(world) };
+        record(node, start.elapsed());
+    } else {
+        // SAFETY: forwarded from the caller.
+        unsafe { node.system.run_shared(world) };
+    }
+}
+
+fn record(node: &mut Node, time: Duration) {
+    node.last = time;
+    if let Some(samples) = &mut node.samples {
+        samples.record(time);
+    }
+}
+
+impl Schedule {
+    /// Runs every system once (one frame), then the [`FrameEndTasks`].
+    ///
+    /// # Panics
+    /// If the schedule cannot be built (see [`Schedule::try_run`]); if a system needs a resource
+    /// that is missing, naming the system and the resource (unless it was added with
+    /// `skip_if_missing`); or if a system panics.
+    #[track_caller]
+    pub fn run(&mut self, world: &mut World) {
+        if let Err(error) = self.try_run(world) {
+            panic!("cannot run the schedule: {error}");
+        }
+    }
+
+    /// Runs every system once; the fallible form of [`Schedule::run`].
+    ///
+    /// # Errors
+    /// As [`Schedule::build`]: an unknown label or an ordering cycle.
+    ///
+    /// # Panics
+    /// As [`Schedule::run`], for missing resources and panicking systems.
+    pub fn try_run(&mut self, world: &mut World) -> Result<(), ScheduleError> {
+        self.build()?;
+        for node in &mut self.nodes {
+            if !node.initialized {
+                node.system.initialize(world);
+                node.initialized = true;
+            }
+        }
+        let mut batches = self.batches.take().expect("built above");
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            for batch in &mut batches {
+                self.run_batch(batch, world);
+            }
+        }));
+        self.batches = Some(batches);
+        if let Err(panic) = result {
+            std::panic::resume_unwind(panic);
+        }
+        let tasks = world.get_resource::<FrameEndTasks>().map_or(0, |t| t.0.len());
+        for i in 0..tasks {
+            let task = world.resource::<FrameEndTasks>().0[i];
+            task(world);
+        }
+        self.frame += 1;
+        Ok(())
+    }
+
+    fn run_batch(&mut self, batch: &mut Batch, world: &mut World) {
+        let nodes = &mut self.nodes[batch.range.clone()];
+        let mut enabled = 0;
+        for node in nodes.iter_mut() {
+            node.enabled = node.conditions.iter().all(|condition| condition(world))
+                && match node.system.validate(world) {
+                    Ok(()) => true,
+                    Err(missing) if node.skip_if_missing => {
+                        tracing::debug!(
+                            system = node.name.as_str(),
+                            resource = missing,
+                            "skipped: resource missing"
+                        );
+                        false
+                    }
+                    Err(missing) => panic!(
+                        "system `{}` cannot run: resource `{missing}` is missing; insert it before running \
+                         the schedule, or add the system with `.skip_if_missing()`",
+                        node.name
+                    ),
+                };
+            enabled += usize::from(node.enabled);
+        }
+        let profiling = self.profile_window.is_some();
+        if let [node] = nodes
+            && node.system.access().is_exclusive()
+        {
+            if node.enabled {
+                let _span = tracing::info_span!("system", name = node.name.as_str()).entered();
+                let start = Instant::now();
+                node.system.run(world);
+                record(node, start.elapsed());
+            }
+        } else if self.executor == ExecutorKind::Parallel
+            && enabled >= 2
+            && batch.sequential_ns >= self.parallel_threshold_ns
+            && (batch.parallel_ns.is_nan()
+                || batch.parallel_ns < batch.sequential_ns
+                || batch.runs % REPROBE_EVERY == 0)
+        {
+            let shared: &World = world;
+            let start = Instant::now();
+            rayon::scope(|scope| {
+                let mut running = nodes.iter_mut().filter(|n| n.enabled);
+                let first = running.next();
+                for node in running {
+                    // SAFETY: the node was initialized and validated above; the systems of a batch
+                    // have pairwise non-conflicting accesses (checked when the batch was built)
+                    // and none is exclusive, and the world is only shared until the scope ends.
+                    scope.spawn(move |_| unsafe { run_node(node, shared, true) });
+                }
+                if let Some(node) = first {
+                    // SAFETY: as above.
+                    unsafe { run_node(node, shared, true) };
+                }
+            });
+            batch.parallel_ns = ema(batch.parallel_ns, start.elapsed().as_nanos() as f64);
+            let work: Duration = nodes.iter().filter(|n| n.enabled).map(|n| n.last).sum();
+            batch.sequential_ns = ema(batch.sequential_ns, work.as_nanos() as f64);
+        } else {
+            let start = Instant::now();
+            for node in nodes.iter_mut().filter(|n| n.enabled) {
+                // SAFETY: initialized and validated above; this thread holds the world exclusively
+                // and runs the systems one at a time.
+                unsafe { run_node(node, world, profiling) };
+            }
+            batch.sequential_ns = ema(batch.sequential_ns, start.elapsed().as_nanos() as f64);
+        }
+        batch.runs += 1;
+        // Sync point: commands in system order, never in completion order.
+        for node in nodes.iter_mut().filter(|n| n.enabled) {
+            node.system.apply_deferred(world);
+        }
+    }
+}

@@ -1,0 +1,28 @@
+//! Systems and the schedule: functions that declare what they access, ordered by constraints and
+//! priorities, run in parallel where their accesses do not conflict.
+//!
+//! - A system is a plain function whose parameters are [`SystemParam`]s ([`Query`](crate::Query),
+//!   [`Res`], [`ResMut`], [`Commands`], [`Local`], event readers and writers), or an exclusive
+//!   function taking `&mut World`. Its [`Access`] set is computed when it is added.
+//! - [`Schedule`] sorts systems topologically by `before`/`after` constraints between systems and
+//!   named sets, breaking ties by priority, then insertion order, so the order is the same on
+//!   every run and machine.
+//! - The systems are then grouped into batches of consecutive systems that neither conflict nor
+//!   depend on each other; a batch runs on rayon when it is worth a thread hand-off, and the
+//!   systems' commands are applied at the end of each batch, in system order.
+
+mod access;
+mod core;
+mod error;
+mod executor;
+mod graph;
+mod param;
+mod profile;
+mod system;
+
+pub use self::core::{ExecutorKind, FrameEndTasks, Schedule, SetConfig, SystemConfig};
+pub use access::{Access, AccessItem, AccessTarget, Conflict};
+pub use error::ScheduleError;
+pub use param::{Commands, Local, ParamConflict, Res, ResMut, SystemParam, SystemParamItem};
+pub use profile::{FrameProfile, SystemProfile};
+pub use system::{ExclusiveSystem, FunctionSystem, IntoSystem, System, SystemParamFunction};

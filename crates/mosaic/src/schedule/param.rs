@@ -1,0 +1,303 @@
+//! System parameters: what a system function asks for.
+
+use std::any::TypeId;
+use std::ops::{Deref, DerefMut};
+
+use super::access::{Access, AccessItem, AccessTarget};
+use crate::query::{Query, QueryData, QueryFilter};
+use crate::world::{CommandBuffer, World};
+
+/// Two accesses of one system that alias: the first parameter's and the second's.
+pub type ParamConflict = (AccessItem, AccessItem);
+
+/// A value a system function can take as a parameter: [`Query`], [`Res`], [`ResMut`], [`Local`],
+/// [`Commands`], [`EventReader`](crate::event::EventReader),
+/// [`EventWriter`](crate::event::EventWriter), and tuples of these.
+///
+/// # Safety
+/// `add_access` must declare every component and resource that `get_param` reads (as reads) or
+/// hands out mutably (as writes); the scheduler runs systems in parallel on that promise.
+pub unsafe trait SystemParam: Sized {
+    /// Per-system state kept between runs (a command buffer, a local value, a reader cursor).
+    type State: Send + Sync + 'static;
+    /// The parameter as the function receives it.
+    type Item<'w, 's>;
+
+    /// Declares the parameter's accesses. Called when the system is added.
+    ///
+    /// # Errors
+    /// The conflicting pair if an access aliases one already declared by the system.
+    fn add_access(access: &mut Access) -> Result<(), ParamConflict>;
+
+    /// Creates the state. Called once, before the system's first run.
+    fn init_state(world: &mut World) -> Self::State;
+
+    /// Checks the parameter can be fetched now.
+    ///
+    /// # Errors
+    /// The name of a missing resource.
+    fn validate(_state: &Self::State, _world: &World) -> Result<(), &'static str> {
+        Ok(())
+    }
+
+    /// Fetches the parameter.
+    ///
+    /// # Safety
+    /// - `state` was made by `init_state` on this world, and `validate` passed since the last change;
+    /// - for `'w`, nothing else accesses what `add_access` declared in a conflicting way.
+    unsafe fn get_param<'w, 's>(state: &'s mut Self::State, world: &'w World) -> Self::Item<'w, 's>;
+
+    /// Applies deferred work (commands) at the system's sync point.
+    fn apply(_state: &mut Self::State, _world: &mut World) {}
+}
+
+/// The item type of parameter `P`.
+pub type SystemParamItem<'w, 's, P> = <P as SystemParam>::Item<'w, 's>;
+
+// SAFETY: declares the query's component accesses; `get_param` builds the query over them only.
+unsafe impl<Q: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Query<'_, Q, F> {
+    type State = ();
+    type Item<'w, 's> = Query<'w, Q, F>;
+
+    fn add_access(access: &mut Access) -> Result<(), ParamConflict> {
+        let mut result = Ok(());
+        Q::visit_access(&mut |item| {
+            if result.is_ok() {
+                result = access.add(AccessItem {
+                    target: AccessTarget::Component(item.type_id),
+                    name: item.name,
+                    write: item.write,
+                    param: std::any::type_name::<Self>(),
+                });
+            }
+        });
+        result
+    }
+    fn init_state(_: &mut World) -> Self::State {}
+    unsafe fn get_param<'w, 's>(_: &'s mut (), world: &'w World) -> Query<'w, Q, F> {
+        // SAFETY: the scheduler guarantees no conflicting access to the declared components
+        // during 'w, and the declaration passed the aliasing check when the system was added.
+        unsafe { Query::new_unchecked(world) }
+    }
+}
+
+/// Shared access to resource `T`. The system panics naming itself and `T` if the resource is
+/// missing, unless it was added with `skip_if_missing`; `Option<Res<T>>` never fails.
+pub struct Res<'w, T>(&'w T);
+
+impl<T> Deref for Res<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.0
+    }
+}
+
+/// Exclusive access to resource `T`; missing resources as for [`Res`].
+pub struct ResMut<'w, T>(&'w mut T);
+
+impl<T> Deref for ResMut<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.0
+    }
+}
+
+impl<T> DerefMut for ResMut<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.0
+    }
+}
+
+fn resource_item<T: 'static>(write: bool, param: &'static str) -> AccessItem {
+    AccessItem {
+        target: AccessTarget::Resource(TypeId::of::<T>()),
+        name: std::any::type_name::<T>(),
+        write,
+        param,
+    }
+}
+
+// SAFETY: declares a read of `T` and only reads it.
+unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
+    type State = ();
+    type Item<'w, 's> = Res<'w, T>;
+
+    fn add_access(access: &mut Access) -> Result<(), ParamConflict> {
+        access.add(resource_item::<T>(false, std::any::type_name::<Self>()))
+    }
+    fn init_state(_: &mut World) -> Self::State {}
+    fn validate(_: &(), world: &World) -> Result<(), &'static str> {
+        if world.contains_resource::<T>() { Ok(()) } else { Err(std::any::type_name::<T>()) }
+    }
+    unsafe fn get_param<'w, 's>(_: &'s mut (), world: &'w World) -> Res<'w, T> {
+        Res(world.get_resource::<T>().expect("validated before the run"))
+    }
+}
+
+// SAFETY: declares a read of `T` and only reads it.
+unsafe impl<T: Send + Sync + 'static> SystemParam for Option<Res<'_, T>> {
+    type State = ();
+    type Item<'w, 's> = Option<Res<'w, T>>;
+
+    fn add_access(access: &mut Access) -> Result<(), ParamConflict> {
+        access.add(resource_item::<T>(false, std::any::type_name::<Self>()))
+    }
+    fn init_state(_: &mut World) -> Self::State {}
+    unsafe fn get_param<'w, 's>(_: &'s mut (), world: &'w World) -> Option<Res<'w, T>> {
+        world.get_resource::<T>().map(Res)
+    }
+}
+
+// SAFETY: declares a write of `T`, the only resource it hands out.
+unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
+    type State = ();
+    type Item<'w, 's> = ResMut<'w, T>;
+
+    fn add_access(access: &mut Access) -> Result<(), ParamConflict> {
+        access.add(resource_item::<T>(true, std::any::type_name::<Self>()))
+    }
+    fn init_state(_: &mut World) -> Self::State {}
+    fn validate(_: &(), world: &World) -> Result<(), &'static str> {
+        if world.contains_resource::<T>() { Ok(()) } else { Err(std::any::type_name::<T>()) }
+    }
+    unsafe fn get_param<'w, 's>(_: &'s mut (), world: &'w World) -> ResMut<'w, T> {
+        // SAFETY: the declared write of `T` means no other running system accesses `T` for 'w
+        // (caller), so this is the only reference.
+        ResMut(unsafe { world.resources.get_mut_unchecked::<T>() }.expect("validated before the run"))
+    }
+}
+
+// SAFETY: declares a write of `T`, the only resource it hands out.
+unsafe impl<T: Send + Sync + 'static> SystemParam for Option<ResMut<'_, T>> {
+    type State = ();
+    type Item<'w, 's> = Option<ResMut<'w, T>>;
+
+    fn add_access(access: &mut Access) -> Result<(), ParamConflict> {
+        access.add(resource_item::<T>(true, std::any::type_name::<Self>()))
+    }
+    fn init_state(_: &mut World) -> Self::State {}
+    unsafe fn get_param<'w, 's>(_: &'s mut (), world: &'w World) -> Option<ResMut<'w, T>> {
+        // SAFETY: as for `ResMut`.
+        unsafe { world.resources.get_mut_unchecked::<T>() }.map(ResMut)
+    }
+}
+
+/// A value owned by one system and kept between its runs, starting at `T::default()`.
+pub struct Local<'s, T>(&'s mut T);
+
+impl<T> Deref for Local<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.0
+    }
+}
+
+impl<T> DerefMut for Local<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.0
+    }
+}
+
+// SAFETY: touches only its own state.
+unsafe impl<T: Default + Send + Sync + 'static> SystemParam for Local<'_, T> {
+    type State = T;
+    type Item<'w, 's> = Local<'s, T>;
+
+    fn add_access(_: &mut Access) -> Result<(), ParamConflict> {
+        Ok(())
+    }
+    fn init_state(_: &mut World) -> T {
+        T::default()
+    }
+    unsafe fn get_param<'w, 's>(state: &'s mut T, _: &'w World) -> Local<'s, T> {
+        Local(state)
+    }
+}
+
+/// The system's own [`CommandBuffer`]: structural changes recorded during the run, applied at
+/// the end of the system's batch, in system order (never in thread-completion order).
+pub struct Commands<'s>(&'s mut CommandBuffer);
+
+impl Deref for Commands<'_> {
+    type Target = CommandBuffer;
+    fn deref(&self) -> &CommandBuffer {
+        self.0
+    }
+}
+
+impl DerefMut for Commands<'_> {
+    fn deref_mut(&mut self) -> &mut CommandBuffer {
+        self.0
+    }
+}
+
+// SAFETY: touches only its own buffer while running; the world is changed in `apply`, which the
+// scheduler calls with exclusive access.
+unsafe impl SystemParam for Commands<'_> {
+    type State = CommandBuffer;
+    type Item<'w, 's> = Commands<'s>;
+
+    fn add_access(_: &mut Access) -> Result<(), ParamConflict> {
+        Ok(())
+    }
+    fn init_state(_: &mut World) -> CommandBuffer {
+        CommandBuffer::new()
+    }
+    unsafe fn get_param<'w, 's>(state: &'s mut CommandBuffer, _: &'w World) -> Commands<'s> {
+        Commands(state)
+    }
+    fn apply(state: &mut CommandBuffer, world: &mut World) {
+        state.apply(world);
+    }
+}
+
+macro_rules! tuple_param {
+    ($($name:ident),*) => {
+        // SAFETY: declares the union of its members' accesses and fetches only through them.
+        unsafe impl<$($name: SystemParam),*> SystemParam for ($($name,)*) {
+            type State = ($($name::State,)*);
+            type Item<'w, 's> = ($($name::Item<'w, 's>,)*);
+
+            #[allow(unused_variables)]
+            fn add_access(access: &mut Access) -> Result<(), ParamConflict> {
+                $($name::add_access(access)?;)*
+                Ok(())
+            }
+            #[allow(unused_variables, clippy::unused_unit)]
+            fn init_state(world: &mut World) -> Self::State {
+                ($($name::init_state(world),)*)
+            }
+            #[allow(unused_variables, non_snake_case)]
+            fn validate(state: &Self::State, world: &World) -> Result<(), &'static str> {
+                let ($($name,)*) = state;
+                $($name::validate($name, world)?;)*
+                Ok(())
+            }
+            #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
+            unsafe fn get_param<'w, 's>(state: &'s mut Self::State, world: &'w World) -> Self::Item<'w, 's> {
+                let ($($name,)*) = state;
+                // SAFETY: forwarded from the caller to each member.
+                ($(unsafe { $name::get_param($name, world) },)*)
+            }
+            #[allow(unused_variables, non_snake_case)]
+            fn apply(state: &mut Self::State, world: &mut World) {
+                let ($($name,)*) = state;
+                $($name::apply($name, world);)*
+            }
+        }
+    };
+}
+
+tuple_param!();
+tuple_param!(A);
+tuple_param!(A, B);
+tuple_param!(A, B, C);
+tuple_param!(A, B, C, D);
+tuple_param!(A, B, C, D, E);
+tuple_param!(A, B, C, D, E, F);
+tuple_param!(A, B, C, D, E, F, G);
+tuple_param!(A, B, C, D, E, F, G, H);
+tuple_param!(A, B, C, D, E, F, G, H, I);
+tuple_param!(A, B, C, D, E, F, G, H, I, J);
+tuple_param!(A, B, C, D, E, F, G, H, I, J, K);
+tuple_param!(A, B, C, D, E, F, G, H, I, J, K, L);

@@ -1,0 +1,225 @@
+//! Systems: plain functions whose parameters say what they access, and exclusive systems.
+
+use std::marker::PhantomData;
+
+use super::access::Access;
+use super::param::{ParamConflict, SystemParam, SystemParamItem};
+use crate::world::World;
+
+/// A unit of work the [`Schedule`](super::Schedule) runs once per frame.
+///
+/// Made from a function with [`IntoSystem`]; user code rarely implements it.
+pub trait System: Send + Sync + 'static {
+    /// The system's default name: the function's name without its module path.
+    fn name(&self) -> &'static str;
+
+    /// What the system reads and writes.
+    fn access(&self) -> &Access;
+
+    /// Creates parameter state. Called once before the first run.
+    fn initialize(&mut self, world: &mut World);
+
+    /// Checks every parameter can be fetched now.
+    ///
+    /// # Errors
+    /// The name of a missing resource.
+    fn validate(&self, world: &World) -> Result<(), &'static str>;
+
+    /// Runs the system through a shared world.
+    ///
+    /// # Safety
+    /// - the system is initialized and `validate` passed;
+    /// - while it runs, no other code accesses what [`System::access`] declares in a conflicting
+    ///   way, and the world is not mutated structurally;
+    /// - the system is not exclusive.
+    unsafe fn run_shared(&mut self, world: &World);
+
+    /// Runs the system with exclusive access (any system; exclusive ones need it).
+    fn run(&mut self, world: &mut World);
+
+    /// Applies deferred work (commands) to the world.
+    fn apply_deferred(&mut self, world: &mut World);
+}
+
+/// Converts a function into a [`System`]. `Marker` tells the two kinds apart; callers never name it.
+pub trait IntoSystem<Marker> {
+    /// The system type.
+    type System: System;
+
+    /// Builds the system and computes its access set.
+    ///
+    /// # Errors
+    /// The two parameter accesses that alias (e.g. `Query<&mut A>` and `Query<&A>`).
+    fn into_system(self) -> Result<Self::System, ParamConflict>;
+}
+
+/// A function whose parameters are all [`SystemParam`]s. Implemented for functions of up to 12
+/// parameters.
+pub trait SystemParamFunction<Marker>: Send + Sync + 'static {
+    /// The parameters, as a tuple.
+    type Param: SystemParam;
+
+    /// Calls the function.
+    fn call(&mut self, params: SystemParamItem<'_, '_, Self::Param>);
+}
+
+macro_rules! impl_system_function {
+    ($($param:ident),*) => {
+        #[allow(non_snake_case)]
+        impl<Func, $($param: SystemParam),*> SystemParamFunction<fn($($param,)*)> for Func
+        where
+            Func: Send + Sync + 'static,
+            for<'a> &'a mut Func: FnMut($($param),*) + FnMut($(SystemParamItem<$param>),*),
+        {
+            type Param = ($($param,)*);
+
+            #[inline]
+            fn call(&mut self, params: SystemParamItem<'_, '_, ($($param,)*)>) {
+                // Calling through a helper makes the compiler pick the `FnMut(Item...)` bound.
+                #[allow(clippy::too_many_arguments)]
+                fn call_inner<$($param),*>(mut f: impl FnMut($($param),*), $($param: $param),*) {
+                    f($($param),*)
+                }
+                let ($($param,)*) = params;
+                call_inner(self, $($param),*)
+            }
+        }
+    };
+}
+
+impl_system_function!();
+impl_system_function!(A);
+impl_system_function!(A, B);
+impl_system_function!(A, B, C);
+impl_system_function!(A, B, C, D);
+impl_system_function!(A, B, C, D, E);
+impl_system_function!(A, B, C, D, E, F);
+impl_system_function!(A, B, C, D, E, F, G);
+impl_system_function!(A, B, C, D, E, F, G, H);
+impl_system_function!(A, B, C, D, E, F, G, H, I);
+impl_system_function!(A, B, C, D, E, F, G, H, I, J);
+impl_system_function!(A, B, C, D, E, F, G, H, I, J, K);
+impl_system_function!(A, B, C, D, E, F, G, H, I, J, K, L);
+
+/// The last segment of a type name's path, keeping generics: `app::physics::movement` -> `movement`.
+pub(crate) fn short_name(full: &'static str) -> &'static str {
+    let head = full.split('<').next().unwrap_or(full);
+    match head.rfind("::") {
+        Some(at) => &full[at + 2..],
+        None => full,
+    }
+}
+
+/// A [`System`] made from a [`SystemParamFunction`].
+pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker>> {
+    func: F,
+    state: Option<<F::Param as SystemParam>::State>,
+    access: Access,
+    _marker: PhantomData<fn() -> Marker>,
+}
+
+/// Marks systems made from parameter functions.
+#[doc(hidden)]
+pub struct FunctionMarker;
+
+impl<Marker: 'static, F: SystemParamFunction<Marker>> IntoSystem<(FunctionMarker, Marker)> for F {
+    type System = FunctionSystem<Marker, F>;
+
+    fn into_system(self) -> Result<Self::System, ParamConflict> {
+        let mut access = Access::default();
+        F::Param::add_access(&mut access)?;
+        Ok(FunctionSystem { func: self, state: None, access, _marker: PhantomData })
+    }
+}
+
+impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<Marker, F> {
+    fn name(&self) -> &'static str {
+        short_name(std::any::type_name::<F>())
+    }
+
+    fn access(&self) -> &Access {
+        &self.access
+    }
+
+    fn initialize(&mut self, world: &mut World) {
+        if self.state.is_none() {
+            self.state = Some(F::Param::init_state(world));
+        }
+    }
+
+    fn validate(&self, world: &World) -> Result<(), &'static str> {
+        F::Param::validate(self.state.as_ref().expect("system initialized before validation"), world)
+    }
+
+    unsafe fn run_shared(&mut self, world: &World) {
+        let state = self.state.as_mut().expect("system initialized before its run");
+        // SAFETY: forwarded from the caller: initialized, validated, and no conflicting access.
+        let params = unsafe { F::Param::get_param(state, world) };
+        self.func.call(params);
+    }
+
+    fn run(&mut self, world: &mut World) {
+        self.initialize(world);
+        if let Err(missing) = self.validate(world) {
+            panic!("system `{}` cannot run: resource `{missing}` is missing", self.name());
+        }
+        // SAFETY: initialized and validated above; `&mut World` excludes every other access.
+        unsafe { self.run_shared(world) }
+    }
+
+    fn apply_deferred(&mut self, world: &mut World) {
+        if let Some(state) = &mut self.state {
+            F::Param::apply(state, world);
+        }
+    }
+}
+
+/// Marks exclusive systems (`FnMut(&mut World)`).
+#[doc(hidden)]
+pub struct ExclusiveMarker;
+
+/// A system taking `&mut World`: it runs alone, between batches.
+pub struct ExclusiveSystem<F> {
+    func: F,
+    access: Access,
+}
+
+impl<F: FnMut(&mut World) + Send + Sync + 'static> IntoSystem<ExclusiveMarker> for F {
+    type System = ExclusiveSystem<F>;
+
+    fn into_system(self) -> Result<Self::System, ParamConflict> {
+        Ok(ExclusiveSystem { func: self, access: Access::exclusive() })
+    }
+}
+
+impl<F: FnMut(&mut World) + Send + Sync + 'static> System for ExclusiveSystem<F> {
+    fn name(&self) -> &'static str {
+        short_name(std::any::type_name::<F>())
+    }
+    fn access(&self) -> &Access {
+        &self.access
+    }
+    fn initialize(&mut self, _: &mut World) {}
+    fn validate(&self, _: &World) -> Result<(), &'static str> {
+        Ok(())
+    }
+    unsafe fn run_shared(&mut self, _: &World) {
+        unreachable!("exclusive systems run through `System::run`")
+    }
+    fn run(&mut self, world: &mut World) {
+        (self.func)(world)
+    }
+    fn apply_deferred(&mut self, _: &mut World) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_name;
+
+    #[test]
+    fn short_names() {
+        assert_eq!(short_name("app::physics::movement"), "movement");
+        assert_eq!(short_name("movement"), "movement");
+        assert_eq!(short_name("a::b<c::D>"), "b<c::D>");
+    }
+}

@@ -1,0 +1,51 @@
+//! The arena's component types.
+//!
+//! All are plain `Copy` data; the simulation in [`crate::sim`] reads and writes them through
+//! queries and changes the set of entities through a [`mosaic::CommandBuffer`].
+
+use mosaic::Component;
+
+/// Where an entity is, in arena units; `0 <= x <= width`, `0 <= y <= height` after each frame.
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+pub struct Position {
+    /// Horizontal coordinate, in arena units.
+    pub x: f32,
+    /// Vertical coordinate, in arena units.
+    pub y: f32,
+}
+
+/// How far an entity moves per frame, in arena units per frame.
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+pub struct Velocity {
+    /// Horizontal speed, in arena units per frame.
+    pub x: f32,
+    /// Vertical speed, in arena units per frame.
+    pub y: f32,
+}
+
+/// Hit points; the entity is despawned at the end of the frame in which they drop to 0 or below.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Health(pub i32);
+
+/// The side an entity fights for. Entities with a [`Health`] damage those of other teams within
+/// the collision radius.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Team(pub u8);
+
+/// Frames left to live; the entity is despawned in the frame this reaches 0.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lifetime(pub u32);
+
+/// Spawns `count` entities from a scene template every `every` frames, at its own [`Position`]
+/// if it has one.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Spawner {
+    /// Index of the template in the scene's template list (resolved from its name at load time).
+    pub template: u32,
+    /// Period, in frames; at least 1.
+    pub every: u32,
+    /// Entities spawned per period.
+    pub count: u32,
+    /// Frames since the last spawn, in `0..every`.
+    pub timer: u32,
+}

@@ -1,0 +1,196 @@
+//! The end-of-run summary table and the world checksum.
+
+use std::fmt;
+use std::time::Duration;
+
+use mosaic::{ApplyReport, Entity, World};
+
+use crate::components::{Health, Lifetime, Position, Spawner, Team, Velocity};
+
+/// What a run did, printed as an aligned two-column table by its `Display`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// Live entities before the first frame.
+    pub entities_start: u32,
+    /// Live entities after the last frame.
+    pub entities_end: u32,
+    /// Frames run.
+    pub frames: usize,
+    /// Median frame time (mean of the two middle frames for an even count; 0 for no frames).
+    pub median: Duration,
+    /// 99th-percentile frame time, nearest rank (0 for no frames).
+    pub p99: Duration,
+    /// Entities spawned by the frames' command buffers, in entities.
+    pub spawned: usize,
+    /// Entities despawned by the frames' command buffers, in entities.
+    pub despawned: usize,
+    /// Order-independent hash of the final world; see [`checksum`].
+    pub checksum: u64,
+}
+
+impl Summary {
+    /// Summarises a run from its per-frame durations (any order) and its summed apply reports.
+    pub fn new(
+        entities_start: u32,
+        entities_end: u32,
+        mut frame_times: Vec<Duration>,
+        total: ApplyReport,
+        checksum: u64,
+    ) -> Self {
+        frame_times.sort_unstable();
+        let n = frame_times.len();
+        let (median, p99) = if n == 0 {
+            (Duration::ZERO, Duration::ZERO)
+        } else {
+            let median = (frame_times[(n - 1) / 2] + frame_times[n / 2]) / 2;
+            // Nearest rank: the smallest time at or above 99% of the frames.
+            let rank = (n * 99).div_ceil(100).max(1);
+            (median, frame_times[rank - 1])
+        };
+        Self {
+            entities_start,
+            entities_end,
+            frames: n,
+            median,
+            p99,
+            spawned: total.spawned,
+            despawned: total.despawned,
+            checksum,
+        }
+    }
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = |d: Duration| format!("{:.3} ms", d.as_secs_f64() * 1e3);
+        let rows = [
+            ("entities at start", self.entities_start.to_string()),
+            ("entities at end", self.entities_end.to_string()),
+            ("frames", self.frames.to_string()),
+            ("frame time median", ms(self.median)),
+            ("frame time p99", ms(self.p99)),
+            ("spawned", self.spawned.to_string()),
+            ("despawned", self.despawned.to_string()),
+            ("checksum", format!("{:016x}", self.checksum)),
+        ];
+        let value_width = rows.iter().map(|(_, v)| v.len()).max().unwrap_or(0);
+        for (label, value) in rows {
+            writeln!(f, "{label:<18} {value:>value_width$}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The splitmix64 finaliser: a fast, well-mixing 64-bit permutation.
+#[inline]
+fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// Folds one field into a running hash. `tag` keeps a missing component distinct from a zero one.
+#[inline]
+fn absorb(hash: u64, tag: u64, value: u64) -> u64 {
+    mix(hash ^ mix(value.wrapping_add(tag.wrapping_mul(0x9e37_79b9_7f4a_7c15))))
+}
+
+/// An order-independent hash of every live entity and its arena components.
+///
+/// Each entity's hash mixes [`Entity::to_bits`], the `f32::to_bits` of its position and
+/// velocity, its health, team, lifetime and spawner state; the per-entity hashes are combined with
+/// wrapping addition, so the order the world stores entities in does not matter. O(n) in the live
+/// entities.
+pub fn checksum(world: &World) -> u64 {
+    let mut sum = 0u64;
+    world
+        .query_ref::<(
+            Entity,
+            Option<&Position>,
+            Option<&Velocity>,
+            Option<&Health>,
+            Option<&Team>,
+            Option<&Lifetime>,
+            Option<&Spawner>,
+        )>()
+        .for_each(|(entity, position, velocity, health, team, lifetime, spawner)| {
+            let mut h = absorb(0, 1, entity.to_bits());
+            if let Some(p) = position {
+                h = absorb(h, 2, u64::from(p.x.to_bits()) << 32 | u64::from(p.y.to_bits()));
+            }
+            if let Some(v) = velocity {
+                h = absorb(h, 3, u64::from(v.x.to_bits()) << 32 | u64::from(v.y.to_bits()));
+            }
+            if let Some(health) = health {
+                h = absorb(h, 4, u64::from(health.0 as u32));
+            }
+            if let Some(team) = team {
+                h = absorb(h, 5, u64::from(team.0));
+            }
+            if let Some(lifetime) = lifetime {
+                h = absorb(h, 6, u64::from(lifetime.0));
+            }
+            if let Some(s) = spawner {
+                h = absorb(h, 7, u64::from(s.template) << 32 | u64::from(s.timer));
+                h = absorb(h, 8, u64::from(s.every) << 32 | u64::from(s.count));
+            }
+            sum = sum.wrapping_add(h);
+        });
+    sum
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn median_and_p99_from_sorted_times() {
+        let times: Vec<Duration> = (1..=100).rev().map(ms).collect();
+        let s = Summary::new(1, 2, times, ApplyReport::default(), 0);
+        assert_eq!((s.frames, s.p99), (100, ms(99)));
+        assert_eq!(s.median, Duration::from_micros(50_500));
+        let s = Summary::new(0, 0, vec![ms(3), ms(1), ms(2)], ApplyReport::default(), 0);
+        assert_eq!((s.median, s.p99), (ms(2), ms(3)));
+        let s = Summary::new(0, 0, Vec::new(), ApplyReport::default(), 0);
+        assert_eq!((s.median, s.p99), (Duration::ZERO, Duration::ZERO));
+    }
+
+    #[test]
+    fn table_is_aligned() {
+        let report = ApplyReport { spawned: 12, despawned: 7, ..ApplyReport::default() };
+        let text = Summary::new(100, 105, vec![ms(1)], report, 0xabc).to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 8);
+        assert!(lines.iter().all(|l| l.len() == lines[0].len()), "{text}");
+        assert!(text.contains("checksum           0000000000000abc"), "{text}");
+        assert!(text.contains("spawned"), "{text}");
+    }
+
+    #[test]
+    fn checksum_ignores_storage_order_but_sees_values() {
+        let spawn = |order: &[usize]| {
+            let mut world = World::new();
+            let entities: Vec<Entity> = (0..3).map(|_| world.spawn_empty()).collect();
+            for &i in order {
+                world.insert(entities[i], Position { x: i as f32, y: 1.0 });
+                world.insert(entities[i], Health(i as i32));
+            }
+            world
+        };
+        let a = spawn(&[0, 1, 2]);
+        let b = spawn(&[2, 0, 1]);
+        assert_eq!(checksum(&a), checksum(&b));
+        let mut c = spawn(&[0, 1, 2]);
+        let e = c.entities().iter().next().unwrap();
+        c.get_mut::<Position>(e).unwrap().x = -0.0;
+        assert_ne!(checksum(&a), checksum(&c), "-0.0 and 0.0 differ in bits");
+        c.get_mut::<Position>(e).unwrap().x = 0.0;
+        assert_eq!(checksum(&a), checksum(&c));
+        c.remove::<Health>(e);
+        assert_ne!(checksum(&a), checksum(&c));
+    }
+}

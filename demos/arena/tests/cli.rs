@@ -1,0 +1,88 @@
+//! Runs the built `arena` binary: determinism across runs, and exit code 2 with a useful message
+//! for scene files that are missing or malformed.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn arena(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arena")).args(args).output().expect("the arena binary runs")
+}
+
+/// The `checksum` line of a successful run's table.
+fn checksum_line(output: &Output) -> String {
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    stdout
+        .lines()
+        .find(|line| line.starts_with("checksum"))
+        .unwrap_or_else(|| panic!("no checksum line in:\n{stdout}"))
+        .to_owned()
+}
+
+/// A scratch file unique to this test process.
+fn scratch_file(name: &str, contents: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("arena-cli-{}-{name}", std::process::id()));
+    std::fs::write(&path, contents).expect("temp dir is writable");
+    path
+}
+
+#[test]
+fn same_arguments_give_the_same_checksum() {
+    let args = ["--entities", "2000", "--frames", "30"];
+    let first = arena(&args);
+    let second = arena(&args);
+    let line = checksum_line(&first);
+    assert_eq!(line, checksum_line(&second));
+    let stdout = String::from_utf8_lossy(&first.stdout);
+    for label in [
+        "entities at start",
+        "entities at end",
+        "frames",
+        "frame time median",
+        "frame time p99",
+        "spawned",
+        "despawned",
+    ] {
+        assert!(stdout.contains(label), "no `{label}` in:\n{stdout}");
+    }
+    let other_seed = arena(&["--entities", "2000", "--frames", "30", "--seed", "1"]);
+    assert_ne!(line, checksum_line(&other_seed));
+}
+
+#[test]
+fn missing_scene_exits_2_naming_the_file() {
+    let output = arena(&["--scene", "no/such/arena-scene.ron", "--frames", "1"]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("no/such/arena-scene.ron"), "{stderr}");
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn malformed_scene_reports_line_and_column() {
+    let path = scratch_file(
+        "malformed.ron",
+        "Scene(\n    width: 100.0,\n    height: 100.0,\n    collision_radius: [2.0],\n)\n",
+    );
+    let output = arena(&["--scene", path.to_str().unwrap(), "--frames", "1"]);
+    std::fs::remove_file(&path).ok();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(path.to_str().unwrap()), "{stderr}");
+    assert!(stderr.contains("4:23"), "{stderr}");
+}
+
+#[test]
+fn unknown_spawner_template_exits_2() {
+    let path = scratch_file(
+        "unknown.ron",
+        r#"Scene(width: 10.0, height: 10.0, collision_radius: 1.0, damage: 1, templates: [
+    Template(name: "hive", count: 1, components: [Spawner(template: "ghost", every: 1, count: 1)]),
+])"#,
+    );
+    let output = arena(&["--scene", path.to_str().unwrap(), "--frames", "1"]);
+    std::fs::remove_file(&path).ok();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("`ghost`"), "{stderr}");
+}
