@@ -9,7 +9,13 @@
 //! - [`World`]: spawn, despawn, insert, remove, get; resources; [`CommandBuffer`] for changes
 //!   recorded during iteration.
 //! - [`Query`]: iterate the entities that have a set of components, with [`With`] / [`Without`]
-//!   filters, driven by the smallest pool.
+//!   filters, driven by the smallest pool; `par_for_each` on rayon.
+//! - [`Schedule`]: systems as plain functions of [`Query`], [`Res`], [`ResMut`], [`Commands`],
+//!   [`Local`], [`EventReader`], [`EventWriter`]; ordered by constraints and priorities, run in
+//!   parallel where their accesses do not conflict.
+//! - [`Events`]: typed channels with a cursor per reader; component hooks
+//!   ([`World::on_add`], [`World::on_replace`], [`World::on_remove`]) and watches
+//!   ([`World::watch`]) for entities entering and leaving a query's set.
 //!
 //! # Examples
 //! ```
@@ -35,6 +41,7 @@ extern crate self as mosaic;
 
 pub mod component;
 pub mod entity;
+pub mod event;
 pub mod query;
 pub mod schedule;
 pub mod storage;
@@ -42,9 +49,14 @@ pub mod world;
 
 pub use component::{Bundle, Component, ComponentId};
 pub use entity::{Entity, EntityError};
+pub use event::{EventReader, EventWriter, Events, Retention};
 pub use mosaic_macros::Component;
 pub use query::{Query, QueryError, QueryIter, With, Without};
-pub use world::{ApplyReport, CommandBuffer, ComponentError, EntityMut, EntityRef, ResourceError, World};
+pub use schedule::{Commands, ExecutorKind, Local, Res, ResMut, Schedule, ScheduleError};
+pub use world::{
+    ApplyReport, CommandBuffer, ComponentError, EntityMut, EntityRef, HookContext, ResourceError, WatchId,
+    World,
+};
 
 /// The README's examples, compiled and run as doctests.
 #[doc = include_str!("../../../README.md")]

@@ -11,7 +11,7 @@ use crate::world::World;
 
 /// Which entities a query walks.
 #[derive(Clone, Copy)]
-enum Driver<'w> {
+pub(crate) enum Driver<'w> {
     /// A required component was never registered: nothing matches.
     Empty,
     /// The smallest required pool.
@@ -55,9 +55,9 @@ enum Driver<'w> {
 /// assert_eq!(world.get::<Position>(players[0]).unwrap().0, 2.0);
 /// ```
 pub struct Query<'w, Q: QueryData, F: QueryFilter = ()> {
-    components: &'w Components,
+    pub(crate) components: &'w Components,
     entities: &'w Entities,
-    driver: Driver<'w>,
+    pub(crate) driver: Driver<'w>,
     _marker: PhantomData<fn() -> (Q, F)>,
 }
 

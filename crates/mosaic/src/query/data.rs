@@ -4,7 +4,7 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 use super::access::ComponentAccess;
-use crate::component::{Component, Components};
+use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
 use crate::storage::{RowLookup, SparseSet};
 
@@ -32,6 +32,10 @@ pub unsafe trait QueryData {
     /// registered, so no entity has it).
     #[doc(hidden)]
     fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>));
+
+    /// Registers the required component types and reports their ids (for watches).
+    #[doc(hidden)]
+    fn register_required(components: &mut Components, out: &mut dyn FnMut(ComponentId));
 
     /// Captures the pools. `driver` is the pool whose rows the iteration walks, if any.
     #[doc(hidden)]
@@ -103,6 +107,9 @@ unsafe impl<T: Component> QueryData for &T {
     fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>)) {
         visit(components.pool_of::<T>());
     }
+    fn register_required(components: &mut Components, out: &mut dyn FnMut(ComponentId)) {
+        out(components.register::<T>());
+    }
     fn init_fetch<'w>(components: &'w Components, driver: Option<&'w SparseSet>) -> Self::Fetch<'w> {
         PoolFetch::new(components, driver)
     }
@@ -130,6 +137,9 @@ unsafe impl<T: Component> QueryData for &mut T {
     fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>)) {
         visit(components.pool_of::<T>());
     }
+    fn register_required(components: &mut Components, out: &mut dyn FnMut(ComponentId)) {
+        out(components.register::<T>());
+    }
     fn init_fetch<'w>(components: &'w Components, driver: Option<&'w SparseSet>) -> Self::Fetch<'w> {
         PoolFetch::new(components, driver)
     }
@@ -152,6 +162,7 @@ unsafe impl<T: Component> QueryData for Option<&T> {
         visit(ComponentAccess::of::<T>(false));
     }
     fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
+    fn register_required(_: &mut Components, _: &mut dyn FnMut(ComponentId)) {}
     fn init_fetch<'w>(components: &'w Components, driver: Option<&'w SparseSet>) -> Self::Fetch<'w> {
         PoolFetch::new(components, driver)
     }
@@ -174,6 +185,7 @@ unsafe impl<T: Component> QueryData for Option<&mut T> {
         visit(ComponentAccess::of::<T>(true));
     }
     fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
+    fn register_required(_: &mut Components, _: &mut dyn FnMut(ComponentId)) {}
     fn init_fetch<'w>(components: &'w Components, driver: Option<&'w SparseSet>) -> Self::Fetch<'w> {
         PoolFetch::new(components, driver)
     }
@@ -191,6 +203,7 @@ unsafe impl QueryData for Entity {
 
     fn visit_access(_: &mut dyn FnMut(ComponentAccess)) {}
     fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
+    fn register_required(_: &mut Components, _: &mut dyn FnMut(ComponentId)) {}
     fn init_fetch<'w>(_: &'w Components, _: Option<&'w SparseSet>) -> Self::Fetch<'w> {}
     #[inline(always)]
     unsafe fn fetch<'w>(_: &Self::Fetch<'w>, entity: Entity, _: usize) -> Option<Self::Item<'w>> {
@@ -215,6 +228,10 @@ macro_rules! tuple_data {
             #[allow(unused_variables)]
             fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>)) {
                 $($name::visit_required(components, visit);)*
+            }
+            #[allow(unused_variables)]
+            fn register_required(components: &mut Components, out: &mut dyn FnMut(ComponentId)) {
+                $($name::register_required(components, out);)*
             }
             #[allow(unused_variables, clippy::unused_unit)]
             fn init_fetch<'w>(components: &'w Components, driver: Option<&'w SparseSet>) -> Self::Fetch<'w> {

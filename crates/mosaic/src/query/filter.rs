@@ -2,7 +2,7 @@
 
 use std::marker::PhantomData;
 
-use crate::component::{Component, Components};
+use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
 use crate::storage::SparseSet;
 
@@ -16,6 +16,14 @@ pub trait QueryFilter {
     /// Reports the pool of each component an entity must have (`None` if never registered).
     #[doc(hidden)]
     fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>));
+    /// Registers the component types the filter names and reports their ids: those an entity
+    /// must have to `required`, those it must not have to `excluded` (for watches).
+    #[doc(hidden)]
+    fn register_ids(
+        components: &mut Components,
+        required: &mut dyn FnMut(ComponentId),
+        excluded: &mut dyn FnMut(ComponentId),
+    );
     #[doc(hidden)]
     fn init_fetch(components: &Components) -> Self::Fetch<'_>;
     /// Whether live `entity` passes the filter.
@@ -31,6 +39,13 @@ pub struct Without<T>(PhantomData<fn() -> T>);
 
 impl<T: Component> QueryFilter for With<T> {
     type Fetch<'w> = Option<&'w SparseSet>;
+    fn register_ids(
+        components: &mut Components,
+        required: &mut dyn FnMut(ComponentId),
+        _: &mut dyn FnMut(ComponentId),
+    ) {
+        required(components.register::<T>());
+    }
     fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>)) {
         visit(components.pool_of::<T>());
     }
@@ -45,6 +60,13 @@ impl<T: Component> QueryFilter for With<T> {
 
 impl<T: Component> QueryFilter for Without<T> {
     type Fetch<'w> = Option<&'w SparseSet>;
+    fn register_ids(
+        components: &mut Components,
+        _: &mut dyn FnMut(ComponentId),
+        excluded: &mut dyn FnMut(ComponentId),
+    ) {
+        excluded(components.register::<T>());
+    }
     fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
     fn init_fetch(components: &Components) -> Self::Fetch<'_> {
         components.pool_of::<T>()
@@ -62,6 +84,14 @@ macro_rules! tuple_filter {
             #[allow(unused_variables)]
             fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>)) {
                 $($name::visit_required(components, visit);)*
+            }
+            #[allow(unused_variables)]
+            fn register_ids(
+                components: &mut Components,
+                required: &mut dyn FnMut(ComponentId),
+                excluded: &mut dyn FnMut(ComponentId),
+            ) {
+                $($name::register_ids(components, required, excluded);)*
             }
             #[allow(unused_variables, clippy::unused_unit)]
             fn init_fetch(components: &Components) -> Self::Fetch<'_> {

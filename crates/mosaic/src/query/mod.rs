@@ -12,6 +12,8 @@ mod data;
 mod error;
 mod filter;
 mod iter;
+mod par;
+mod watch;
 
 pub use self::core::Query;
 pub use data::{QueryData, ReadOnlyQueryData};

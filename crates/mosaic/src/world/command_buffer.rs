@@ -73,6 +73,16 @@ pub struct ApplyReport {
     pub despawned: usize,
 }
 
+impl std::ops::AddAssign for ApplyReport {
+    /// Adds every count, to total the reports of several applies.
+    fn add_assign(&mut self, other: Self) {
+        self.applied += other.applied;
+        self.skipped += other.skipped;
+        self.spawned += other.spawned;
+        self.despawned += other.despawned;
+    }
+}
+
 /// Structural changes (spawn, despawn, insert, remove) recorded while the world is borrowed, e.g.
 /// during a query, and applied later with [`CommandBuffer::apply`].
 ///

@@ -235,6 +235,7 @@ impl World {
             return old;
         }
         let transitions = self.watch_transitions(entity, &[id], true);
+        self.fire_watches(entity, &transitions, false);
         self.components.pool_mut(id).insert(entity, value);
         self.component_lists[entity.index() as usize].push(id);
         self.fire_hook(entity, id, HookKind::Add);
@@ -266,8 +267,9 @@ impl World {
         self.check_alive(entity)?;
         let missing = || ComponentError::MissingComponent { entity, component: std::any::type_name::<T>() };
         let id = self.components.id::<T>().ok_or_else(missing)?;
+        let mut transitions = Default::default();
         if self.observers.any && self.components.pool(id).contains(entity) {
-            let transitions = self.watch_transitions(entity, &[id], false);
+            transitions = self.watch_transitions(entity, &[id], false);
             self.fire_watches(entity, &transitions, false);
             self.fire_hook(entity, id, HookKind::Remove);
         }
@@ -276,6 +278,7 @@ impl World {
         if let Some(at) = list.iter().position(|&c| c == id) {
             list.swap_remove(at);
         }
+        self.fire_watches(entity, &transitions, true);
         self.flush_deferred();
         Ok(value)
     }

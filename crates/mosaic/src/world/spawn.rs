@@ -131,6 +131,7 @@ impl World {
             }
         }
         let transitions = self.watch_transitions(entity, &added, true);
+        self.fire_watches(entity, &transitions, false);
         let list = &mut self.component_lists[entity.index() as usize];
         let pools = self.components.pools_mut();
         bundle.put_each(&mut InsertSink { pools, ids: &ids, next: 0, entity, list });

@@ -1,0 +1,14 @@
+//! Events: typed channels buffered per frame.
+//!
+//! [`Events<E>`] is a resource holding the events of type `E` sent so far and not yet released.
+//! Systems send with [`EventWriter`] and read with [`EventReader`], each reader with its own
+//! cursor. When events are released is the channel's [`Retention`]: once every registered reader
+//! has read them, or after a number of frames. A frame ends with each
+//! [`Schedule::run`](crate::schedule::Schedule::run), which updates every channel added with
+//! [`World::add_event`].
+
+mod channel;
+mod params;
+
+pub use channel::{EventCursor, Events, Retention};
+pub use params::{EventReader, EventWriter};

@@ -1,0 +1,44 @@
+//! Parallel query iteration on rayon.
+
+use rayon::prelude::*;
+
+use super::core::Driver;
+use super::{Query, QueryData, QueryFilter};
+
+/// Rows per parallel task, at least: smaller chunks cost more in scheduling than they gain.
+const MIN_CHUNK: usize = 1024;
+
+impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
+    /// Calls `f` with each matching entity's item, splitting the driving pool's rows into chunks
+    /// that rayon runs on its thread pool (the current pool: wrap the call in
+    /// `ThreadPool::install` to choose one). Each entity is visited exactly once; the order across
+    /// chunks is unspecified, so `f` should not depend on it.
+    ///
+    /// Chunks are at least 1,024 rows, about four per thread. A query that requires no component
+    /// (walks all live entities) runs sequentially.
+    pub fn par_for_each(&mut self, f: impl Fn(Q::Item<'_>) + Send + Sync) {
+        let Driver::Pool(pool) = self.driver else {
+            return self.for_each(f);
+        };
+        let components = self.components;
+        let rows = pool.entities();
+        let chunk = (rows.len() / (rayon::current_num_threads() * 4)).max(MIN_CHUNK);
+        rows.par_chunks(chunk).enumerate().for_each(|(index, entities)| {
+            let data = Q::init_fetch(components, Some(pool));
+            let filter = F::init_fetch(components);
+            let first_row = index * chunk;
+            for (offset, &entity) in entities.iter().enumerate() {
+                if F::matches(&filter, entity) {
+                    // SAFETY: the fetch was made from the world this query borrows, unchanged
+                    // since; `entity` is live and `first_row + offset` is its row in the driver
+                    // pool; chunks are disjoint, so each row is fetched once across all threads,
+                    // and components are `Send + Sync`, so references to distinct values may be
+                    // used on different threads.
+                    if let Some(item) = unsafe { Q::fetch(&data, entity, first_row + offset) } {
+                        f(item);
+                    }
+                }
+            }
+        });
+    }
+}
