@@ -261,8 +261,8 @@ impl Schedule {
         let name = std::any::type_name_of_val(&system);
         let system = system.into_system().map_err(|(first, second)| ScheduleError::ConflictingParams {
             system: super::system::short_name(name).to_string(),
-            first: first.param,
-            second: second.param,
+            first: super::system::pretty_type_name(first.param),
+            second: super::system::pretty_type_name(second.param),
             component: second.name,
         })?;
         let name = system.name().to_string();

@@ -28,10 +28,10 @@ pub enum ScheduleError {
     ConflictingParams {
         /// The system.
         system: String,
-        /// The first parameter's type.
-        first: &'static str,
-        /// The second parameter's type.
-        second: &'static str,
+        /// The first parameter's type, without module paths.
+        first: String,
+        /// The second parameter's type, without module paths.
+        second: String,
         /// The component or resource both access.
         component: &'static str,
     },

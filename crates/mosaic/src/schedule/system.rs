@@ -212,9 +212,46 @@ impl<F: FnMut(&mut World) + Send + Sync + 'static> System for ExclusiveSystem<F>
     fn apply_deferred(&mut self, _: &mut World) {}
 }
 
+/// A type name without module paths or elided lifetimes, for messages:
+/// `mosaic::query::Query<'_, &mut game::Position>` -> `Query<&mut Position>`.
+pub(crate) fn pretty_type_name(full: &str) -> String {
+    let mut out = String::with_capacity(full.len());
+    let mut word = String::new();
+    let mut chars = full.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_alphanumeric() || c == '_' || c == '\'' {
+            word.push(c);
+        } else if c == ':' && chars.peek() == Some(&':') {
+            chars.next();
+            word.clear();
+        } else {
+            if word != "'_" {
+                out.push_str(&word);
+            } else if chars.peek() == Some(&' ') {
+                chars.next();
+                word.clear();
+                continue;
+            }
+            word.clear();
+            if !(c == ',' && out.ends_with('<')) {
+                out.push(c);
+            }
+        }
+    }
+    out.push_str(&word);
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::short_name;
+    use super::{pretty_type_name, short_name};
+
+    #[test]
+    fn pretty_names() {
+        assert_eq!(pretty_type_name("mosaic::query::core::Query<'_, &mut game::A>"), "Query<&mut A>");
+        assert_eq!(pretty_type_name("mosaic::Res<'_, u32>"), "Res<u32>");
+        assert_eq!(pretty_type_name("(a::B, c::D<e::F>)"), "(B, D<F>)");
+    }
 
     #[test]
     fn short_names() {

@@ -1,0 +1,134 @@
+//! Component lifecycle hooks and query watches: each fires exactly once per event.
+
+use std::sync::{Arc, Mutex};
+
+use mosaic::{CommandBuffer, Component, Entity, HookContext, Without, World};
+
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+struct Health(i32);
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+struct Armor(i32);
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+struct Dead;
+
+type Log = Arc<Mutex<Vec<String>>>;
+
+fn logging_world() -> (World, Log) {
+    let mut world = World::new();
+    let log: Log = Log::default();
+    let (a, r, d) = (log.clone(), log.clone(), log.clone());
+    world.on_add::<Health>(move |ctx| {
+        let value = ctx.world.get::<Health>(ctx.entity).unwrap().0;
+        a.lock().unwrap().push(format!("add {value}"));
+    });
+    world.on_replace::<Health>(move |ctx| {
+        let old = ctx.world.get::<Health>(ctx.entity).unwrap().0;
+        r.lock().unwrap().push(format!("replace {old}"));
+    });
+    world.on_remove::<Health>(move |ctx| {
+        let value = ctx.world.get::<Health>(ctx.entity).unwrap().0;
+        d.lock().unwrap().push(format!("remove {value}"));
+    });
+    (world, log)
+}
+
+fn take(log: &Log) -> Vec<String> {
+    std::mem::take(&mut *log.lock().unwrap())
+}
+
+#[test]
+fn hooks_fire_once_per_event_with_the_right_value() {
+    let (mut world, log) = logging_world();
+    let e = world.spawn(Health(1));
+    assert_eq!(take(&log), ["add 1"]);
+    world.insert(e, Health(2));
+    assert_eq!(take(&log), ["replace 1"]);
+    world.insert(e, Armor(5));
+    assert_eq!(take(&log), Vec::<String>::new(), "other components fire nothing");
+    assert_eq!(world.remove::<Health>(e), Some(Health(2)));
+    assert_eq!(take(&log), ["remove 2"]);
+    assert_eq!(world.remove::<Health>(e), None);
+    assert_eq!(take(&log), Vec::<String>::new());
+    world.insert_bundle(e, (Health(3), Dead));
+    assert_eq!(take(&log), ["add 3"]);
+    world.insert_bundle(e, (Health(4),));
+    assert_eq!(take(&log), ["replace 3"]);
+    world.despawn(e);
+    assert_eq!(take(&log), ["remove 4"]);
+}
+
+#[test]
+fn hooks_fire_for_batches_and_command_buffers() {
+    let (mut world, log) = logging_world();
+    let entities = world.spawn_batch((0..3).map(Health));
+    assert_eq!(take(&log), ["add 0", "add 1", "add 2"]);
+    let mut commands = CommandBuffer::new();
+    commands.insert(entities[0], Health(10));
+    commands.remove::<Health>(entities[1]);
+    commands.despawn(entities[2]);
+    commands.spawn(Health(7));
+    commands.apply(&mut world);
+    assert_eq!(take(&log), ["replace 0", "remove 1", "remove 2", "add 7"]);
+}
+
+#[test]
+fn hooks_can_defer_structural_changes() {
+    let mut world = World::new();
+    // Health at zero or below marks the entity dead; a Dead entity is despawned by another hook.
+    world.on_add::<Health>(|ctx: &mut HookContext<'_>| {
+        if ctx.world.get::<Health>(ctx.entity).unwrap().0 <= 0 {
+            ctx.commands.insert(ctx.entity, Dead);
+        }
+    });
+    world.on_add::<Dead>(|ctx| ctx.commands.despawn(ctx.entity));
+    let alive = world.spawn(Health(5));
+    let doomed = world.spawn(Health(0));
+    assert!(world.is_alive(alive));
+    assert!(!world.is_alive(doomed), "the chain of deferred commands ran after the spawn");
+}
+
+#[test]
+#[should_panic(expected = "already has an on_add hook")]
+fn second_hook_of_a_kind_is_refused() {
+    let mut world = World::new();
+    world.on_add::<Health>(|_| {});
+    world.on_add::<Health>(|_| {});
+}
+
+#[test]
+fn watch_enter_and_leave_fire_once_each() {
+    let mut world = World::new();
+    let log: Arc<Mutex<Vec<(char, Entity)>>> = Default::default();
+    let (enter, leave) = (log.clone(), log.clone());
+    world.watch::<(&Health, &Armor), Without<Dead>>(
+        move |ctx| enter.lock().unwrap().push(('+', ctx.entity)),
+        move |ctx| {
+            // Components are still readable while leaving.
+            assert!(ctx.world.get::<Health>(ctx.entity).is_ok());
+            leave.lock().unwrap().push(('-', ctx.entity));
+        },
+    );
+    let take = || std::mem::take(&mut *log.lock().unwrap());
+
+    let a = world.spawn(Health(1));
+    assert_eq!(take(), []);
+    world.insert(a, Armor(1));
+    assert_eq!(take(), [('+', a)]);
+    world.insert(a, Armor(2));
+    assert_eq!(take(), [], "replacing keeps it in the set");
+    world.insert(a, Dead);
+    assert_eq!(take(), [('-', a)]);
+    world.remove::<Dead>(a);
+    assert_eq!(take(), [('+', a)]);
+    world.remove::<Armor>(a);
+    assert_eq!(take(), [('-', a)]);
+
+    let b = world.spawn((Health(1), Armor(1)));
+    assert_eq!(take(), [('+', b)]);
+    let c = world.spawn((Health(1), Armor(1), Dead));
+    assert_eq!(take(), [], "never matched: no enter, no leave");
+    world.despawn(b);
+    assert_eq!(take(), [('-', b)]);
+    world.despawn(c);
+    assert_eq!(take(), []);
+}

@@ -1,0 +1,336 @@
+//! Systems and the schedule: ordering, determinism, sync points, errors.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mosaic::schedule::ScheduleError;
+use mosaic::{Commands, Component, Entity, ExecutorKind, Local, Query, Res, ResMut, Schedule, With, World};
+
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct A(u64);
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct B(u64);
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct C(u64);
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct D(u64);
+
+/// Names of systems in the order they ran.
+#[derive(Default)]
+struct Trace(Vec<&'static str>);
+
+fn first(mut trace: ResMut<Trace>) {
+    trace.0.push("first");
+}
+fn second(mut trace: ResMut<Trace>) {
+    trace.0.push("second");
+}
+fn third(mut trace: ResMut<Trace>) {
+    trace.0.push("third");
+}
+
+fn run_once(schedule: &mut Schedule) -> Vec<&'static str> {
+    let mut world = World::new();
+    world.insert_resource(Trace::default());
+    schedule.run(&mut world);
+    world.remove_resource::<Trace>().unwrap().0
+}
+
+#[test]
+fn before_and_after_constraints_hold() {
+    let mut schedule = Schedule::new();
+    schedule.add_system(third).after("second");
+    schedule.add_system(second).after("first");
+    schedule.add_system(first);
+    assert_eq!(run_once(&mut schedule), ["first", "second", "third"]);
+
+    let mut schedule = Schedule::new();
+    schedule.add_system(second);
+    schedule.add_system(first).before("second");
+    assert_eq!(schedule.order().unwrap(), ["first", "second"]);
+}
+
+#[test]
+fn priority_breaks_ties_then_insertion_order() {
+    let mut schedule = Schedule::new();
+    schedule.add_system(first);
+    schedule.add_system(second).priority(10);
+    schedule.add_system(third);
+    assert_eq!(schedule.order().unwrap(), ["second", "first", "third"]);
+    // A constraint beats priority.
+    let mut schedule = Schedule::new();
+    schedule.add_system(first);
+    schedule.add_system(second).priority(10).after("first");
+    assert_eq!(schedule.order().unwrap(), ["first", "second"]);
+}
+
+#[test]
+fn sets_order_their_members() {
+    let mut schedule = Schedule::new();
+    schedule.add_system(third).in_set("late");
+    schedule.add_system(first).in_set("early");
+    schedule.add_system(second).after("early").before("late");
+    schedule.configure_set("early").before("late");
+    assert_eq!(run_once(&mut schedule), ["first", "second", "third"]);
+}
+
+#[test]
+fn cycle_error_names_every_system() {
+    let mut schedule = Schedule::new();
+    schedule.add_system(first).after("third");
+    schedule.add_system(second).after("first");
+    schedule.add_system(third).after("second");
+    let error = schedule.build().unwrap_err();
+    let ScheduleError::Cycle { systems } = &error else { panic!("expected a cycle, got {error}") };
+    assert_eq!(systems.first(), systems.last());
+    let message = error.to_string();
+    for name in ["first", "second", "third"] {
+        assert!(message.contains(name), "{message}");
+    }
+    assert!(message.contains("->"), "{message}");
+}
+
+#[test]
+fn unknown_label_is_an_error() {
+    let mut schedule = Schedule::new();
+    schedule.add_system(first).after("nobody");
+    assert_eq!(
+        schedule.build().unwrap_err(),
+        ScheduleError::UnknownLabel { system: "first".into(), label: "nobody".into() }
+    );
+}
+
+fn aliasing(_: Query<&mut A>, _: Query<&A>) {}
+
+#[test]
+fn conflicting_parameters_are_refused_naming_both() {
+    let mut schedule = Schedule::new();
+    let error = schedule.try_add_system(aliasing).err().expect("must be refused");
+    let message = error.to_string();
+    assert!(message.contains("aliasing"), "{message}");
+    assert!(message.contains("`Query<&mut A>` and `Query<&A>`"), "{message}");
+    assert!(message.contains("schedule::A"), "{message}");
+    assert!(schedule.is_empty());
+}
+
+#[test]
+#[should_panic(expected = "has conflicting parameters")]
+fn add_system_panics_on_conflict() {
+    Schedule::new().add_system(aliasing);
+}
+
+struct Missing;
+fn needs_missing(_: Res<Missing>) {}
+
+#[test]
+#[should_panic(expected = "system `needs_missing` cannot run: resource `schedule::Missing` is missing")]
+fn missing_resource_names_system_and_type() {
+    let mut schedule = Schedule::new();
+    schedule.add_system(needs_missing);
+    schedule.run(&mut World::new());
+}
+
+#[test]
+fn missing_resource_skips_when_asked() {
+    let mut schedule = Schedule::new();
+    schedule.add_system(needs_missing).skip_if_missing();
+    schedule.add_system(first);
+    assert_eq!(run_once(&mut schedule), ["first"]);
+}
+
+#[derive(Default)]
+struct Enabled(bool);
+
+#[test]
+fn run_conditions() {
+    let mut schedule = Schedule::new();
+    schedule.add_system(first).run_if(|world: &World| world.resource::<Enabled>().0);
+    schedule.add_system(second);
+    let mut world = World::new();
+    world.insert_resource(Trace::default());
+    world.insert_resource(Enabled(false));
+    schedule.run(&mut world);
+    world.resource_mut::<Enabled>().0 = true;
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Trace>().0, ["second", "first", "second"]);
+}
+
+fn count_runs(mut runs: Local<u32>, mut total: ResMut<Vec<u32>>) {
+    *runs += 1;
+    total.push(*runs);
+}
+
+#[test]
+fn local_state_persists_per_system() {
+    let mut schedule = Schedule::new();
+    schedule.add_system(count_runs);
+    let mut world = World::new();
+    world.insert_resource(Vec::<u32>::new());
+    for _ in 0..3 {
+        schedule.run(&mut world);
+    }
+    assert_eq!(world.resource::<Vec<u32>>(), &[1, 2, 3]);
+}
+
+fn exclusive(world: &mut World) {
+    world.spawn(A(7));
+}
+
+fn sees_a(query: Query<&A>, mut trace: ResMut<Trace>) {
+    if query.into_iter().any(|a| a.0 == 7) {
+        trace.0.push("saw");
+    }
+}
+
+#[test]
+fn exclusive_systems_run_alone_and_are_seen() {
+    let mut schedule = Schedule::new();
+    schedule.add_system(exclusive);
+    schedule.add_system(sees_a).after("exclusive");
+    assert_eq!(run_once(&mut schedule), ["saw"]);
+}
+
+// --- sync points: commands apply in system order, not completion order ---
+
+/// Spawns `A(1)` after a busy wait, so it finishes last when run in parallel.
+fn slow_spawner(mut commands: Commands, _: Query<&C>) {
+    let start = std::time::Instant::now();
+    while start.elapsed() < Duration::from_millis(2) {
+        std::hint::spin_loop();
+    }
+    commands.spawn(A(1));
+}
+fn fast_spawner(mut commands: Commands, _: Query<&D>) {
+    commands.spawn(A(2));
+}
+
+#[test]
+fn commands_apply_in_system_order() {
+    for executor in [ExecutorKind::SingleThreaded, ExecutorKind::Parallel] {
+        let mut schedule = Schedule::new();
+        schedule.set_executor(executor).set_parallel_threshold(Duration::ZERO);
+        schedule.add_system(slow_spawner);
+        schedule.add_system(fast_spawner);
+        assert_eq!(schedule.batches().unwrap(), [vec!["slow_spawner", "fast_spawner"]]);
+        let mut world = World::new();
+        for _ in 0..3 {
+            schedule.run(&mut world);
+        }
+        let order: Vec<u64> = world.query::<&A>().into_iter().map(|a| a.0).collect();
+        assert_eq!(order, [1, 2, 1, 2, 1, 2], "{executor:?}");
+    }
+}
+
+fn later_sees_commands(query: Query<(Entity, &A)>, mut trace: ResMut<Trace>) {
+    if query.into_iter().count() > 0 {
+        trace.0.push("later saw spawn");
+    }
+}
+
+#[test]
+fn a_later_batch_sees_earlier_commands() {
+    let mut schedule = Schedule::new();
+    schedule.add_system(fast_spawner);
+    schedule.add_system(later_sees_commands).after("fast_spawner");
+    assert_eq!(run_once(&mut schedule), ["later saw spawn"]);
+}
+
+// --- the `schedule` workload: parallel equals sequential, every time ---
+
+fn ab(mut q: Query<(&mut A, &mut B)>) {
+    q.for_each(|(a, b)| std::mem::swap(&mut a.0, &mut b.0));
+}
+fn cd(mut q: Query<(&mut C, &mut D)>) {
+    q.for_each(|(c, d)| std::mem::swap(&mut c.0, &mut d.0));
+}
+fn c_plus(mut q: Query<&mut C, With<A>>, mut commands: Commands, mut frame: Local<u64>) {
+    *frame += 1;
+    q.for_each(|c| c.0 = c.0.wrapping_mul(31).wrapping_add(*frame));
+    commands.spawn((A(*frame), B(0)));
+}
+fn checksum(world: &mut World) -> Vec<(u64, u64, Option<u64>, Option<u64>)> {
+    let mut rows: Vec<_> = world
+        .query::<(Entity, &A, &B, Option<&C>, Option<&D>)>()
+        .into_iter()
+        .map(|(e, a, b, c, d)| (e.to_bits(), a.0 ^ b.0, c.map(|c| c.0), d.map(|d| d.0)))
+        .map(|(e, ab, c, d)| (e ^ ab, ab, c, d))
+        .collect();
+    rows.sort_unstable();
+    rows
+}
+
+fn populated_world() -> World {
+    let mut world = World::new();
+    world.spawn_batch((0..500).map(|i| (A(i), B(i * 2))));
+    world.spawn_batch((0..500).map(|i| (A(i), B(i * 3), C(i))));
+    world.spawn_batch((0..500).map(|i| (A(i), B(i), C(i * 5), D(i * 7))));
+    world
+}
+
+#[test]
+fn parallel_executor_is_deterministic_over_100_runs() {
+    let mut expected = None;
+    for run in 0..100 {
+        let executor = if run == 0 { ExecutorKind::SingleThreaded } else { ExecutorKind::Parallel };
+        let mut schedule = Schedule::new();
+        schedule.set_executor(executor).set_parallel_threshold(Duration::ZERO);
+        schedule.add_system(ab);
+        schedule.add_system(cd);
+        schedule.add_system(c_plus);
+        let mut world = populated_world();
+        for _ in 0..5 {
+            schedule.run(&mut world);
+        }
+        let result = checksum(&mut world);
+        match &expected {
+            None => expected = Some(result),
+            Some(expected) => assert_eq!(&result, expected, "run {run} differs"),
+        }
+    }
+}
+
+#[test]
+fn non_conflicting_systems_share_a_batch() {
+    let mut schedule = Schedule::new();
+    schedule.add_system(ab);
+    schedule.add_system(cd);
+    schedule.add_system(c_plus);
+    // c_plus writes C, which cd also writes: a new batch.
+    assert_eq!(schedule.batches().unwrap(), [vec!["ab", "cd"], vec!["c_plus"]]);
+}
+
+#[test]
+fn profiler_reports_every_system() {
+    let mut schedule = Schedule::new();
+    schedule.enable_profiling(10);
+    schedule.add_system(ab);
+    schedule.add_system(cd);
+    let mut world = populated_world();
+    for _ in 0..25 {
+        schedule.run(&mut world);
+    }
+    let profile = schedule.profile();
+    assert_eq!(profile.systems.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["ab", "cd"]);
+    for system in &profile.systems {
+        assert_eq!(system.runs, 25);
+        assert!(system.median <= system.max);
+        assert!(system.max > Duration::ZERO);
+    }
+    let table = profile.to_string();
+    assert!(
+        table.contains("median ms") && table.contains("ab") && table.contains("last 10 frames"),
+        "{table}"
+    );
+}
+
+#[test]
+fn systems_can_be_closures() {
+    let seen = Arc::new(Mutex::new(0usize));
+    let inner = seen.clone();
+    let mut schedule = Schedule::new();
+    schedule.add_system(move |q: Query<&A>| *inner.lock().unwrap() += q.into_iter().count()).named("count");
+    let mut world = populated_world();
+    schedule.run(&mut world);
+    assert_eq!(*seen.lock().unwrap(), 1500);
+    assert_eq!(schedule.order().unwrap(), ["count"]);
+}
