@@ -5,6 +5,7 @@
 //!
 //! Run: `cargo bench -p mosaic-ecs --bench core`. Compare the two lines of each group: the ratio
 //! Mosaic / baseline is the figure that matters, not the absolute times on a shared machine.
+#![allow(missing_docs, reason = "criterion_group! and criterion_main! generate undocumented items")]
 
 use std::hint::black_box;
 
@@ -14,15 +15,18 @@ use mosaic::{Component, Entity, World};
 const N: usize = 10_000;
 
 #[derive(Component, Clone, Copy)]
+#[allow(dead_code, reason = "payload: moved, never read")]
 struct Transform([[f32; 4]; 4]);
 #[derive(Component, Clone, Copy)]
 struct Position([f32; 3]);
 #[derive(Component, Clone, Copy)]
+#[allow(dead_code, reason = "payload: moved, never read")]
 struct Rotation([f32; 3]);
 #[derive(Component, Clone, Copy)]
 struct Velocity([f32; 3]);
 #[derive(Component, Clone, Copy)]
-struct Marker(#[allow(dead_code)] f32);
+#[allow(dead_code, reason = "payload: moved, never read")]
+struct Marker(f32);
 
 fn bundle(i: usize) -> (Transform, Position, Rotation, Velocity) {
     let f = i as f32;

@@ -65,7 +65,7 @@ unsafe impl<E: Send + Sync + 'static> SystemParam for EventWriter<'_, E> {
     fn validate(_: &(), world: &World) -> Result<(), &'static str> {
         if world.contains_resource::<Events<E>>() { Ok(()) } else { Err(std::any::type_name::<Events<E>>()) }
     }
-    unsafe fn get_param<'w, 's>(_: &'s mut (), world: &'w World) -> EventWriter<'w, E> {
+    unsafe fn get_param<'w>(_: &mut (), world: &'w World) -> EventWriter<'w, E> {
         // SAFETY: the declared write of `Events<E>` means no other running system accesses it.
         let events = unsafe { world.resources.get_mut_unchecked::<Events<E>>() };
         EventWriter { events: events.expect("validated before the run") }

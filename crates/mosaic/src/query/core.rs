@@ -116,11 +116,19 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         };
         let data = Q::init_fetch(self.components, Some(pool));
         let filter = F::init_fetch(self.components);
-        for (row, &entity) in pool.entities().iter().enumerate() {
-            if F::matches(&filter, entity) {
+        let entities = pool.entities();
+        let aligned = Q::aligned_rows(&data).min(entities.len());
+        for (row, &entity) in entities[..aligned].iter().enumerate() {
+            if F::TRIVIAL || F::matches(&filter, entity) {
                 // SAFETY: the fetch was made from the world this query borrows (exclusively, or
-                // shared for read-only `Q`), unchanged since; `entity` is live and `row` is its
-                // row in the driver pool; each row is visited once.
+                // shared for read-only `Q`), unchanged since; `entity` is live, `row` is its row
+                // in the driver pool and below `aligned_rows`; each row is visited once.
+                f(unsafe { Q::fetch_aligned(&data, entity, row) });
+            }
+        }
+        for (row, &entity) in entities.iter().enumerate().skip(aligned) {
+            if F::matches(&filter, entity) {
+                // SAFETY: as above, through the checked lookup path.
                 if let Some(item) = unsafe { Q::fetch(&data, entity, row) } {
                     f(item);
                 }
@@ -173,13 +181,9 @@ fn make_iter<'a, Q: QueryData, F: QueryFilter>(
         Driver::Pool(pool) => (Some(pool), pool.entities(), None),
         Driver::All => (None, &[][..], Some(entities.iter())),
     };
-    QueryIter {
-        data: Q::init_fetch(components, pool),
-        filter: F::init_fetch(components),
-        entities: rows,
-        row: 0,
-        all,
-    }
+    let data = Q::init_fetch(components, pool);
+    let aligned = Q::aligned_rows(&data).min(rows.len());
+    QueryIter { data, filter: F::init_fetch(components), entities: rows, row: 0, aligned, all }
 }
 
 impl<'w, Q: QueryData, F: QueryFilter> IntoIterator for Query<'w, Q, F> {

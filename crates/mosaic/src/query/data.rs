@@ -50,6 +50,19 @@ pub unsafe trait QueryData {
     ///   in use (each entity is fetched at most once per borrow of the query).
     #[doc(hidden)]
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<Self::Item<'w>>;
+
+    /// Driver rows `0..n` that every required pool holds at a fixed offset, so
+    /// [`QueryData::fetch_aligned`] applies (`usize::MAX` when nothing constrains it).
+    #[doc(hidden)]
+    fn aligned_rows(fetch: &Self::Fetch<'_>) -> usize;
+
+    /// The item at driver row `row`, without lookups or a match check.
+    ///
+    /// # Safety
+    /// As [`QueryData::fetch`], and `row < aligned_rows(fetch)` (so the entity has every required
+    /// component).
+    #[doc(hidden)]
+    unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Self::Item<'w>;
 }
 
 /// A [`QueryData`] that only reads, so it can be fetched through `&World`
@@ -64,7 +77,9 @@ pub unsafe trait ReadOnlyQueryData: QueryData {}
 pub struct PoolFetch<'w, T> {
     lookup: Option<RowLookup<'w>>,
     data: NonNull<T>,
-    is_driver: bool,
+    /// Driver rows `r < aligned` hold this pool's row `r + offset`: no lookup needed.
+    offset: usize,
+    aligned: usize,
     _marker: PhantomData<&'w T>,
 }
 
@@ -72,10 +87,16 @@ impl<'w, T: Component> PoolFetch<'w, T> {
     #[inline]
     fn new(components: &'w Components, driver: Option<&'w SparseSet>) -> Self {
         let pool = components.pool_of::<T>();
+        let (offset, aligned) = match (pool, driver) {
+            (Some(pool), Some(driver)) if std::ptr::eq(pool, driver) => (0, usize::MAX),
+            (Some(pool), Some(driver)) => pool.aligned_with_pool(driver),
+            _ => (0, 0),
+        };
         Self {
             lookup: pool.map(SparseSet::lookup),
             data: pool.map_or(NonNull::dangling(), SparseSet::typed_ptr::<T>),
-            is_driver: matches!((pool, driver), (Some(p), Some(d)) if std::ptr::eq(p, d)),
+            offset,
+            aligned,
             _marker: PhantomData,
         }
     }
@@ -83,16 +104,24 @@ impl<'w, T: Component> PoolFetch<'w, T> {
     /// The row of `entity` in this pool; `row` is its row in the driver.
     #[inline(always)]
     fn row(&self, entity: Entity, row: usize) -> Option<usize> {
-        if self.is_driver { Some(row) } else { self.lookup?.row_of(entity) }
+        if row < self.aligned { Some(row + self.offset) } else { self.lookup?.row_of(entity) }
     }
 
     /// Pointer to `entity`'s value, if it has one.
     #[inline(always)]
     fn value_ptr(&self, entity: Entity, row: usize) -> Option<*mut T> {
         let row = self.row(entity, row)?;
-        // SAFETY: `row` is a row of this pool (from `row_of`, or the driver row the caller
+        // SAFETY: `row` is a row of this pool (from `row_of`, or an aligned driver row the caller
         // vouches for), so `row < len <= capacity` and the offset stays inside the allocation.
         Some(unsafe { self.data.as_ptr().add(row) })
+    }
+
+    /// Pointer to the value at driver row `row`, which must be below `aligned`.
+    #[inline(always)]
+    fn aligned_ptr(&self, row: usize) -> *mut T {
+        debug_assert!(row < self.aligned);
+        // SAFETY: aligned driver rows map to rows `row + offset < len` of this pool (caller).
+        unsafe { self.data.as_ptr().add(row + self.offset) }
     }
 }
 
@@ -120,6 +149,15 @@ unsafe impl<T: Component> QueryData for &T {
         // 'w (caller); no `&mut` to it exists since the query's access set has no write of `T`
         // besides this read (aliasing check).
         Some(unsafe { &*ptr })
+    }
+    #[inline(always)]
+    fn aligned_rows(fetch: &Self::Fetch<'_>) -> usize {
+        fetch.aligned
+    }
+    #[inline(always)]
+    unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, _: Entity, row: usize) -> &'w T {
+        // SAFETY: as in `fetch`; `row < aligned` (caller), so the pointer is an initialized row.
+        unsafe { &*fetch.aligned_ptr(row) }
     }
 }
 
@@ -151,6 +189,16 @@ unsafe impl<T: Component> QueryData for &mut T {
         // (aliasing check), and each entity's row is handed out once per borrow (caller).
         Some(unsafe { &mut *ptr })
     }
+    #[inline(always)]
+    fn aligned_rows(fetch: &Self::Fetch<'_>) -> usize {
+        fetch.aligned
+    }
+    #[inline(always)]
+    unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, _: Entity, row: usize) -> &'w mut T {
+        // SAFETY: as in `fetch`; `row < aligned` (caller), so the pointer is an initialized row
+        // handed out once.
+        unsafe { &mut *fetch.aligned_ptr(row) }
+    }
 }
 
 // SAFETY: same access and fetch as `&T`, but nothing is required.
@@ -170,6 +218,14 @@ unsafe impl<T: Component> QueryData for Option<&T> {
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<Option<&'w T>> {
         // SAFETY: forwarded from the caller.
         Some(unsafe { <&T>::fetch(fetch, entity, row) })
+    }
+    fn aligned_rows(_: &Self::Fetch<'_>) -> usize {
+        usize::MAX
+    }
+    #[inline(always)]
+    unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<&'w T> {
+        // SAFETY: forwarded from the caller; an optional term checks presence itself.
+        unsafe { <&T>::fetch(fetch, entity, row) }
     }
 }
 
@@ -194,6 +250,14 @@ unsafe impl<T: Component> QueryData for Option<&mut T> {
         // SAFETY: forwarded from the caller.
         Some(unsafe { <&mut T>::fetch(fetch, entity, row) })
     }
+    fn aligned_rows(_: &Self::Fetch<'_>) -> usize {
+        usize::MAX
+    }
+    #[inline(always)]
+    unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<&'w mut T> {
+        // SAFETY: forwarded from the caller; an optional term checks presence itself.
+        unsafe { <&mut T>::fetch(fetch, entity, row) }
+    }
 }
 
 // SAFETY: accesses no component.
@@ -208,6 +272,13 @@ unsafe impl QueryData for Entity {
     #[inline(always)]
     unsafe fn fetch<'w>(_: &Self::Fetch<'w>, entity: Entity, _: usize) -> Option<Self::Item<'w>> {
         Some(entity)
+    }
+    fn aligned_rows(_: &Self::Fetch<'_>) -> usize {
+        usize::MAX
+    }
+    #[inline(always)]
+    unsafe fn fetch_aligned<'w>(_: &Self::Fetch<'w>, entity: Entity, _: usize) -> Self::Item<'w> {
+        entity
     }
 }
 
@@ -243,6 +314,19 @@ macro_rules! tuple_data {
                 let ($($name,)*) = fetch;
                 // SAFETY: forwarded from the caller to each member.
                 Some(($(unsafe { $name::fetch($name, entity, row) }?,)*))
+            }
+            #[inline(always)]
+            #[allow(unused_variables, non_snake_case)]
+            fn aligned_rows(fetch: &Self::Fetch<'_>) -> usize {
+                let ($($name,)*) = fetch;
+                usize::MAX $(.min($name::aligned_rows($name)))*
+            }
+            #[inline(always)]
+            #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
+            unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Self::Item<'w> {
+                let ($($name,)*) = fetch;
+                // SAFETY: forwarded from the caller to each member.
+                ($(unsafe { $name::fetch_aligned($name, entity, row) },)*)
             }
         }
 

@@ -13,6 +13,9 @@ use crate::storage::SparseSet;
 pub trait QueryFilter {
     #[doc(hidden)]
     type Fetch<'w>;
+    /// Whether the filter passes every entity (`()` and tuples of `()`): iteration then skips it.
+    #[doc(hidden)]
+    const TRIVIAL: bool = false;
     /// Reports the pool of each component an entity must have (`None` if never registered).
     #[doc(hidden)]
     fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>));
@@ -81,6 +84,7 @@ macro_rules! tuple_filter {
     ($($name:ident),*) => {
         impl<$($name: QueryFilter),*> QueryFilter for ($($name,)*) {
             type Fetch<'w> = ($($name::Fetch<'w>,)*);
+            const TRIVIAL: bool = true $(&& $name::TRIVIAL)*;
             #[allow(unused_variables)]
             fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>)) {
                 $($name::visit_required(components, visit);)*

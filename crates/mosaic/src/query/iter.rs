@@ -16,6 +16,8 @@ pub struct QueryIter<'w, Q: QueryData, F: QueryFilter> {
     pub(crate) entities: &'w [Entity],
     /// Next row of `entities`.
     pub(crate) row: usize,
+    /// Rows below this are aligned in every required pool (see `QueryData::aligned_rows`).
+    pub(crate) aligned: usize,
     /// Every live entity, for queries that require no component.
     pub(crate) all: Option<AliveIter<'w>>,
 }
@@ -25,6 +27,15 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, Q, F> {
 
     #[inline]
     fn next(&mut self) -> Option<Q::Item<'w>> {
+        while self.row < self.aligned {
+            let row = self.row;
+            self.row += 1;
+            let entity = self.entities[row];
+            if F::TRIVIAL || F::matches(&self.filter, entity) {
+                // SAFETY: as below, and `row` is below the fetch's aligned rows.
+                return Some(unsafe { Q::fetch_aligned(&self.data, entity, row) });
+            }
+        }
         while let Some(&entity) = self.entities.get(self.row) {
             let row = self.row;
             self.row += 1;

@@ -55,10 +55,10 @@ impl Access {
     /// # Errors
     /// The existing item the new one conflicts with (same target, one of them a write), so a
     /// system whose own parameters alias is refused naming both.
-    pub fn add(&mut self, item: AccessItem) -> Result<(), (AccessItem, AccessItem)> {
+    pub fn add(&mut self, item: AccessItem) -> Result<(), Box<(AccessItem, AccessItem)>> {
         if let Some(existing) = self.items.iter().find(|e| e.target == item.target && (e.write || item.write))
         {
-            return Err((*existing, item));
+            return Err(Box::new((*existing, item)));
         }
         self.items.push(item);
         Ok(())

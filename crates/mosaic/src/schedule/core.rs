@@ -259,11 +259,11 @@ impl Schedule {
         system: impl IntoSystem<M>,
     ) -> Result<SystemConfig<'_>, ScheduleError> {
         let name = std::any::type_name_of_val(&system);
-        let system = system.into_system().map_err(|(first, second)| ScheduleError::ConflictingParams {
+        let system = system.into_system().map_err(|pair| ScheduleError::ConflictingParams {
             system: super::system::short_name(name).to_string(),
-            first: super::system::pretty_type_name(first.param),
-            second: super::system::pretty_type_name(second.param),
-            component: second.name,
+            first: super::system::pretty_type_name(pair.0.param),
+            second: super::system::pretty_type_name(pair.1.param),
+            component: pair.1.name,
         })?;
         let name = system.name().to_string();
         self.batches = None;

@@ -8,7 +8,7 @@ use crate::query::{Query, QueryData, QueryFilter};
 use crate::world::{CommandBuffer, World};
 
 /// Two accesses of one system that alias: the first parameter's and the second's.
-pub type ParamConflict = (AccessItem, AccessItem);
+pub type ParamConflict = Box<(AccessItem, AccessItem)>;
 
 /// A value a system function can take as a parameter: [`Query`], [`Res`], [`ResMut`], [`Local`],
 /// [`Commands`], [`EventReader`](crate::event::EventReader),
@@ -74,7 +74,7 @@ unsafe impl<Q: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Qu
         result
     }
     fn init_state(_: &mut World) -> Self::State {}
-    unsafe fn get_param<'w, 's>(_: &'s mut (), world: &'w World) -> Query<'w, Q, F> {
+    unsafe fn get_param<'w>(_: &mut (), world: &'w World) -> Query<'w, Q, F> {
         // SAFETY: the scheduler guarantees no conflicting access to the declared components
         // during 'w, and the declaration passed the aliasing check when the system was added.
         unsafe { Query::new_unchecked(world) }
@@ -129,7 +129,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
     fn validate(_: &(), world: &World) -> Result<(), &'static str> {
         if world.contains_resource::<T>() { Ok(()) } else { Err(std::any::type_name::<T>()) }
     }
-    unsafe fn get_param<'w, 's>(_: &'s mut (), world: &'w World) -> Res<'w, T> {
+    unsafe fn get_param<'w>(_: &mut (), world: &'w World) -> Res<'w, T> {
         Res(world.get_resource::<T>().expect("validated before the run"))
     }
 }
@@ -143,7 +143,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Option<Res<'_, T>> {
         access.add(resource_item::<T>(false, std::any::type_name::<Self>()))
     }
     fn init_state(_: &mut World) -> Self::State {}
-    unsafe fn get_param<'w, 's>(_: &'s mut (), world: &'w World) -> Option<Res<'w, T>> {
+    unsafe fn get_param<'w>(_: &mut (), world: &'w World) -> Option<Res<'w, T>> {
         world.get_resource::<T>().map(Res)
     }
 }
@@ -160,7 +160,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
     fn validate(_: &(), world: &World) -> Result<(), &'static str> {
         if world.contains_resource::<T>() { Ok(()) } else { Err(std::any::type_name::<T>()) }
     }
-    unsafe fn get_param<'w, 's>(_: &'s mut (), world: &'w World) -> ResMut<'w, T> {
+    unsafe fn get_param<'w>(_: &mut (), world: &'w World) -> ResMut<'w, T> {
         // SAFETY: the declared write of `T` means no other running system accesses `T` for 'w
         // (caller), so this is the only reference.
         ResMut(unsafe { world.resources.get_mut_unchecked::<T>() }.expect("validated before the run"))
@@ -176,7 +176,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Option<ResMut<'_, T>> {
         access.add(resource_item::<T>(true, std::any::type_name::<Self>()))
     }
     fn init_state(_: &mut World) -> Self::State {}
-    unsafe fn get_param<'w, 's>(_: &'s mut (), world: &'w World) -> Option<ResMut<'w, T>> {
+    unsafe fn get_param<'w>(_: &mut (), world: &'w World) -> Option<ResMut<'w, T>> {
         // SAFETY: as for `ResMut`.
         unsafe { world.resources.get_mut_unchecked::<T>() }.map(ResMut)
     }
@@ -209,7 +209,7 @@ unsafe impl<T: Default + Send + Sync + 'static> SystemParam for Local<'_, T> {
     fn init_state(_: &mut World) -> T {
         T::default()
     }
-    unsafe fn get_param<'w, 's>(state: &'s mut T, _: &'w World) -> Local<'s, T> {
+    unsafe fn get_param<'s>(state: &'s mut T, _: &World) -> Local<'s, T> {
         Local(state)
     }
 }
@@ -243,7 +243,7 @@ unsafe impl SystemParam for Commands<'_> {
     fn init_state(_: &mut World) -> CommandBuffer {
         CommandBuffer::new()
     }
-    unsafe fn get_param<'w, 's>(state: &'s mut CommandBuffer, _: &'w World) -> Commands<'s> {
+    unsafe fn get_param<'s>(state: &'s mut CommandBuffer, _: &World) -> Commands<'s> {
         Commands(state)
     }
     fn apply(state: &mut CommandBuffer, world: &mut World) {

@@ -1,6 +1,8 @@
 //! A sparse set: the per-component-type pool.
 
 use std::ptr::NonNull;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{Column, ColumnInfo, SparseArray, SparseView};
 use crate::entity::Entity;
@@ -28,6 +30,28 @@ pub struct SparseSet {
     sparse: SparseArray,
     dense: Vec<Entity>,
     column: Column,
+    /// Unique among all pools of the process, so cached alignments never mix worlds.
+    uid: u64,
+    /// Bumped by every change to `dense` (insert of a new entity, remove, clear).
+    version: u64,
+    /// Recent `aligned_with_pool` results, keyed by the other pool and both versions.
+    alignments: Mutex<[Alignment; ALIGNMENT_CACHE]>,
+}
+
+/// Entries of the alignment cache per pool (distinct driver pools remembered).
+const ALIGNMENT_CACHE: usize = 4;
+
+/// Source of pool uids.
+static NEXT_POOL_UID: AtomicU64 = AtomicU64::new(1);
+
+/// One cached alignment: this pool at `version` against pool `driver_uid` at `driver_version`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Alignment {
+    driver_uid: u64,
+    driver_version: u64,
+    version: u64,
+    offset: usize,
+    len: usize,
 }
 
 impl SparseSet {
@@ -35,7 +59,14 @@ impl SparseSet {
     ///
     /// `info` must describe a `Send + Sync` type (see [`Column::new`]).
     pub fn new(info: ColumnInfo) -> Self {
-        Self { sparse: SparseArray::new(), dense: Vec::new(), column: Column::new(info) }
+        Self {
+            sparse: SparseArray::new(),
+            dense: Vec::new(),
+            column: Column::new(info),
+            uid: NEXT_POOL_UID.fetch_add(1, Ordering::Relaxed),
+            version: 0,
+            alignments: Mutex::new([Alignment::default(); ALIGNMENT_CACHE]),
+        }
     }
 
     /// The stored type's description.
@@ -68,6 +99,45 @@ impl SparseSet {
         self.lookup().row_of(entity)
     }
 
+    /// How this pool lines up with `rows` (another pool's entities, in row order): returns
+    /// `(offset, len)` such that for every `r < len`, `self.entities()[offset + r] == rows[r]`.
+    /// `len` is the longest such prefix; `(0, 0)` when `rows[0]` is not in this pool.
+    ///
+    /// Pools filled by the same spawns hold their common entities in the same order, so queries
+    /// use this to read those rows by index instead of looking each entity up. O(len + 1); the
+    /// scan stops at the first mismatch.
+    pub fn aligned_with(&self, rows: &[Entity]) -> (usize, usize) {
+        let Some(offset) = rows.first().and_then(|&first| self.row_of(first)) else { return (0, 0) };
+        (offset, common_prefix(&self.dense[offset..], rows))
+    }
+
+    /// [`SparseSet::aligned_with`] against `driver`'s entities, remembered per pair of pool
+    /// versions: O(1) while neither pool has changed structurally since the last call, else the
+    /// scan. Safe to call from several threads (a busy cache is simply bypassed).
+    pub fn aligned_with_pool(&self, driver: &SparseSet) -> (usize, usize) {
+        let key = |a: &Alignment| a.driver_uid == driver.uid && a.driver_version == driver.version;
+        if let Ok(cache) = self.alignments.try_lock()
+            && let Some(hit) = cache.iter().find(|a| key(a) && a.version == self.version)
+        {
+            return (hit.offset, hit.len);
+        }
+        let (offset, len) = self.aligned_with(driver.entities());
+        if let Ok(mut cache) = self.alignments.try_lock() {
+            let slot = cache.iter().position(|a| a.driver_uid == driver.uid).unwrap_or_else(|| {
+                // Replace the oldest entry: the one with the smallest own version.
+                cache.iter().enumerate().min_by_key(|(_, a)| a.version).map_or(0, |(i, _)| i)
+            });
+            cache[slot] = Alignment {
+                driver_uid: driver.uid,
+                driver_version: driver.version,
+                version: self.version,
+                offset,
+                len,
+            };
+        }
+        (offset, len)
+    }
+
     /// A copyable view that answers [`SparseSet::row_of`] without going through `self`, for hot
     /// loops such as query iteration.
     #[inline]
@@ -94,6 +164,7 @@ impl SparseSet {
         self.column.push(value);
         self.sparse.insert(entity.index(), self.dense.len() as u32);
         self.dense.push(entity);
+        self.version += 1;
         None
     }
 
@@ -151,6 +222,7 @@ impl SparseSet {
     /// Updates `dense` and `sparse` after the value at `row` was swap-removed from the column.
     #[inline]
     fn unlink(&mut self, entity: Entity, row: usize) {
+        self.version += 1;
         self.dense.swap_remove(row);
         self.sparse.remove(entity.index());
         if let Some(&moved) = self.dense.get(row) {
@@ -204,6 +276,7 @@ impl SparseSet {
     pub fn clear(&mut self) {
         // Empty the index first: if a drop panics the pool is empty, and values not yet dropped
         // leak instead of being dropped twice.
+        self.version += 1;
         self.sparse.clear();
         self.dense.clear();
         self.column.clear();
@@ -223,6 +296,26 @@ impl SparseSet {
             );
         }
     }
+}
+
+/// Length of the longest common prefix of `a` and `b`: compares 32 entities at a time (which the
+/// compiler turns into wide compares), then one by one.
+fn common_prefix(a: &[Entity], b: &[Entity]) -> usize {
+    const CHUNK: usize = 32;
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + CHUNK <= n
+        && a[i..i + CHUNK]
+            .iter()
+            .zip(&b[i..i + CHUNK])
+            .fold(true, |same, (x, y)| same & (x.to_bits() == y.to_bits()))
+    {
+        i += CHUNK;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
 }
 
 /// Entity-to-row lookup of one [`SparseSet`], from [`SparseSet::lookup`].
@@ -270,6 +363,33 @@ mod tests {
         assert!(!set.remove_and_drop(b));
         set.assert_invariants();
         assert_eq!(set.values::<String>(), &["c".to_string()]);
+    }
+
+    #[test]
+    fn alignment_of_pools() {
+        let mut a = SparseSet::new(ColumnInfo::of::<u8>());
+        let mut b = SparseSet::new(ColumnInfo::of::<u8>());
+        let es: Vec<Entity> = (0..100).map(|i| entity(i, 1)).collect();
+        for &e in &es {
+            a.insert(e, 0u8);
+        }
+        for &e in &es[40..] {
+            b.insert(e, 0u8);
+        }
+        // b's rows are a's rows 40.. in the same order.
+        assert_eq!(a.aligned_with(b.entities()), (40, 60));
+        assert_eq!(b.aligned_with(&a.entities()[40..]), (0, 60));
+        assert_eq!(b.aligned_with(a.entities()), (0, 0), "a's first entity is not in b");
+        b.remove::<u8>(es[70]);
+        // Row 30 of b now holds es[99]: the prefix stops there.
+        assert_eq!(a.aligned_with(b.entities()), (40, 30));
+        // The cached form answers the same, before and after a change.
+        assert_eq!(a.aligned_with_pool(&b), (40, 30));
+        assert_eq!(a.aligned_with_pool(&b), (40, 30));
+        b.remove::<u8>(es[40]);
+        assert_eq!(a.aligned_with_pool(&b), a.aligned_with(b.entities()));
+        a.clear();
+        assert_eq!(a.aligned_with_pool(&b), (0, 0));
     }
 
     #[test]
