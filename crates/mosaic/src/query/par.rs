@@ -30,17 +30,19 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
             let aligned = Q::aligned_rows(&data);
             for (offset, &entity) in entities.iter().enumerate() {
                 let row = first_row + offset;
-                if F::TRIVIAL || F::matches(&filter, entity) {
-                    // SAFETY: the fetch was made from the world this query borrows, unchanged
-                    // since; `entity` is live and `row` is its row in the driver pool (and below
-                    // `aligned` on the first path); chunks are disjoint, so each row is fetched once
-                    // across all threads, and components are `Send + Sync`, so references to
-                    // distinct values may be used on different threads.
-                    if row < aligned {
-                        f(unsafe { Q::fetch_aligned(&data, entity, row) });
-                    } else if let Some(item) = unsafe { Q::fetch(&data, entity, row) } {
-                        f(item);
-                    }
+                if !(F::TRIVIAL || F::matches(&filter, entity)) {
+                    continue;
+                }
+                // The fetch was made from the world this query borrows, unchanged since; `entity`
+                // is live and `row` is its row in the driver pool; chunks are disjoint, so each
+                // row is fetched once across all threads, and components are `Send + Sync`, so
+                // references to distinct values may be used on different threads.
+                if row < aligned {
+                    // SAFETY: as above, and `row` is below the fetch's aligned rows.
+                    f(unsafe { Q::fetch_aligned(&data, entity, row) });
+                // SAFETY: as above, through the checked lookup path.
+                } else if let Some(item) = unsafe { Q::fetch(&data, entity, row) } {
+                    f(item);
                 }
             }
         });
