@@ -1,30 +1,256 @@
-//! `#[derive(Component)]`.
+//! `#[derive(Component)]`: implements `mosaic::storage::Stored` (the layout protocol) and
+//! `mosaic::Component`, with views generated for struct-of-arrays components.
 
 use proc_macro2::TokenStream;
-use quote::quote;
-use syn::{DeriveInput, LitStr};
+use quote::{format_ident, quote};
+use syn::{Data, DeriveInput, Fields, LitStr};
 
-/// Expands the derive: parses `#[component(...)]` options and implements the trait.
-pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
+/// Which layout the component asked for.
+enum Storage {
+    Aos,
+    Soa,
+}
+
+/// Reads `#[component(storage = "...")]`.
+fn parse_storage(input: &DeriveInput) -> syn::Result<Storage> {
+    let mut storage = Storage::Aos;
     for attr in input.attrs.iter().filter(|a| a.path().is_ident("component")) {
         attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("storage") {
                 let value: LitStr = meta.value()?.parse()?;
-                match value.value().as_str() {
-                    "aos" => Ok(()),
-                    other => Err(syn::Error::new_spanned(
-                        &value,
-                        format!("unknown component storage `{other}`; supported: \"aos\""),
-                    )),
-                }
+                storage = match value.value().as_str() {
+                    "aos" => Storage::Aos,
+                    "soa" => Storage::Soa,
+                    other => {
+                        return Err(syn::Error::new_spanned(
+                            &value,
+                            format!("unknown component storage `{other}`; supported: \"aos\", \"soa\""),
+                        ));
+                    }
+                };
+                Ok(())
             } else {
-                Err(meta.error("unknown component option; supported: `storage = \"aos\"`"))
+                Err(meta.error("unknown component option; supported: `storage = \"aos\" | \"soa\"`"))
             }
         })?;
     }
+    Ok(storage)
+}
+
+/// Expands the derive.
+pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
+    match parse_storage(&input)? {
+        Storage::Aos => Ok(derive_aos(&input)),
+        Storage::Soa => derive_soa(&input),
+    }
+}
+
+fn derive_aos(input: &DeriveInput) -> TokenStream {
     let name = &input.ident;
-    let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
-    Ok(quote! {
+    let mut generics = input.generics.clone();
+    generics
+        .make_where_clause()
+        .predicates
+        .push(syn::parse_quote!(Self: ::core::marker::Send + ::core::marker::Sync + 'static));
+    let (impl_generics, type_generics, where_clause) = generics.split_for_impl();
+    quote! {
+        // SAFETY: array-of-structs storage through the pool's own checked column; every view is
+        // built from the row the caller vouches for.
+        #[allow(unsafe_code)]
+        #[automatically_derived]
+        unsafe impl #impl_generics ::mosaic::storage::Stored for #name #type_generics #where_clause {
+            type Ref<'a> = &'a Self;
+            type Mut<'a> = &'a mut Self;
+            type Slice<'a> = &'a [Self];
+            type SliceMut<'a> = &'a mut [Self];
+            type Columns<'a> = ::mosaic::storage::FieldColumn<'a, Self>;
+
+            fn storage_info() -> ::mosaic::storage::StorageInfo {
+                ::mosaic::storage::StorageInfo::aos::<Self>()
+            }
+            #[inline]
+            fn columns(pool: &::mosaic::storage::SparseSet) -> Self::Columns<'_> {
+                pool.aos_column::<Self>()
+            }
+            #[inline(always)]
+            unsafe fn row_ref<'a>(columns: Self::Columns<'a>, row: usize) -> &'a Self {
+                unsafe { columns.get(row) }
+            }
+            #[inline(always)]
+            unsafe fn row_mut<'a>(columns: Self::Columns<'a>, row: usize) -> &'a mut Self {
+                unsafe { columns.get_mut(row) }
+            }
+            #[inline(always)]
+            unsafe fn slice<'a>(columns: Self::Columns<'a>, start: usize, len: usize) -> &'a [Self] {
+                unsafe { columns.slice(start, len) }
+            }
+            #[inline(always)]
+            unsafe fn slice_mut<'a>(columns: Self::Columns<'a>, start: usize, len: usize) -> &'a mut [Self] {
+                unsafe { columns.slice_mut(start, len) }
+            }
+            #[inline]
+            fn insert(pool: &mut ::mosaic::storage::SparseSet, entity: ::mosaic::Entity, value: Self) -> ::core::option::Option<Self> {
+                pool.insert(entity, value)
+            }
+            #[inline]
+            fn remove(pool: &mut ::mosaic::storage::SparseSet, entity: ::mosaic::Entity) -> ::core::option::Option<Self> {
+                pool.remove(entity)
+            }
+        }
+
+        #[automatically_derived]
         impl #impl_generics ::mosaic::Component for #name #type_generics #where_clause {}
+    }
+}
+
+fn derive_soa(input: &DeriveInput) -> syn::Result<TokenStream> {
+    let name = &input.ident;
+    let fields = match &input.data {
+        Data::Struct(data) => match &data.fields {
+            Fields::Named(fields) => &fields.named,
+            _ => {
+                return Err(syn::Error::new_spanned(
+                    name,
+                    "`storage = \"soa\"` needs a struct with named fields: each field becomes a column \
+                     and the views name them; use the default `aos` storage for tuple and unit structs",
+                ));
+            }
+        },
+        _ => {
+            return Err(syn::Error::new_spanned(
+                name,
+                "`storage = \"soa\"` needs a struct with named fields; enums and unions are stored \
+                 whole, with the default `aos` storage",
+            ));
+        }
+    };
+    if !input.generics.params.is_empty() {
+        return Err(syn::Error::new_spanned(
+            &input.generics,
+            "`storage = \"soa\"` components cannot be generic",
+        ));
+    }
+    let vis = &input.vis;
+    let names: Vec<_> = fields.iter().map(|f| f.ident.clone().expect("named field")).collect();
+    let types: Vec<_> = fields.iter().map(|f| &f.ty).collect();
+    let vises: Vec<_> = fields.iter().map(|f| &f.vis).collect();
+    let indices: Vec<_> = (0..fields.len()).collect();
+    let ref_name = format_ident!("{}Ref", name);
+    let mut_name = format_ident!("{}Mut", name);
+    let slices_name = format_ident!("{}Slices", name);
+    let slices_mut_name = format_ident!("{}SlicesMut", name);
+    let columns_name = format_ident!("{}Columns", name);
+    let doc = |what: &str| {
+        format!(
+            "{what} of one or more `{name}` values stored struct-of-arrays (generated by `#[derive(Component)]`)."
+        )
+    };
+    let ref_doc = doc("Shared view");
+    let mut_doc = doc("Exclusive view");
+    let slices_doc = doc("Per-field slices");
+    let slices_mut_doc = doc("Per-field mutable slices");
+    let field_docs: Vec<_> = names.iter().map(|n| format!("The `{n}` field.")).collect();
+
+    Ok(quote! {
+        #[doc = #ref_doc]
+        #[derive(Clone, Copy)]
+        #vis struct #ref_name<'a> { #( #[doc = #field_docs] #vises #names: &'a #types, )* }
+
+        #[doc = #mut_doc]
+        #vis struct #mut_name<'a> { #( #[doc = #field_docs] #vises #names: &'a mut #types, )* }
+
+        #[doc = #slices_doc]
+        #[derive(Clone, Copy)]
+        #vis struct #slices_name<'a> { #( #[doc = #field_docs] #vises #names: &'a [#types], )* }
+
+        #[doc = #slices_mut_doc]
+        #vis struct #slices_mut_name<'a> { #( #[doc = #field_docs] #vises #names: &'a mut [#types], )* }
+
+        #[doc(hidden)]
+        #[derive(Clone, Copy)]
+        #vis struct #columns_name<'a> { #( #names: ::mosaic::storage::FieldColumn<'a, #types>, )* }
+
+        impl #ref_name<'_> {
+            /// Copies the fields out into an owned value.
+            #vis fn cloned(&self) -> #name where #( #types: ::core::clone::Clone, )* {
+                #name { #( #names: ::core::clone::Clone::clone(self.#names), )* }
+            }
+        }
+
+        impl #mut_name<'_> {
+            /// Copies the fields out into an owned value.
+            #vis fn cloned(&self) -> #name where #( #types: ::core::clone::Clone, )* {
+                #name { #( #names: ::core::clone::Clone::clone(&*self.#names), )* }
+            }
+
+            /// Overwrites every field with `value`'s.
+            #vis fn set(&mut self, value: #name) {
+                #( *self.#names = value.#names; )*
+            }
+        }
+
+        // SAFETY: `fields`, `split` and `join` list every field once, in declaration order, with
+        // its own type.
+        #[allow(unsafe_code)]
+        #[automatically_derived]
+        unsafe impl ::mosaic::storage::SoaLayout for #name {
+            fn fields(out: &mut ::std::vec::Vec<::mosaic::storage::ColumnInfo>) {
+                #( out.push(::mosaic::storage::ColumnInfo::of::<#types>()); )*
+            }
+            fn split(self, writer: &mut ::mosaic::storage::SoaWriter<'_>) {
+                #( writer.put::<#types>(self.#names); )*
+            }
+            fn join(reader: &mut ::mosaic::storage::SoaReader<'_>) -> Self {
+                Self { #( #names: reader.take::<#types>(), )* }
+            }
+        }
+
+        // SAFETY: struct-of-arrays storage; `columns` checks the pool's layout and each field's
+        // type, and every view is built from the rows the caller vouches for.
+        #[allow(unsafe_code)]
+        #[automatically_derived]
+        unsafe impl ::mosaic::storage::Stored for #name {
+            type Ref<'a> = #ref_name<'a>;
+            type Mut<'a> = #mut_name<'a>;
+            type Slice<'a> = #slices_name<'a>;
+            type SliceMut<'a> = #slices_mut_name<'a>;
+            type Columns<'a> = #columns_name<'a>;
+
+            fn storage_info() -> ::mosaic::storage::StorageInfo {
+                ::mosaic::storage::StorageInfo::soa::<Self>()
+            }
+            #[inline]
+            fn columns(pool: &::mosaic::storage::SparseSet) -> Self::Columns<'_> {
+                let soa = pool.soa();
+                #columns_name { #( #names: soa.field::<#types>(#indices), )* }
+            }
+            #[inline(always)]
+            unsafe fn row_ref<'a>(columns: Self::Columns<'a>, row: usize) -> Self::Ref<'a> {
+                #ref_name { #( #names: unsafe { columns.#names.get(row) }, )* }
+            }
+            #[inline(always)]
+            unsafe fn row_mut<'a>(columns: Self::Columns<'a>, row: usize) -> Self::Mut<'a> {
+                #mut_name { #( #names: unsafe { columns.#names.get_mut(row) }, )* }
+            }
+            #[inline(always)]
+            unsafe fn slice<'a>(columns: Self::Columns<'a>, start: usize, len: usize) -> Self::Slice<'a> {
+                #slices_name { #( #names: unsafe { columns.#names.slice(start, len) }, )* }
+            }
+            #[inline(always)]
+            unsafe fn slice_mut<'a>(columns: Self::Columns<'a>, start: usize, len: usize) -> Self::SliceMut<'a> {
+                #slices_mut_name { #( #names: unsafe { columns.#names.slice_mut(start, len) }, )* }
+            }
+            #[inline]
+            fn insert(pool: &mut ::mosaic::storage::SparseSet, entity: ::mosaic::Entity, value: Self) -> ::core::option::Option<Self> {
+                pool.insert_soa(entity, value)
+            }
+            #[inline]
+            fn remove(pool: &mut ::mosaic::storage::SparseSet, entity: ::mosaic::Entity) -> ::core::option::Option<Self> {
+                pool.remove_soa(entity)
+            }
+        }
+
+        #[automatically_derived]
+        impl ::mosaic::Component for #name {}
     })
 }

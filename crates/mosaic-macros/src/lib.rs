@@ -4,14 +4,27 @@ mod component;
 
 use proc_macro::TokenStream;
 
-/// Derives `mosaic::Component` for a struct or enum.
+/// Derives `mosaic::Component` (and its layout protocol `mosaic::storage::Stored`) for a struct
+/// or enum.
 ///
-/// Options go in `#[component(...)]`; today `storage = "aos"` (array of structs, the default) is
-/// accepted and anything else is a compile error naming the option.
+/// Options go in `#[component(...)]`:
+/// - `storage = "aos"` (the default): values stored whole; views are `&T` / `&mut T`.
+/// - `storage = "soa"`: for structs with named fields and no generics; each field gets its own
+///   column, and the derive generates the views `TRef<'a>` / `TMut<'a>` (one reference per field,
+///   same field names and visibility) and `TSlices<'a>` / `TSlicesMut<'a>` (one slice per field).
+///   A tuple struct, enum or generic struct is a compile error saying why.
+///
+/// Anything else is a compile error naming the option. The expansion contains `unsafe impl`s
+/// (allowed locally with `#[allow(unsafe_code)]`) that uphold `Stored`'s contract by building views
+/// only from rows the query engine vouches for.
 ///
 /// ```ignore
 /// #[derive(Component)]
 /// struct Position { x: f32, y: f32 }
+///
+/// #[derive(Component)]
+/// #[component(storage = "soa")]
+/// struct Velocity { x: f32, y: f32 }   // queries yield VelocityRef { x: &f32, y: &f32 }
 /// ```
 #[proc_macro_derive(Component, attributes(component))]
 pub fn derive_component(input: TokenStream) -> TokenStream {

@@ -5,4 +5,4 @@ mod bundle;
 mod registry;
 
 pub use bundle::{Bundle, BundleSink};
-pub use registry::{Component, ComponentId, Components};
+pub use registry::{AosComponent, Component, ComponentId, Components};

@@ -4,13 +4,22 @@ use std::any::TypeId;
 
 use rustc_hash::FxHashMap;
 
-use crate::storage::{ColumnInfo, SparseSet};
+use crate::storage::{SparseSet, Stored};
 
 /// Plain data that can be attached to an entity.
 ///
 /// Derive it with `#[derive(Component)]`; the `#[component(...)]` attribute is where per-type
-/// options go. Any `Send + Sync + 'static` type qualifies: the bounds let pools move between
-/// threads and be read from several at once.
+/// options go:
+/// - `storage = "aos"` (the default): values are stored whole, one after another; queries and
+///   `get` hand out `&T` / `&mut T`.
+/// - `storage = "soa"` (structs with named fields): every field in its own column, all columns
+///   in one allocation; queries and `get` hand out generated views `TRef { field: &F, .. }` /
+///   `TMut { field: &mut F, .. }`, and chunked iteration hands out per-field slices. Insert takes
+///   the plain struct and remove gives it back, so switching layout is a one-attribute change.
+///
+/// The layout itself is described by the [`Stored`] supertrait, which the derive implements.
+/// Any `Send + Sync + 'static` type qualifies: the bounds let pools move between threads and be
+/// read from several at once.
 ///
 /// # Examples
 /// ```
@@ -21,8 +30,31 @@ use crate::storage::{ColumnInfo, SparseSet};
 ///     x: f32,
 ///     y: f32,
 /// }
+///
+/// #[derive(Component, Debug, PartialEq)]
+/// #[component(storage = "soa")]
+/// struct Velocity {
+///     x: f32,
+///     y: f32,
+/// }
+///
+/// let mut world = mosaic::World::new();
+/// let e = world.spawn((Position { x: 0.0, y: 0.0 }, Velocity { x: 1.0, y: 2.0 }));
+/// world.query::<(&mut Position, &Velocity)>().for_each(|(p, v)| {
+///     p.x += *v.x; // `v` is a `VelocityRef { x: &f32, y: &f32 }`
+///     p.y += *v.y;
+/// });
+/// assert_eq!(world.get::<Position>(e), Ok(&Position { x: 1.0, y: 2.0 }));
+/// assert_eq!(world.remove::<Velocity>(e), Some(Velocity { x: 1.0, y: 2.0 }));
 /// ```
-pub trait Component: Send + Sync + 'static {}
+pub trait Component: Stored {}
+
+/// A component stored array-of-structs, whose views are plain references: in generic code,
+/// `T: AosComponent` lets `world.get::<T>(e)` be used as `&T` and a `Query<&mut T>` item as
+/// `&mut T`. Every `#[derive(Component)]` type with the default storage implements it.
+pub trait AosComponent: Component + for<'a> Stored<Ref<'a> = &'a Self, Mut<'a> = &'a mut Self> {}
+
+impl<T> AosComponent for T where T: Component + for<'a> Stored<Ref<'a> = &'a T, Mut<'a> = &'a mut T> {}
 
 /// A dense, per-world id for a component type, assigned on first use in `0..n` where `n` is the
 /// number of types registered. There is no compile-time cap on the number of types.
@@ -71,7 +103,7 @@ impl Components {
         }
         let id = ComponentId(u32::try_from(self.pools.len()).expect("too many component types"));
         self.by_type.insert(TypeId::of::<T>(), id);
-        self.pools.push(SparseSet::new(ColumnInfo::of::<T>()));
+        self.pools.push(SparseSet::new(T::storage_info()));
         id
     }
 

@@ -1,7 +1,6 @@
 //! What a query item holds: the [`QueryData`] trait and its implementations.
 
 use std::marker::PhantomData;
-use std::ptr::NonNull;
 
 use super::access::ComponentAccess;
 use crate::component::{Component, ComponentId, Components};
@@ -74,9 +73,9 @@ pub unsafe trait ReadOnlyQueryData: QueryData {}
 
 /// The pool of one component, captured for a query.
 #[doc(hidden)]
-pub struct PoolFetch<'w, T> {
+pub struct PoolFetch<'w, T: Component> {
     lookup: Option<RowLookup<'w>>,
-    data: NonNull<T>,
+    columns: Option<T::Columns<'w>>,
     /// Driver rows `r < aligned` hold this pool's row `r + offset`: no lookup needed.
     offset: usize,
     aligned: usize,
@@ -94,40 +93,29 @@ impl<'w, T: Component> PoolFetch<'w, T> {
         };
         Self {
             lookup: pool.map(SparseSet::lookup),
-            data: pool.map_or(NonNull::dangling(), SparseSet::typed_ptr::<T>),
+            columns: pool.map(T::columns),
             offset,
             aligned,
             _marker: PhantomData,
         }
     }
 
-    /// The row of `entity` in this pool; `row` is its row in the driver.
+    /// The pool row of `entity`, whose driver row is `row`, if it has a `T`.
     #[inline(always)]
     fn row(&self, entity: Entity, row: usize) -> Option<usize> {
         if row < self.aligned { Some(row + self.offset) } else { self.lookup?.row_of(entity) }
     }
 
-    /// Pointer to `entity`'s value, if it has one.
+    /// The captured columns; present whenever a row was found.
     #[inline(always)]
-    fn value_ptr(&self, entity: Entity, row: usize) -> Option<*mut T> {
-        let row = self.row(entity, row)?;
-        // SAFETY: `row` is a row of this pool (from `row_of`, or an aligned driver row the caller
-        // vouches for), so `row < len <= capacity` and the offset stays inside the allocation.
-        Some(unsafe { self.data.as_ptr().add(row) })
-    }
-
-    /// Pointer to the value at driver row `row`, which must be below `aligned`.
-    #[inline(always)]
-    fn aligned_ptr(&self, row: usize) -> *mut T {
-        debug_assert!(row < self.aligned);
-        // SAFETY: aligned driver rows map to rows `row + offset < len` of this pool (caller).
-        unsafe { self.data.as_ptr().add(row + self.offset) }
+    fn columns(&self) -> T::Columns<'w> {
+        self.columns.expect("rows exist only in a registered pool")
     }
 }
 
 // SAFETY: reports its one read; `fetch` reads only the row of `entity` in `T`'s pool.
 unsafe impl<T: Component> QueryData for &T {
-    type Item<'w> = &'w T;
+    type Item<'w> = T::Ref<'w>;
     type Fetch<'w> = PoolFetch<'w, T>;
 
     fn visit_access(visit: &mut dyn FnMut(ComponentAccess)) {
@@ -143,21 +131,21 @@ unsafe impl<T: Component> QueryData for &T {
         PoolFetch::new(components, driver)
     }
     #[inline(always)]
-    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<&'w T> {
-        let ptr = fetch.value_ptr(entity, row)?;
-        // SAFETY: `ptr` is an initialized `T` in the pool (row < len), which is not mutated for
-        // 'w (caller); no `&mut` to it exists since the query's access set has no write of `T`
-        // besides this read (aliasing check).
-        Some(unsafe { &*ptr })
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<T::Ref<'w>> {
+        let row = fetch.row(entity, row)?;
+        // SAFETY: `row` is a row of the pool (from `row_of`, or an aligned driver row the caller
+        // vouches for), which is not mutated for 'w (caller); no `&mut` to it exists since the
+        // query's access set has no write of `T` besides this read (aliasing check).
+        Some(unsafe { T::row_ref(fetch.columns(), row) })
     }
     #[inline(always)]
     fn aligned_rows(fetch: &Self::Fetch<'_>) -> usize {
         fetch.aligned
     }
     #[inline(always)]
-    unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, _: Entity, row: usize) -> &'w T {
-        // SAFETY: as in `fetch`; `row < aligned` (caller), so the pointer is an initialized row.
-        unsafe { &*fetch.aligned_ptr(row) }
+    unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, _: Entity, row: usize) -> T::Ref<'w> {
+        // SAFETY: as in `fetch`; `row < aligned` (caller), so `row + offset` is a pool row.
+        unsafe { T::row_ref(fetch.columns(), row + fetch.offset) }
     }
 }
 
@@ -166,7 +154,7 @@ unsafe impl<T: Component> ReadOnlyQueryData for &T {}
 
 // SAFETY: reports its one write; `fetch` hands out only the row of `entity` in `T`'s pool.
 unsafe impl<T: Component> QueryData for &mut T {
-    type Item<'w> = &'w mut T;
+    type Item<'w> = T::Mut<'w>;
     type Fetch<'w> = PoolFetch<'w, T>;
 
     fn visit_access(visit: &mut dyn FnMut(ComponentAccess)) {
@@ -182,28 +170,28 @@ unsafe impl<T: Component> QueryData for &mut T {
         PoolFetch::new(components, driver)
     }
     #[inline(always)]
-    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<&'w mut T> {
-        let ptr = fetch.value_ptr(entity, row)?;
-        // SAFETY: `ptr` is an initialized `T` in the pool, not otherwise touched for 'w: the
-        // query holds the world exclusively, its access set has no other access to `T`
-        // (aliasing check), and each entity's row is handed out once per borrow (caller).
-        Some(unsafe { &mut *ptr })
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<T::Mut<'w>> {
+        let row = fetch.row(entity, row)?;
+        // SAFETY: `row` is a pool row, not otherwise touched for 'w: the query holds the world
+        // exclusively, its access set has no other access to `T` (aliasing check), and each
+        // entity's row is handed out once per borrow (caller).
+        Some(unsafe { T::row_mut(fetch.columns(), row) })
     }
     #[inline(always)]
     fn aligned_rows(fetch: &Self::Fetch<'_>) -> usize {
         fetch.aligned
     }
     #[inline(always)]
-    unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, _: Entity, row: usize) -> &'w mut T {
-        // SAFETY: as in `fetch`; `row < aligned` (caller), so the pointer is an initialized row
+    unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, _: Entity, row: usize) -> T::Mut<'w> {
+        // SAFETY: as in `fetch`; `row < aligned` (caller), so `row + offset` is a pool row,
         // handed out once.
-        unsafe { &mut *fetch.aligned_ptr(row) }
+        unsafe { T::row_mut(fetch.columns(), row + fetch.offset) }
     }
 }
 
 // SAFETY: same access and fetch as `&T`, but nothing is required.
 unsafe impl<T: Component> QueryData for Option<&T> {
-    type Item<'w> = Option<&'w T>;
+    type Item<'w> = Option<T::Ref<'w>>;
     type Fetch<'w> = PoolFetch<'w, T>;
 
     fn visit_access(visit: &mut dyn FnMut(ComponentAccess)) {
@@ -215,7 +203,7 @@ unsafe impl<T: Component> QueryData for Option<&T> {
         PoolFetch::new(components, driver)
     }
     #[inline(always)]
-    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<Option<&'w T>> {
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<Option<T::Ref<'w>>> {
         // SAFETY: forwarded from the caller.
         Some(unsafe { <&T>::fetch(fetch, entity, row) })
     }
@@ -223,7 +211,7 @@ unsafe impl<T: Component> QueryData for Option<&T> {
         usize::MAX
     }
     #[inline(always)]
-    unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<&'w T> {
+    unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<T::Ref<'w>> {
         // SAFETY: forwarded from the caller; an optional term checks presence itself.
         unsafe { <&T>::fetch(fetch, entity, row) }
     }
@@ -234,7 +222,7 @@ unsafe impl<T: Component> ReadOnlyQueryData for Option<&T> {}
 
 // SAFETY: same access and fetch as `&mut T`, but nothing is required.
 unsafe impl<T: Component> QueryData for Option<&mut T> {
-    type Item<'w> = Option<&'w mut T>;
+    type Item<'w> = Option<T::Mut<'w>>;
     type Fetch<'w> = PoolFetch<'w, T>;
 
     fn visit_access(visit: &mut dyn FnMut(ComponentAccess)) {
@@ -246,7 +234,7 @@ unsafe impl<T: Component> QueryData for Option<&mut T> {
         PoolFetch::new(components, driver)
     }
     #[inline(always)]
-    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<Option<&'w mut T>> {
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<Option<T::Mut<'w>>> {
         // SAFETY: forwarded from the caller.
         Some(unsafe { <&mut T>::fetch(fetch, entity, row) })
     }
@@ -254,7 +242,7 @@ unsafe impl<T: Component> QueryData for Option<&mut T> {
         usize::MAX
     }
     #[inline(always)]
-    unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<&'w mut T> {
+    unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<T::Mut<'w>> {
         // SAFETY: forwarded from the caller; an optional term checks presence itself.
         unsafe { <&mut T>::fetch(fetch, entity, row) }
     }

@@ -12,10 +12,14 @@
 
 mod column;
 mod resource_map;
+mod soa;
 mod sparse;
 mod sparse_set;
+mod stored;
 
 pub use column::{Column, ColumnInfo};
 pub use resource_map::ResourceMap;
+pub use soa::{DropRowFn, FieldColumn, SoaColumns, SoaInfo, SoaLayout, SoaReader, SoaWriter};
 pub use sparse::{PAGE_SIZE, SparseArray, SparseView};
 pub use sparse_set::{RowLookup, SparseSet};
+pub use stored::{StorageInfo, Stored};

@@ -4,7 +4,7 @@ use std::ptr::NonNull;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{Column, ColumnInfo, SparseArray, SparseView};
+use super::{Column, FieldColumn, SoaColumns, SoaLayout, SparseArray, SparseView, StorageInfo};
 use crate::entity::Entity;
 
 /// The pool of one component type: which entities have it and their values, packed.
@@ -22,20 +22,27 @@ use crate::entity::Entity;
 /// Design: EnTT's `basic_sparse_set` / `basic_storage` and shipyard's `SparseSet`.
 //
 // Invariants:
-// - `dense.len() == column.len()`;
+// - `dense.len()` equals the number of values in `data`;
 // - for every row r < len: `sparse.get(dense[r].index()) == Some(r)`;
 // - every index with a sparse entry is the index of exactly one dense entity.
 #[derive(Debug)]
 pub struct SparseSet {
     sparse: SparseArray,
     dense: Vec<Entity>,
-    column: Column,
+    data: PoolData,
     /// Unique among all pools of the process, so cached alignments never mix worlds.
     uid: u64,
     /// Bumped by every change to `dense` (insert of a new entity, remove, clear).
     version: u64,
     /// Recent `aligned_with_pool` results, keyed by the other pool and both versions.
     alignments: Mutex<[Alignment; ALIGNMENT_CACHE]>,
+}
+
+/// The values of a pool, in either layout.
+#[derive(Debug)]
+enum PoolData {
+    Aos(Column),
+    Soa(SoaColumns),
 }
 
 /// Entries of the alignment cache per pool (distinct driver pools remembered).
@@ -55,24 +62,89 @@ struct Alignment {
 }
 
 impl SparseSet {
-    /// An empty pool for the type described by `info`. Allocates nothing.
+    /// An empty pool with the layout `info`. Allocates nothing.
     ///
     /// `info` must describe a `Send + Sync` type (see [`Column::new`]).
-    pub fn new(info: ColumnInfo) -> Self {
+    pub fn new(info: StorageInfo) -> Self {
+        let data = match info {
+            StorageInfo::Aos(info) => PoolData::Aos(Column::new(info)),
+            StorageInfo::Soa(info) => PoolData::Soa(SoaColumns::new(info)),
+        };
         Self {
             sparse: SparseArray::new(),
             dense: Vec::new(),
-            column: Column::new(info),
+            data,
             uid: NEXT_POOL_UID.fetch_add(1, Ordering::Relaxed),
             version: 0,
             alignments: Mutex::new([Alignment::default(); ALIGNMENT_CACHE]),
         }
     }
 
-    /// The stored type's description.
+    /// The stored type's name.
+    pub fn type_name(&self) -> &'static str {
+        match &self.data {
+            PoolData::Aos(column) => column.info().type_name,
+            PoolData::Soa(columns) => columns.info().type_name,
+        }
+    }
+
+    /// Whether the pool stores its values field by field.
+    pub fn is_soa(&self) -> bool {
+        matches!(self.data, PoolData::Soa(_))
+    }
+
     #[inline]
-    pub fn info(&self) -> &ColumnInfo {
-        self.column.info()
+    #[track_caller]
+    fn aos(&self) -> &Column {
+        match &self.data {
+            PoolData::Aos(column) => column,
+            PoolData::Soa(columns) => {
+                panic!("the pool of `{}` is struct-of-arrays, not a column", columns.info().type_name)
+            }
+        }
+    }
+
+    #[inline]
+    #[track_caller]
+    fn aos_mut(&mut self) -> &mut Column {
+        match &mut self.data {
+            PoolData::Aos(column) => column,
+            PoolData::Soa(columns) => {
+                panic!("the pool of `{}` is struct-of-arrays, not a column", columns.info().type_name)
+            }
+        }
+    }
+
+    /// The struct-of-arrays columns.
+    ///
+    /// # Panics
+    /// If the pool is array-of-structs.
+    #[inline]
+    #[track_caller]
+    pub fn soa(&self) -> &SoaColumns {
+        match &self.data {
+            PoolData::Soa(columns) => columns,
+            PoolData::Aos(column) => panic!("the pool of `{}` is array-of-structs", column.info().type_name),
+        }
+    }
+
+    #[inline]
+    #[track_caller]
+    fn soa_mut(&mut self) -> &mut SoaColumns {
+        match &mut self.data {
+            PoolData::Soa(columns) => columns,
+            PoolData::Aos(column) => panic!("the pool of `{}` is array-of-structs", column.info().type_name),
+        }
+    }
+
+    /// The values' column as a typed base pointer, for derived query code.
+    ///
+    /// # Panics
+    /// If the pool is struct-of-arrays or `T` is not its type.
+    #[inline]
+    #[track_caller]
+    pub fn aos_column<T: 'static>(&self) -> FieldColumn<'_, T> {
+        FieldColumn::from_ptr(self.aos().typed_ptr::<T>())
     }
 
     /// Number of entities in the pool.
@@ -159,9 +231,9 @@ impl SparseSet {
     #[track_caller]
     pub fn insert<T: 'static>(&mut self, entity: Entity, value: T) -> Option<T> {
         if let Some(row) = self.row_of(entity) {
-            return Some(self.column.replace(row, value));
+            return Some(self.aos_mut().replace(row, value));
         }
-        self.column.push(value);
+        self.aos_mut().push(value);
         self.sparse.insert(entity.index(), self.dense.len() as u32);
         self.dense.push(entity);
         self.version += 1;
@@ -176,7 +248,7 @@ impl SparseSet {
     #[track_caller]
     pub fn get<T: 'static>(&self, entity: Entity) -> Option<&T> {
         let row = self.row_of(entity);
-        self.column.get(row?)
+        self.aos().get(row?)
     }
 
     /// The value of `entity` mutably, if present.
@@ -187,7 +259,7 @@ impl SparseSet {
     #[track_caller]
     pub fn get_mut<T: 'static>(&mut self, entity: Entity) -> Option<&mut T> {
         let row = self.row_of(entity);
-        self.column.get_mut(row?)
+        self.aos_mut().get_mut(row?)
     }
 
     /// Removes `entity` and returns its value, if present. O(1): the last row moves into the hole.
@@ -198,7 +270,36 @@ impl SparseSet {
     #[track_caller]
     pub fn remove<T: 'static>(&mut self, entity: Entity) -> Option<T> {
         let row = self.row_of(entity)?;
-        let value = self.column.swap_remove::<T>(row);
+        let value = self.aos_mut().swap_remove::<T>(row);
+        self.unlink(entity, row);
+        Some(value)
+    }
+
+    /// Inserts or replaces `entity`'s value in a struct-of-arrays pool; returns the replaced
+    /// value. O(fields) amortised.
+    ///
+    /// # Panics
+    /// If the pool is array-of-structs or `T` is not its type.
+    #[track_caller]
+    pub fn insert_soa<T: SoaLayout>(&mut self, entity: Entity, value: T) -> Option<T> {
+        if let Some(row) = self.row_of(entity) {
+            return Some(self.soa_mut().replace(row, value));
+        }
+        self.soa_mut().push(value);
+        self.sparse.insert(entity.index(), self.dense.len() as u32);
+        self.dense.push(entity);
+        self.version += 1;
+        None
+    }
+
+    /// Removes `entity` from a struct-of-arrays pool and returns its value, rebuilt. O(fields).
+    ///
+    /// # Panics
+    /// If the pool is array-of-structs or `T` is not its type.
+    #[track_caller]
+    pub fn remove_soa<T: SoaLayout>(&mut self, entity: Entity) -> Option<T> {
+        let row = self.row_of(entity)?;
+        let value = self.soa_mut().swap_remove::<T>(row);
         self.unlink(entity, row);
         Some(value)
     }
@@ -215,7 +316,10 @@ impl SparseSet {
         };
         // Fix the index first, so a panicking drop leaves a consistent pool.
         self.unlink(entity, row);
-        self.column.swap_remove_and_drop(row);
+        match &mut self.data {
+            PoolData::Aos(column) => column.swap_remove_and_drop(row),
+            PoolData::Soa(columns) => columns.swap_remove_and_drop(row),
+        }
         true
     }
 
@@ -237,7 +341,7 @@ impl SparseSet {
     #[inline]
     #[track_caller]
     pub fn values<T: 'static>(&self) -> &[T] {
-        self.column.as_slice()
+        self.aos().as_slice()
     }
 
     /// All values as a mutable slice, in row order.
@@ -247,7 +351,7 @@ impl SparseSet {
     #[inline]
     #[track_caller]
     pub fn values_mut<T: 'static>(&mut self) -> &mut [T] {
-        self.column.as_mut_slice()
+        self.aos_mut().as_mut_slice()
     }
 
     /// Base pointer of the values, for query fetch; see [`Column::typed_ptr`] for its validity.
@@ -257,19 +361,25 @@ impl SparseSet {
     #[inline]
     #[track_caller]
     pub fn typed_ptr<T: 'static>(&self) -> NonNull<T> {
-        self.column.typed_ptr()
+        self.aos().typed_ptr()
     }
 
     /// Reserves room for `additional` more entities.
     pub fn reserve(&mut self, additional: usize) {
         self.dense.reserve(additional);
-        self.column.reserve(additional);
+        match &mut self.data {
+            PoolData::Aos(column) => column.reserve(additional),
+            PoolData::Soa(columns) => columns.reserve(additional),
+        }
     }
 
     /// Releases spare capacity of the dense arrays.
     pub fn shrink_to_fit(&mut self) {
         self.dense.shrink_to_fit();
-        self.column.shrink_to_fit();
+        match &mut self.data {
+            PoolData::Aos(column) => column.shrink_to_fit(),
+            PoolData::Soa(columns) => columns.shrink_to_fit(),
+        }
     }
 
     /// Removes and drops every value, keeping capacity and pages.
@@ -279,7 +389,10 @@ impl SparseSet {
         self.version += 1;
         self.sparse.clear();
         self.dense.clear();
-        self.column.clear();
+        match &mut self.data {
+            PoolData::Aos(column) => column.clear(),
+            PoolData::Soa(columns) => columns.clear(),
+        }
     }
 
     /// Checks the invariants, panicking with a description of the first broken one. O(len).
@@ -287,7 +400,11 @@ impl SparseSet {
     /// For tests and debugging.
     #[track_caller]
     pub fn assert_invariants(&self) {
-        assert_eq!(self.dense.len(), self.column.len(), "dense and column lengths differ");
+        let values = match &self.data {
+            PoolData::Aos(column) => column.len(),
+            PoolData::Soa(columns) => columns.len(),
+        };
+        assert_eq!(self.dense.len(), values, "dense and value lengths differ");
         for (row, entity) in self.dense.iter().enumerate() {
             assert_eq!(
                 self.sparse.get(entity.index()),
@@ -346,7 +463,7 @@ mod tests {
 
     #[test]
     fn insert_replace_remove() {
-        let mut set = SparseSet::new(ColumnInfo::of::<String>());
+        let mut set = SparseSet::new(StorageInfo::aos::<String>());
         let a = entity(1, 1);
         let b = entity(70_000, 1);
         let c = entity(2, 1);
@@ -367,8 +484,8 @@ mod tests {
 
     #[test]
     fn alignment_of_pools() {
-        let mut a = SparseSet::new(ColumnInfo::of::<u8>());
-        let mut b = SparseSet::new(ColumnInfo::of::<u8>());
+        let mut a = SparseSet::new(StorageInfo::aos::<u8>());
+        let mut b = SparseSet::new(StorageInfo::aos::<u8>());
         let es: Vec<Entity> = (0..100).map(|i| entity(i, 1)).collect();
         for &e in &es {
             a.insert(e, 0u8);
@@ -394,7 +511,7 @@ mod tests {
 
     #[test]
     fn stale_generation_misses() {
-        let mut set = SparseSet::new(ColumnInfo::of::<u8>());
+        let mut set = SparseSet::new(StorageInfo::aos::<u8>());
         set.insert(entity(4, 1), 1u8);
         assert!(!set.contains(entity(4, 2)));
         assert_eq!(set.get::<u8>(entity(4, 2)), None);

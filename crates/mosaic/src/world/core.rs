@@ -219,7 +219,7 @@ impl World {
         if self.observers.any {
             return Ok(self.insert_observed(entity, id, value));
         }
-        let old = self.components.pool_mut(id).insert(entity, value);
+        let old = T::insert(self.components.pool_mut(id), entity, value);
         if old.is_none() {
             self.component_lists[entity.index() as usize].push(id);
         }
@@ -230,13 +230,13 @@ impl World {
     fn insert_observed<T: Component>(&mut self, entity: Entity, id: ComponentId, value: T) -> Option<T> {
         if self.components.pool(id).contains(entity) {
             self.fire_hook(entity, id, HookKind::Replace);
-            let old = self.components.pool_mut(id).insert(entity, value);
+            let old = T::insert(self.components.pool_mut(id), entity, value);
             self.flush_deferred();
             return old;
         }
         let transitions = self.watch_transitions(entity, &[id], true);
         self.fire_watches(entity, &transitions, false);
-        self.components.pool_mut(id).insert(entity, value);
+        T::insert(self.components.pool_mut(id), entity, value);
         self.component_lists[entity.index() as usize].push(id);
         self.fire_hook(entity, id, HookKind::Add);
         self.fire_watches(entity, &transitions, true);
@@ -273,7 +273,7 @@ impl World {
             self.fire_watches(entity, &transitions, false);
             self.fire_hook(entity, id, HookKind::Remove);
         }
-        let value = self.components.pool_mut(id).remove::<T>(entity).ok_or_else(missing)?;
+        let value = T::remove(self.components.pool_mut(id), entity).ok_or_else(missing)?;
         let list = &mut self.component_lists[entity.index() as usize];
         if let Some(at) = list.iter().position(|&c| c == id) {
             list.swap_remove(at);
@@ -283,30 +283,30 @@ impl World {
         Ok(value)
     }
 
-    /// `entity`'s `T`. O(1).
+    /// `entity`'s `T`: `&T`, or the generated `TRef` view for a struct-of-arrays component. O(1).
     ///
     /// # Errors
     /// [`ComponentError::NoSuchEntity`] if `entity` is not alive;
     /// [`ComponentError::MissingComponent`] if it has no `T`.
     #[inline]
-    pub fn get<T: Component>(&self, entity: Entity) -> Result<&T, ComponentError> {
+    pub fn get<T: Component>(&self, entity: Entity) -> Result<T::Ref<'_>, ComponentError> {
         self.check_alive(entity)?;
         self.components
             .pool_of::<T>()
-            .and_then(|pool| pool.get::<T>(entity))
+            .and_then(|pool| T::get(pool, entity))
             .ok_or(ComponentError::MissingComponent { entity, component: std::any::type_name::<T>() })
     }
 
-    /// `entity`'s `T`, mutably. O(1).
+    /// `entity`'s `T`, mutably: `&mut T`, or the generated `TMut` view. O(1).
     ///
     /// # Errors
     /// As [`World::get`].
     #[inline]
-    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, ComponentError> {
+    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<T::Mut<'_>, ComponentError> {
         self.check_alive(entity)?;
         self.components
             .pool_of_mut::<T>()
-            .and_then(|pool| pool.get_mut::<T>(entity))
+            .and_then(|pool| T::get_mut(pool, entity))
             .ok_or(ComponentError::MissingComponent { entity, component: std::any::type_name::<T>() })
     }
 

@@ -25,8 +25,8 @@ impl<'w> EntityRef<'w> {
     /// # Errors
     /// [`ComponentError::MissingComponent`] if it has no `T`.
     #[inline]
-    pub fn get<T: Component>(&self) -> Result<&'w T, ComponentError> {
-        self.world.get(self.entity)
+    pub fn get<T: Component>(&self) -> Result<T::Ref<'w>, ComponentError> {
+        self.world.get::<T>(self.entity)
     }
 
     /// Whether the entity has a `T`. O(1).
@@ -60,8 +60,8 @@ impl EntityMut<'_> {
     /// # Errors
     /// [`ComponentError::MissingComponent`] if it has no `T`.
     #[inline]
-    pub fn get<T: Component>(&self) -> Result<&T, ComponentError> {
-        self.world.get(self.entity)
+    pub fn get<T: Component>(&self) -> Result<T::Ref<'_>, ComponentError> {
+        self.world.get::<T>(self.entity)
     }
 
     /// The entity's `T`, mutably. O(1).
@@ -69,8 +69,8 @@ impl EntityMut<'_> {
     /// # Errors
     /// [`ComponentError::MissingComponent`] if it has no `T`.
     #[inline]
-    pub fn get_mut<T: Component>(&mut self) -> Result<&mut T, ComponentError> {
-        self.world.get_mut(self.entity)
+    pub fn get_mut<T: Component>(&mut self) -> Result<T::Mut<'_>, ComponentError> {
+        self.world.get_mut::<T>(self.entity)
     }
 
     /// Whether the entity has a `T`. O(1).

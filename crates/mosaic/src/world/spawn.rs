@@ -31,7 +31,7 @@ impl BundleSink for InsertSink<'_> {
     fn put<T: Component>(&mut self, value: T) {
         let id = self.ids[self.next];
         self.next += 1;
-        if self.pools[id.index()].insert(self.entity, value).is_none() {
+        if T::insert(&mut self.pools[id.index()], self.entity, value).is_none() {
             self.list.push(id);
         }
     }

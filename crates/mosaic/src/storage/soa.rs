@@ -1,0 +1,518 @@
+//! Struct-of-arrays storage: every field of a component in its own column, all columns in one
+//! allocation.
+
+use std::alloc::{self, Layout};
+use std::any::TypeId;
+use std::ptr::NonNull;
+
+use smallvec::SmallVec;
+
+use super::ColumnInfo;
+
+/// Describes a struct whose fields are stored in separate columns, in declaration order.
+///
+/// Implemented by `#[derive(Component)]` with `#[component(storage = "soa")]`.
+///
+/// # Safety
+/// `fields` must report exactly one [`ColumnInfo`] per field, in declaration order; `split` must
+/// put every field in that order and `join` must take every field in that order, with the same
+/// types. (The writer and reader check each type and panic on a mismatch; the count is checked
+/// after each call.)
+pub unsafe trait SoaLayout: Sized + Send + Sync + 'static {
+    /// Appends the fields' infos in declaration order.
+    fn fields(out: &mut Vec<ColumnInfo>);
+    /// Moves each field into `writer`, in declaration order.
+    fn split(self, writer: &mut SoaWriter<'_>);
+    /// Rebuilds a value from `reader`, taking each field in declaration order.
+    fn join(reader: &mut SoaReader<'_>) -> Self;
+}
+
+/// Rebuilds a struct from its fields at the given pointers (described by the infos) and drops it.
+pub type DropRowFn = unsafe fn(&[*mut u8], &[ColumnInfo]);
+
+/// What a [`SoaColumns`] needs to know about the struct it stores.
+#[derive(Clone, Debug)]
+pub struct SoaInfo {
+    /// One entry per field, in declaration order.
+    pub fields: Vec<ColumnInfo>,
+    /// Rebuilds the struct from its fields at the given pointers and drops it (so a struct with
+    /// its own `Drop` is dropped as a whole); `None` when nothing needs dropping.
+    pub drop_row: Option<DropRowFn>,
+    /// The struct's type, checked by typed access.
+    pub type_id: TypeId,
+    /// The struct's name, for messages.
+    pub type_name: &'static str,
+}
+
+impl SoaInfo {
+    /// The info of `T`.
+    pub fn of<T: SoaLayout>() -> Self {
+        /// # Safety
+        /// `ptrs` point to one initialized, owned value per field of `T`, described by `infos`,
+        /// none used again.
+        unsafe fn drop_row<T: SoaLayout>(ptrs: &[*mut u8], infos: &[ColumnInfo]) {
+            drop(T::join(&mut SoaReader { ptrs, infos, next: 0 }));
+        }
+        let mut fields = Vec::new();
+        T::fields(&mut fields);
+        Self {
+            fields,
+            drop_row: std::mem::needs_drop::<T>()
+                .then_some(drop_row::<T> as unsafe fn(&[*mut u8], &[ColumnInfo])),
+            type_id: TypeId::of::<T>(),
+            type_name: std::any::type_name::<T>(),
+        }
+    }
+}
+
+/// Receives a struct's fields, in order, into one row of a [`SoaColumns`].
+pub struct SoaWriter<'a> {
+    ptrs: &'a [*mut u8],
+    infos: &'a [ColumnInfo],
+    next: usize,
+}
+
+impl SoaWriter<'_> {
+    /// Writes the next field.
+    ///
+    /// # Panics
+    /// If `F` is not the next field's type or every field was already written.
+    #[track_caller]
+    pub fn put<F: 'static>(&mut self, value: F) {
+        let info = self.infos.get(self.next).expect("more fields written than the layout declares");
+        assert!(
+            info.type_id == TypeId::of::<F>(),
+            "SoA field {} is `{}`, not `{}`",
+            self.next,
+            info.type_name,
+            std::any::type_name::<F>()
+        );
+        // SAFETY: the pointer is the uninitialized slot of this row in field `next`'s column,
+        // aligned for `F` (the column is laid out with the field's alignment) and `F` is the
+        // field's type (checked above).
+        unsafe { self.ptrs[self.next].cast::<F>().write(value) };
+        self.next += 1;
+    }
+}
+
+/// Hands out a row's fields, in order, to rebuild a struct.
+pub struct SoaReader<'a> {
+    ptrs: &'a [*mut u8],
+    infos: &'a [ColumnInfo],
+    next: usize,
+}
+
+impl SoaReader<'_> {
+    /// Moves the next field out.
+    ///
+    /// # Panics
+    /// If `F` is not the next field's type or every field was already taken.
+    #[track_caller]
+    pub fn take<F: 'static>(&mut self) -> F {
+        let info = self.infos.get(self.next).expect("more fields taken than the layout declares");
+        assert!(
+            info.type_id == TypeId::of::<F>(),
+            "SoA field {} is `{}`, not `{}`",
+            self.next,
+            info.type_name,
+            std::any::type_name::<F>()
+        );
+        // SAFETY: the pointer is this row's initialized value in field `next`'s column, of type
+        // `F` (checked above); the column owner treats the row as moved out and never reads it
+        // again.
+        let value = unsafe { self.ptrs[self.next].cast::<F>().read() };
+        self.next += 1;
+        value
+    }
+}
+
+/// Typed base pointer of one field column, captured once per query by the derived code.
+#[derive(Debug)]
+pub struct FieldColumn<'a, F> {
+    ptr: NonNull<F>,
+    _marker: std::marker::PhantomData<&'a F>,
+}
+
+impl<F> Clone for FieldColumn<'_, F> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<F> Copy for FieldColumn<'_, F> {}
+
+// SAFETY: a field column pointer is a shared capability to read (and, through the unsafe
+// accessors, write) values of `F`, which components require to be `Send + Sync`.
+unsafe impl<F: Send + Sync> Send for FieldColumn<'_, F> {}
+// SAFETY: as above.
+unsafe impl<F: Send + Sync> Sync for FieldColumn<'_, F> {}
+
+impl<'a, F> FieldColumn<'a, F> {
+    /// Wraps a column's base pointer.
+    pub(crate) fn from_ptr(ptr: NonNull<F>) -> Self {
+        Self { ptr, _marker: std::marker::PhantomData }
+    }
+
+    /// The value at `row`.
+    ///
+    /// # Safety
+    /// - `row` is below the pool's length, and the pool is not changed for `'a`;
+    /// - no `&mut` to this value exists for `'a`.
+    #[inline(always)]
+    pub unsafe fn get(self, row: usize) -> &'a F {
+        // SAFETY: forwarded from the caller: an initialized value, shared for 'a.
+        unsafe { &*self.ptr.as_ptr().add(row) }
+    }
+
+    /// The value at `row`, mutably.
+    ///
+    /// # Safety
+    /// - `row` is below the pool's length, and the pool is not changed for `'a`;
+    /// - no other reference to this value exists or is created for `'a`.
+    #[inline(always)]
+    pub unsafe fn get_mut(self, row: usize) -> &'a mut F {
+        // SAFETY: forwarded from the caller: an initialized value, exclusive for 'a.
+        unsafe { &mut *self.ptr.as_ptr().add(row) }
+    }
+
+    /// Rows `start..start + len` as a slice.
+    ///
+    /// # Safety
+    /// As [`FieldColumn::get`] for every row of the range.
+    #[inline(always)]
+    pub unsafe fn slice(self, start: usize, len: usize) -> &'a [F] {
+        // SAFETY: forwarded from the caller: `len` initialized, shared values.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().add(start), len) }
+    }
+
+    /// Rows `start..start + len` as a mutable slice.
+    ///
+    /// # Safety
+    /// As [`FieldColumn::get_mut`] for every row of the range.
+    #[inline(always)]
+    pub unsafe fn slice_mut(self, start: usize, len: usize) -> &'a mut [F] {
+        // SAFETY: forwarded from the caller: `len` initialized, exclusive values.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr().add(start), len) }
+    }
+}
+
+/// Values of one struct type stored field by field: column `i` holds field `i` of every row.
+///
+/// Shape: one allocation of `capacity` rows; field `i`'s column starts at `offsets[i]` (each
+/// offset aligned to its field, computed from the capacity), so a field's values are contiguous
+/// and a loop over one field touches no other field's bytes. Growth allocates a block for the new
+/// capacity and copies each column once (amortised O(1) per push). Rows move only by swap-remove.
+///
+/// The founding design's component manager layout (one buffer, one array per field).
+//
+// Invariants:
+// - `block` was allocated with `block_layout` when its size is non-zero, else it is dangling;
+// - for every field i, rows `0..len` of column i are initialized, rows `len..capacity` are not;
+// - `offsets[i] + capacity * size_i <= block_layout.size()` and `offsets[i]` is aligned to field i.
+pub struct SoaColumns {
+    block: NonNull<u8>,
+    block_layout: Layout,
+    offsets: SmallVec<[usize; 8]>,
+    len: usize,
+    capacity: usize,
+    info: SoaInfo,
+}
+
+// SAFETY: the columns own values of a `Send + Sync` struct's fields (the component layer requires
+// components to be `Send + Sync`), like a `Vec` of them.
+unsafe impl Send for SoaColumns {}
+// SAFETY: as above; shared access hands out shared references only.
+unsafe impl Sync for SoaColumns {}
+
+impl std::fmt::Debug for SoaColumns {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SoaColumns")
+            .field("type", &self.info.type_name)
+            .field("fields", &self.info.fields.len())
+            .field("len", &self.len)
+            .field("capacity", &self.capacity)
+            .finish()
+    }
+}
+
+/// The block layout and column offsets for `capacity` rows of `fields`.
+fn block_layout(fields: &[ColumnInfo], capacity: usize) -> (Layout, SmallVec<[usize; 8]>) {
+    let mut offsets = SmallVec::new();
+    let mut size = 0usize;
+    let mut align = 1usize;
+    for field in fields {
+        let field_align = field.layout.align();
+        let offset = size.checked_next_multiple_of(field_align).expect("SoA block size overflow");
+        offsets.push(offset);
+        let bytes = field.layout.size().checked_mul(capacity).expect("SoA block size overflow");
+        size = offset.checked_add(bytes).expect("SoA block size overflow");
+        align = align.max(field_align);
+    }
+    (Layout::from_size_align(size, align).expect("SoA block size overflow"), offsets)
+}
+
+impl SoaColumns {
+    /// Empty columns for the struct described by `info`. Allocates nothing.
+    pub fn new(info: SoaInfo) -> Self {
+        let (block_layout, offsets) = block_layout(&info.fields, 0);
+        Self { block: dangling(block_layout.align()), block_layout, offsets, len: 0, capacity: 0, info }
+    }
+
+    /// The stored struct's description.
+    pub fn info(&self) -> &SoaInfo {
+        &self.info
+    }
+
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there is no row.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Rows the block holds before it reallocates.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Makes room for at least `additional` more rows (at least doubling).
+    pub fn reserve(&mut self, additional: usize) {
+        let required = self.len.checked_add(additional).expect("SoA capacity overflow");
+        if required > self.capacity {
+            self.grow_to(required.max(self.capacity * 2).max(4));
+        }
+    }
+
+    /// Shrinks the block to the length.
+    pub fn shrink_to_fit(&mut self) {
+        if self.capacity > self.len {
+            self.grow_to(self.len);
+        }
+    }
+
+    /// Moves the columns into a block for `capacity` rows.
+    fn grow_to(&mut self, capacity: usize) {
+        debug_assert!(capacity >= self.len);
+        let (layout, offsets) = block_layout(&self.info.fields, capacity);
+        let block = if layout.size() == 0 {
+            dangling(layout.align())
+        } else {
+            // SAFETY: the layout has non-zero size.
+            NonNull::new(unsafe { alloc::alloc(layout) }).unwrap_or_else(|| alloc::handle_alloc_error(layout))
+        };
+        for (i, field) in self.info.fields.iter().enumerate() {
+            let bytes = field.layout.size() * self.len;
+            // SAFETY: the old column i holds `len` initialized values at `offsets[i]`; the new
+            // block has room for `capacity >= len` of them at `offsets[i]` (new); the blocks are
+            // distinct allocations (or the copy is empty).
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    self.block.as_ptr().add(self.offsets[i]),
+                    block.as_ptr().add(offsets[i]),
+                    bytes,
+                );
+            }
+        }
+        self.free_block();
+        self.block = block;
+        self.block_layout = layout;
+        self.offsets = offsets;
+        self.capacity = capacity;
+    }
+
+    /// Frees the block without dropping values (they were moved or dropped already).
+    fn free_block(&mut self) {
+        if self.block_layout.size() != 0 {
+            // SAFETY: a block of non-zero size was allocated with `block_layout` (invariant).
+            unsafe { alloc::dealloc(self.block.as_ptr(), self.block_layout) };
+        }
+    }
+
+    /// Pointers to row `row` of every field column.
+    ///
+    /// # Safety
+    /// `row <= capacity`.
+    unsafe fn row_ptrs(&self, row: usize) -> SmallVec<[*mut u8; 8]> {
+        self.info
+            .fields
+            .iter()
+            .zip(&self.offsets)
+            // SAFETY: row <= capacity keeps the address inside (or one past) column i.
+            .map(|(field, &offset)| unsafe { self.block.as_ptr().add(offset + row * field.layout.size()) })
+            .collect()
+    }
+
+    #[track_caller]
+    fn check_type<T: 'static>(&self) {
+        assert!(
+            self.info.type_id == TypeId::of::<T>(),
+            "SoA columns hold `{}` but were accessed as `{}`",
+            self.info.type_name,
+            std::any::type_name::<T>()
+        );
+    }
+
+    /// Appends `value`, split into its fields.
+    ///
+    /// # Panics
+    /// If `T` is not the stored type, or its layout writes the wrong number of fields.
+    #[track_caller]
+    pub fn push<T: SoaLayout>(&mut self, value: T) {
+        self.check_type::<T>();
+        if self.len == self.capacity {
+            self.reserve(1);
+        }
+        // SAFETY: len < capacity.
+        let ptrs = unsafe { self.row_ptrs(self.len) };
+        let mut writer = SoaWriter { ptrs: &ptrs, infos: &self.info.fields, next: 0 };
+        value.split(&mut writer);
+        assert_eq!(
+            writer.next,
+            self.info.fields.len(),
+            "SoA layout of `{}` wrote too few fields",
+            self.info.type_name
+        );
+        self.len += 1;
+    }
+
+    /// Reads row `row` out as a value; the row is then uninitialized.
+    ///
+    /// # Safety
+    /// `row < len`, and the caller treats the row as moved out.
+    unsafe fn read_row<T: SoaLayout>(&self, row: usize) -> T {
+        // SAFETY: row < len <= capacity.
+        let ptrs = unsafe { self.row_ptrs(row) };
+        T::join(&mut SoaReader { ptrs: &ptrs, infos: &self.info.fields, next: 0 })
+    }
+
+    /// Moves the last row into row `row` (when they differ), field by field.
+    ///
+    /// # Safety
+    /// `row < len`, and row `row`'s values were moved out or dropped.
+    unsafe fn fill_from_last(&mut self, row: usize) {
+        let last = self.len - 1;
+        if row != last {
+            for (field, &offset) in self.info.fields.iter().zip(&self.offsets) {
+                let size = field.layout.size();
+                // SAFETY: rows `row` and `last` are distinct rows of column i, inside the block.
+                unsafe {
+                    let base = self.block.as_ptr().add(offset);
+                    std::ptr::copy_nonoverlapping(base.add(last * size), base.add(row * size), size);
+                }
+            }
+        }
+        self.len = last;
+    }
+
+    /// Removes row `row` by moving the last row into it, and returns its value. O(fields).
+    ///
+    /// # Panics
+    /// If `T` is not the stored type or `row >= len`.
+    #[track_caller]
+    pub fn swap_remove<T: SoaLayout>(&mut self, row: usize) -> T {
+        self.check_type::<T>();
+        assert!(row < self.len, "SoA row {row} out of bounds (len {})", self.len);
+        // SAFETY: row < len; the row is refilled from the last row right after.
+        let value = unsafe { self.read_row::<T>(row) };
+        // SAFETY: row < len and its values were just moved out.
+        unsafe { self.fill_from_last(row) };
+        value
+    }
+
+    /// Overwrites row `row` with `value`, returning the old value.
+    ///
+    /// # Panics
+    /// If `T` is not the stored type or `row >= len`.
+    #[track_caller]
+    pub fn replace<T: SoaLayout>(&mut self, row: usize, value: T) -> T {
+        self.check_type::<T>();
+        assert!(row < self.len, "SoA row {row} out of bounds (len {})", self.len);
+        // SAFETY: row < len; it is rewritten below before anything else reads it.
+        let old = unsafe { self.read_row::<T>(row) };
+        // SAFETY: row < len <= capacity.
+        let ptrs = unsafe { self.row_ptrs(row) };
+        value.split(&mut SoaWriter { ptrs: &ptrs, infos: &self.info.fields, next: 0 });
+        old
+    }
+
+    /// Removes row `row` by moving the last row into it, dropping its value. O(fields).
+    ///
+    /// Panic safety: the columns are consistent before the value's `Drop` runs.
+    ///
+    /// # Panics
+    /// If `row >= len`, or if the value's `Drop` panics.
+    #[track_caller]
+    pub fn swap_remove_and_drop(&mut self, row: usize) {
+        assert!(row < self.len, "SoA row {row} out of bounds (len {})", self.len);
+        let last = self.len - 1;
+        // Swap the victim to the last row, shorten, then drop it there.
+        if row != last {
+            for (field, &offset) in self.info.fields.iter().zip(&self.offsets) {
+                let size = field.layout.size();
+                // SAFETY: rows `row` and `last` are distinct initialized rows of column i.
+                unsafe {
+                    let base = self.block.as_ptr().add(offset);
+                    std::ptr::swap_nonoverlapping(base.add(row * size), base.add(last * size), size);
+                }
+            }
+        }
+        self.len = last;
+        if let Some(drop_row) = self.info.drop_row {
+            // SAFETY: row `last` (now past len) holds the victim's initialized fields, owned by
+            // no one else; they are dropped once, as a rebuilt value.
+            unsafe { drop_row(&self.row_ptrs(last), &self.info.fields) };
+        }
+    }
+
+    /// Drops every row, keeping the capacity.
+    ///
+    /// # Panics
+    /// If a value's `Drop` panics; the remaining values then leak, never drop twice.
+    pub fn clear(&mut self) {
+        let len = self.len;
+        self.len = 0;
+        if let Some(drop_row) = self.info.drop_row {
+            for row in 0..len {
+                // SAFETY: row < old len holds initialized fields; `len` is 0, so no one else
+                // owns them, and each row is dropped once.
+                unsafe { drop_row(&self.row_ptrs(row), &self.info.fields) };
+            }
+        }
+    }
+
+    /// Typed base pointer of field `index`'s column, for derived query code.
+    ///
+    /// # Panics
+    /// If `index` is out of range or `F` is not that field's type.
+    #[track_caller]
+    pub fn field<F: 'static>(&self, index: usize) -> FieldColumn<'_, F> {
+        let info = &self.info.fields[index];
+        assert!(
+            info.type_id == TypeId::of::<F>(),
+            "SoA field {index} is `{}`, not `{}`",
+            info.type_name,
+            std::any::type_name::<F>()
+        );
+        // SAFETY: the offset is inside the block (or the block is dangling and aligned, valid for
+        // an empty or zero-sized column).
+        let ptr = unsafe { self.block.as_ptr().add(self.offsets[index]) };
+        FieldColumn {
+            ptr: NonNull::new(ptr.cast::<F>()).expect("block pointers are non-null"),
+            _marker: std::marker::PhantomData,
+        }
+    }
+}
+
+impl Drop for SoaColumns {
+    fn drop(&mut self) {
+        self.clear();
+        self.free_block();
+    }
+}
+
+/// A non-null pointer aligned to `align`, valid for zero-sized accesses.
+fn dangling(align: usize) -> NonNull<u8> {
+    NonNull::new(std::ptr::without_provenance_mut(align)).expect("alignment is never zero")
+}

@@ -1,0 +1,117 @@
+//! The storage protocol of a component type: how its values are laid out and viewed.
+
+use super::{ColumnInfo, SoaInfo, SoaLayout, SparseSet};
+use crate::entity::Entity;
+
+/// How a pool lays out its values.
+#[derive(Clone, Debug)]
+pub enum StorageInfo {
+    /// Array of structs: whole values, one after another, in a [`Column`](super::Column).
+    Aos(ColumnInfo),
+    /// Struct of arrays: one column per field, in a [`SoaColumns`](super::SoaColumns).
+    Soa(SoaInfo),
+}
+
+impl StorageInfo {
+    /// Array-of-structs storage of `T`.
+    pub fn aos<T: Send + Sync + 'static>() -> Self {
+        Self::Aos(ColumnInfo::of::<T>())
+    }
+
+    /// Struct-of-arrays storage of `T`.
+    pub fn soa<T: SoaLayout>() -> Self {
+        Self::Soa(SoaInfo::of::<T>())
+    }
+
+    /// The stored type's name.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::Aos(info) => info.type_name,
+            Self::Soa(info) => info.type_name,
+        }
+    }
+}
+
+/// The storage protocol of a component type: its layout, the views a query or `get` hands out,
+/// and how values enter and leave a pool. `#[derive(Component)]` implements it: with `&T` /
+/// `&mut T` views over an array of structs by default, or with generated `TRef` / `TMut` views
+/// (one reference per field) over a struct of arrays under `#[component(storage = "soa")]`.
+///
+/// # Safety
+/// - `storage_info` describes `Self`'s layout, and `columns` checks (panicking otherwise) that the
+///   pool holds `Self` in that layout;
+/// - `row_ref`, `row_mut`, `slice`, `slice_mut` only build references to the given rows of the
+///   columns captured by `columns`;
+/// - `insert` and `remove` keep the pool's invariants (they call the pool's own methods).
+pub unsafe trait Stored: Sized + Send + Sync + 'static {
+    /// A shared view of one value: `&'a Self`, or a struct of one `&'a` per field.
+    type Ref<'a>;
+    /// An exclusive view of one value: `&'a mut Self`, or a struct of one `&'a mut` per field.
+    type Mut<'a>;
+    /// Shared views of consecutive values: `&'a [Self]`, or a struct of one slice per field.
+    type Slice<'a>;
+    /// Exclusive views of consecutive values: `&'a mut [Self]`, or one mutable slice per field.
+    type SliceMut<'a>;
+    /// Typed base pointers of a pool's columns, captured once per query.
+    type Columns<'a>: Copy + Send + Sync;
+
+    /// The layout of a pool of `Self`.
+    fn storage_info() -> StorageInfo;
+
+    /// Captures `pool`'s columns.
+    ///
+    /// # Panics
+    /// If `pool` does not hold `Self` in this layout.
+    fn columns(pool: &SparseSet) -> Self::Columns<'_>;
+
+    /// The view of row `row`.
+    ///
+    /// # Safety
+    /// - `row` is below the pool's length, and the pool is not changed for `'a`;
+    /// - no `&mut` to the row's values exists for `'a`.
+    unsafe fn row_ref<'a>(columns: Self::Columns<'a>, row: usize) -> Self::Ref<'a>;
+
+    /// The exclusive view of row `row`.
+    ///
+    /// # Safety
+    /// - `row` is below the pool's length, and the pool is not changed for `'a`;
+    /// - no other reference to the row's values exists or is created for `'a`.
+    unsafe fn row_mut<'a>(columns: Self::Columns<'a>, row: usize) -> Self::Mut<'a>;
+
+    /// The views of rows `start..start + len`.
+    ///
+    /// # Safety
+    /// As [`Stored::row_ref`], for every row of the range.
+    unsafe fn slice<'a>(columns: Self::Columns<'a>, start: usize, len: usize) -> Self::Slice<'a>;
+
+    /// The exclusive views of rows `start..start + len`.
+    ///
+    /// # Safety
+    /// As [`Stored::row_mut`], for every row of the range.
+    unsafe fn slice_mut<'a>(columns: Self::Columns<'a>, start: usize, len: usize) -> Self::SliceMut<'a>;
+
+    /// Inserts or replaces `entity`'s value in `pool`, returning the replaced value.
+    fn insert(pool: &mut SparseSet, entity: Entity, value: Self) -> Option<Self>;
+
+    /// Removes `entity`'s value from `pool` and returns it.
+    fn remove(pool: &mut SparseSet, entity: Entity) -> Option<Self>;
+
+    /// `entity`'s value in `pool`, viewed. O(1).
+    #[inline]
+    fn get(pool: &SparseSet, entity: Entity) -> Option<Self::Ref<'_>> {
+        let row = pool.row_of(entity)?;
+        // SAFETY: `row` is below the length; the shared borrow of the pool keeps it unchanged and
+        // rules out `&mut` views for the returned lifetime.
+        Some(unsafe { Self::row_ref(Self::columns(pool), row) })
+    }
+
+    /// `entity`'s value in `pool`, viewed exclusively. O(1).
+    #[inline]
+    fn get_mut(pool: &mut SparseSet, entity: Entity) -> Option<Self::Mut<'_>> {
+        let row = pool.row_of(entity)?;
+        let pool: &SparseSet = pool;
+        // SAFETY: `row` is below the length; the exclusive borrow of the pool (held for the
+        // returned lifetime) rules out any other reference to its values.
+        Some(unsafe { Self::row_mut(Self::columns(pool), row) })
+    }
+}
