@@ -189,6 +189,26 @@ fn derive_soa(input: &DeriveInput) -> syn::Result<TokenStream> {
             }
         }
 
+        impl ::mosaic::View for #ref_name<'_> where #( #types: ::core::clone::Clone, )* {
+            type Value = #name;
+            fn read(&self) -> #name {
+                self.cloned()
+            }
+        }
+
+        impl ::mosaic::View for #mut_name<'_> where #( #types: ::core::clone::Clone, )* {
+            type Value = #name;
+            fn read(&self) -> #name {
+                self.cloned()
+            }
+        }
+
+        impl ::mosaic::ViewMut for #mut_name<'_> where #( #types: ::core::clone::Clone, )* {
+            fn write(&mut self, value: #name) {
+                self.set(value);
+            }
+        }
+
         // SAFETY: `fields`, `split` and `join` list every field once, in declaration order, with
         // its own type.
         #[allow(unsafe_code)]

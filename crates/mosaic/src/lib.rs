@@ -47,7 +47,7 @@ pub mod schedule;
 pub mod storage;
 pub mod world;
 
-pub use component::{AosComponent, Bundle, Component, ComponentId};
+pub use component::{AosComponent, Bundle, Component, ComponentId, View, ViewMut};
 pub use entity::{Entity, EntityError};
 pub use event::{EventReader, EventWriter, Events, Retention};
 pub use mosaic_macros::Component;

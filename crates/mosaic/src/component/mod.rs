@@ -3,6 +3,8 @@
 
 mod bundle;
 mod registry;
+mod view;
 
 pub use bundle::{Bundle, BundleSink};
 pub use registry::{AosComponent, Component, ComponentId, Components};
+pub use view::{View, ViewMut};

@@ -77,7 +77,7 @@ pub struct PoolFetch<'w, T: Component> {
     lookup: Option<RowLookup<'w>>,
     columns: Option<T::Columns<'w>>,
     /// Driver rows `r < aligned` hold this pool's row `r + offset`: no lookup needed.
-    offset: usize,
+    pub(crate) offset: usize,
     aligned: usize,
     _marker: PhantomData<&'w T>,
 }
@@ -102,13 +102,13 @@ impl<'w, T: Component> PoolFetch<'w, T> {
 
     /// The pool row of `entity`, whose driver row is `row`, if it has a `T`.
     #[inline(always)]
-    fn row(&self, entity: Entity, row: usize) -> Option<usize> {
+    pub(crate) fn row(&self, entity: Entity, row: usize) -> Option<usize> {
         if row < self.aligned { Some(row + self.offset) } else { self.lookup?.row_of(entity) }
     }
 
     /// The captured columns; present whenever a row was found.
     #[inline(always)]
-    fn columns(&self) -> T::Columns<'w> {
+    pub(crate) fn columns(&self) -> T::Columns<'w> {
         self.columns.expect("rows exist only in a registered pool")
     }
 }

@@ -7,6 +7,7 @@
 //! O(n_min * c) for the smallest required pool's n_min entities and the query's c components.
 
 mod access;
+mod chunk;
 mod core;
 mod data;
 mod error;
@@ -16,6 +17,7 @@ mod par;
 mod watch;
 
 pub use self::core::Query;
+pub use chunk::ChunkQueryData;
 pub use data::{QueryData, ReadOnlyQueryData};
 pub use error::QueryError;
 pub use filter::{QueryFilter, With, Without};
