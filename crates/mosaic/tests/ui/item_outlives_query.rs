@@ -1,0 +1,13 @@
+use mosaic::{Component, World};
+
+#[derive(Component)]
+struct Health(i32);
+
+fn main() {
+    let mut world = World::new();
+    let e = world.spawn(Health(1));
+    let mut query = world.query::<&mut Health>();
+    let first = query.get(e).unwrap();
+    let second = query.get(e).unwrap();
+    first.0 += second.0;
+}

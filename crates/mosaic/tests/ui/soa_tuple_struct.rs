@@ -1,0 +1,7 @@
+use mosaic::Component;
+
+#[derive(Component)]
+#[component(storage = "soa")]
+struct Position(f32, f32);
+
+fn main() {}
