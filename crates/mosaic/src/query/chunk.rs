@@ -172,10 +172,10 @@ impl<Q: ChunkQueryData, F: QueryFilter> Query<'_, Q, F> {
     /// assert!(world.query::<&Position>().into_iter().all(|p| *p.y == 2.0));
     /// ```
     pub fn for_each_chunk(&mut self, mut f: impl FnMut(Q::Chunk<'_>)) {
-        let Driver::Pool(pool) = self.driver else { return };
-        let data = Q::init_fetch(self.components, Some(pool));
+        let Driver::Pool(driving) = self.driver else { return };
+        let data = Q::init_fetch(self.components, Some(driving));
         let filter = F::init_fetch(self.components);
-        let entities = pool.entities();
+        let entities = driving.rows();
         let aligned = Q::aligned_rows(&data).min(entities.len());
         let mut row = 0;
         while row < aligned {

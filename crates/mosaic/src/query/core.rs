@@ -3,7 +3,9 @@
 use std::marker::PhantomData;
 
 use super::access::assert_no_aliasing;
-use super::{QueryData, QueryError, QueryFilter, QueryIter, ReadOnlyQueryData};
+use super::{Driving, QueryData, QueryError, QueryFilter, QueryIter, ReadOnlyQueryData};
+use smallvec::SmallVec;
+
 use crate::component::Components;
 use crate::entity::{Entities, Entity};
 use crate::storage::SparseSet;
@@ -14,8 +16,8 @@ use crate::world::World;
 pub(crate) enum Driver<'w> {
     /// A required component was never registered: nothing matches.
     Empty,
-    /// The smallest required pool.
-    Pool(&'w SparseSet),
+    /// The smallest required pool, or the matching owning group's rows.
+    Pool(Driving<'w>),
     /// No component is required: every live entity.
     All,
 }
@@ -81,16 +83,33 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     ///   not changed structurally.
     pub(crate) unsafe fn new_unchecked(world: &'w World) -> Self {
         let components = &world.components;
-        let mut driver = Driver::All;
-        let mut pick = |pool: Option<&'w SparseSet>| {
-            driver = match (driver, pool) {
-                (Driver::Empty, _) | (_, None) => Driver::Empty,
-                (Driver::Pool(current), Some(pool)) if current.len() <= pool.len() => Driver::Pool(current),
-                (_, Some(pool)) => Driver::Pool(pool),
-            };
+        let mut required = SmallVec::<[&'w SparseSet; 8]>::new();
+        let mut missing = false;
+        let mut collect = |pool: Option<&'w SparseSet>| match pool {
+            Some(pool) => {
+                if !required.iter().any(|&p| std::ptr::eq(p, pool)) {
+                    required.push(pool);
+                }
+            }
+            None => missing = true,
         };
-        Q::visit_required(components, &mut pick);
-        F::visit_required(components, &mut pick);
+        Q::visit_required(components, &mut collect);
+        F::visit_required(components, &mut collect);
+        let driver = if missing {
+            Driver::Empty
+        } else if let Some(group) = world.groups.owning.iter().find(|g| {
+            g.owned.len() == required.len()
+                && g.owned.iter().all(|&id| required.iter().any(|&p| std::ptr::eq(p, components.pool(id))))
+        }) {
+            // An owning group holds exactly the required components: walk its packed rows.
+            let pool = components.pool(group.owned[0]);
+            Driver::Pool(Driving { pool, group: Some((group.len, &group.owned)) })
+        } else {
+            match required.iter().min_by_key(|p| p.len()) {
+                Some(&pool) => Driver::Pool(Driving { pool, group: None }),
+                None => Driver::All,
+            }
+        };
         Self { components, entities: &world.entities, driver, _marker: PhantomData }
     }
 
@@ -111,12 +130,12 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     /// Internal iteration: a tight loop over the driving pool's rows.
     #[inline]
     pub fn for_each(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
-        let Driver::Pool(pool) = self.driver else {
+        let Driver::Pool(driving) = self.driver else {
             return self.iter().for_each(f);
         };
-        let data = Q::init_fetch(self.components, Some(pool));
+        let data = Q::init_fetch(self.components, Some(driving));
         let filter = F::init_fetch(self.components);
-        let entities = pool.entities();
+        let entities = driving.rows();
         let aligned = Q::aligned_rows(&data).min(entities.len());
         for (row, &entity) in entities[..aligned].iter().enumerate() {
             if F::TRIVIAL || F::matches(&filter, entity) {
@@ -178,7 +197,7 @@ fn make_iter<'a, Q: QueryData, F: QueryFilter>(
 ) -> QueryIter<'a, Q, F> {
     let (pool, rows, all) = match driver {
         Driver::Empty => (None, &[][..], None),
-        Driver::Pool(pool) => (Some(pool), pool.entities(), None),
+        Driver::Pool(driving) => (Some(driving), driving.rows(), None),
         Driver::All => (None, &[][..], Some(entities.iter())),
     };
     let data = Q::init_fetch(components, pool);

@@ -36,9 +36,9 @@ pub unsafe trait QueryData {
     #[doc(hidden)]
     fn register_required(components: &mut Components, out: &mut dyn FnMut(ComponentId));
 
-    /// Captures the pools. `driver` is the pool whose rows the iteration walks, if any.
+    /// Captures the pools. `driver` is the pool (and group) whose rows the iteration walks, if any.
     #[doc(hidden)]
-    fn init_fetch<'w>(components: &'w Components, driver: Option<&'w SparseSet>) -> Self::Fetch<'w>;
+    fn init_fetch<'w>(components: &'w Components, driver: Option<Driving<'w>>) -> Self::Fetch<'w>;
 
     /// The item of `entity`, or `None` if it lacks a required component.
     ///
@@ -71,6 +71,28 @@ pub unsafe trait QueryData {
 /// `QueryData::visit_access` of the implementor reports no write.
 pub unsafe trait ReadOnlyQueryData: QueryData {}
 
+/// The pool whose rows a query walks, and the group whose rows it walks, if one matched.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct Driving<'w> {
+    pub(crate) pool: &'w SparseSet,
+    /// `(len, owned)`: the walk is limited to rows `0..len`, which every pool of a component in
+    /// `owned` holds in the same order (an owning group).
+    pub(crate) group: Option<(usize, &'w [ComponentId])>,
+}
+
+impl<'w> Driving<'w> {
+    /// The entities walked, in row order.
+    #[inline]
+    pub(crate) fn rows(&self) -> &'w [Entity] {
+        let all = self.pool.entities();
+        match self.group {
+            Some((len, _)) => &all[..len],
+            None => all,
+        }
+    }
+}
+
 /// The pool of one component, captured for a query.
 #[doc(hidden)]
 pub struct PoolFetch<'w, T: Component> {
@@ -84,11 +106,16 @@ pub struct PoolFetch<'w, T: Component> {
 
 impl<'w, T: Component> PoolFetch<'w, T> {
     #[inline]
-    fn new(components: &'w Components, driver: Option<&'w SparseSet>) -> Self {
+    fn new(components: &'w Components, driver: Option<Driving<'w>>) -> Self {
         let pool = components.pool_of::<T>();
         let (offset, aligned) = match (pool, driver) {
-            (Some(pool), Some(driver)) if std::ptr::eq(pool, driver) => (0, usize::MAX),
-            (Some(pool), Some(driver)) => pool.aligned_with_pool(driver),
+            (Some(pool), Some(driver)) if std::ptr::eq(pool, driver.pool) => (0, usize::MAX),
+            (Some(pool), Some(Driving { group: Some((len, owned)), .. }))
+                if components.id::<T>().is_some_and(|id| owned.contains(&id)) =>
+            {
+                (0, len)
+            }
+            (Some(pool), Some(driver)) => pool.aligned_with_pool(driver.pool),
             _ => (0, 0),
         };
         Self {
@@ -127,7 +154,7 @@ unsafe impl<T: Component> QueryData for &T {
     fn register_required(components: &mut Components, out: &mut dyn FnMut(ComponentId)) {
         out(components.register::<T>());
     }
-    fn init_fetch<'w>(components: &'w Components, driver: Option<&'w SparseSet>) -> Self::Fetch<'w> {
+    fn init_fetch<'w>(components: &'w Components, driver: Option<Driving<'w>>) -> Self::Fetch<'w> {
         PoolFetch::new(components, driver)
     }
     #[inline(always)]
@@ -166,7 +193,7 @@ unsafe impl<T: Component> QueryData for &mut T {
     fn register_required(components: &mut Components, out: &mut dyn FnMut(ComponentId)) {
         out(components.register::<T>());
     }
-    fn init_fetch<'w>(components: &'w Components, driver: Option<&'w SparseSet>) -> Self::Fetch<'w> {
+    fn init_fetch<'w>(components: &'w Components, driver: Option<Driving<'w>>) -> Self::Fetch<'w> {
         PoolFetch::new(components, driver)
     }
     #[inline(always)]
@@ -199,7 +226,7 @@ unsafe impl<T: Component> QueryData for Option<&T> {
     }
     fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
     fn register_required(_: &mut Components, _: &mut dyn FnMut(ComponentId)) {}
-    fn init_fetch<'w>(components: &'w Components, driver: Option<&'w SparseSet>) -> Self::Fetch<'w> {
+    fn init_fetch<'w>(components: &'w Components, driver: Option<Driving<'w>>) -> Self::Fetch<'w> {
         PoolFetch::new(components, driver)
     }
     #[inline(always)]
@@ -230,7 +257,7 @@ unsafe impl<T: Component> QueryData for Option<&mut T> {
     }
     fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
     fn register_required(_: &mut Components, _: &mut dyn FnMut(ComponentId)) {}
-    fn init_fetch<'w>(components: &'w Components, driver: Option<&'w SparseSet>) -> Self::Fetch<'w> {
+    fn init_fetch<'w>(components: &'w Components, driver: Option<Driving<'w>>) -> Self::Fetch<'w> {
         PoolFetch::new(components, driver)
     }
     #[inline(always)]
@@ -256,7 +283,7 @@ unsafe impl QueryData for Entity {
     fn visit_access(_: &mut dyn FnMut(ComponentAccess)) {}
     fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
     fn register_required(_: &mut Components, _: &mut dyn FnMut(ComponentId)) {}
-    fn init_fetch<'w>(_: &'w Components, _: Option<&'w SparseSet>) -> Self::Fetch<'w> {}
+    fn init_fetch<'w>(_: &'w Components, _: Option<Driving<'w>>) -> Self::Fetch<'w> {}
     #[inline(always)]
     unsafe fn fetch<'w>(_: &Self::Fetch<'w>, entity: Entity, _: usize) -> Option<Self::Item<'w>> {
         Some(entity)
@@ -293,7 +320,7 @@ macro_rules! tuple_data {
                 $($name::register_required(components, out);)*
             }
             #[allow(unused_variables, clippy::unused_unit)]
-            fn init_fetch<'w>(components: &'w Components, driver: Option<&'w SparseSet>) -> Self::Fetch<'w> {
+            fn init_fetch<'w>(components: &'w Components, driver: Option<Driving<'w>>) -> Self::Fetch<'w> {
                 ($($name::init_fetch(components, driver),)*)
             }
             #[inline(always)]

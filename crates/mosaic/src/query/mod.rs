@@ -18,7 +18,7 @@ mod watch;
 
 pub use self::core::Query;
 pub use chunk::ChunkQueryData;
-pub use data::{QueryData, ReadOnlyQueryData};
+pub use data::{Driving, QueryData, ReadOnlyQueryData};
 pub use error::QueryError;
 pub use filter::{QueryFilter, With, Without};
 pub use iter::QueryIter;

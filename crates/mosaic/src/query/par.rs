@@ -17,14 +17,14 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     /// Chunks are at least 1,024 rows, about four per thread. A query that requires no component
     /// (walks all live entities) runs sequentially.
     pub fn par_for_each(&mut self, f: impl Fn(Q::Item<'_>) + Send + Sync) {
-        let Driver::Pool(pool) = self.driver else {
+        let Driver::Pool(driving) = self.driver else {
             return self.for_each(f);
         };
         let components = self.components;
-        let rows = pool.entities();
+        let rows = driving.rows();
         let chunk = (rows.len() / (rayon::current_num_threads() * 4)).max(MIN_CHUNK);
         rows.par_chunks(chunk).enumerate().for_each(|(index, entities)| {
-            let data = Q::init_fetch(components, Some(pool));
+            let data = Q::init_fetch(components, Some(driving));
             let filter = F::init_fetch(components);
             let first_row = index * chunk;
             let aligned = Q::aligned_rows(&data);

@@ -329,6 +329,22 @@ impl Column {
         }
     }
 
+    /// Exchanges the values at rows `a` and `b`. O(1).
+    ///
+    /// # Panics
+    /// If either row is out of bounds.
+    #[track_caller]
+    pub fn swap(&mut self, a: usize, b: usize) {
+        assert!(a < self.len && b < self.len, "column rows {a}, {b} out of bounds (len {})", self.len);
+        if a != b {
+            // SAFETY: both rows are distinct initialized rows inside the allocation; swapping their
+            // bytes keeps every value initialized and owned once.
+            unsafe {
+                std::ptr::swap_nonoverlapping(self.row_ptr(a), self.row_ptr(b), self.info.layout.size())
+            };
+        }
+    }
+
     /// Drops every value, keeping the capacity.
     ///
     /// # Panics

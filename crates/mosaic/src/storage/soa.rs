@@ -466,6 +466,26 @@ impl SoaColumns {
         }
     }
 
+    /// Exchanges rows `a` and `b`, field by field. O(fields).
+    ///
+    /// # Panics
+    /// If either row is out of bounds.
+    #[track_caller]
+    pub fn swap(&mut self, a: usize, b: usize) {
+        assert!(a < self.len && b < self.len, "SoA rows {a}, {b} out of bounds (len {})", self.len);
+        if a == b {
+            return;
+        }
+        for (field, &offset) in self.info.fields.iter().zip(&self.offsets) {
+            let size = field.layout.size();
+            // SAFETY: rows `a` and `b` are distinct initialized rows of column i.
+            unsafe {
+                let base = self.block.as_ptr().add(offset);
+                std::ptr::swap_nonoverlapping(base.add(a * size), base.add(b * size), size);
+            }
+        }
+    }
+
     /// Drops every row, keeping the capacity.
     ///
     /// # Panics

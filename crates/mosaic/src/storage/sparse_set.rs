@@ -323,6 +323,29 @@ impl SparseSet {
         true
     }
 
+    /// Exchanges rows `a` and `b` (entities and values). O(1) (O(fields) for struct-of-arrays).
+    ///
+    /// Groups use it to keep their members at the front of each owned pool, and sorting uses it
+    /// to reorder a pool.
+    ///
+    /// # Panics
+    /// If either row is out of bounds.
+    #[track_caller]
+    pub fn swap_rows(&mut self, a: usize, b: usize) {
+        if a == b {
+            assert!(a < self.dense.len(), "row {a} out of bounds (len {})", self.dense.len());
+            return;
+        }
+        match &mut self.data {
+            PoolData::Aos(column) => column.swap(a, b),
+            PoolData::Soa(columns) => columns.swap(a, b),
+        }
+        self.dense.swap(a, b);
+        self.sparse.insert(self.dense[a].index(), a as u32);
+        self.sparse.insert(self.dense[b].index(), b as u32);
+        self.version += 1;
+    }
+
     /// Updates `dense` and `sparse` after the value at `row` was swap-removed from the column.
     #[inline]
     fn unlink(&mut self, entity: Entity, row: usize) {

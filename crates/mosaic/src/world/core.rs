@@ -5,6 +5,7 @@ use std::any::TypeId;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
+use super::group::Groups;
 use super::observe::{HookKind, Observers};
 use super::{ComponentError, ResourceError, Resources};
 use crate::component::{Component, ComponentId, Components};
@@ -50,6 +51,8 @@ pub struct World {
     pub(crate) resources: Resources,
     /// Component hooks, watches, and the commands they defer.
     pub(crate) observers: Observers,
+    /// Owning groups.
+    pub(crate) groups: Groups,
 }
 
 impl World {
@@ -168,6 +171,12 @@ impl World {
                 self.fire_hook(entity, id, HookKind::Remove);
             }
         }
+        if !self.groups.is_empty() {
+            for i in 0..self.component_lists[entity.index() as usize].len() {
+                let id = self.component_lists[entity.index() as usize][i];
+                self.groups_before_remove(entity, id);
+            }
+        }
         self.entities.free(entity)?;
         /// Removes the remaining components even if one of their drops panics, so a panic never
         /// leaves a dead entity's values in a pool.
@@ -222,6 +231,9 @@ impl World {
         let old = T::insert(self.components.pool_mut(id), entity, value);
         if old.is_none() {
             self.component_lists[entity.index() as usize].push(id);
+            if !self.groups.is_empty() {
+                self.groups_after_add(entity, &[id]);
+            }
         }
         Ok(old)
     }
@@ -238,6 +250,9 @@ impl World {
         self.fire_watches(entity, &transitions, false);
         T::insert(self.components.pool_mut(id), entity, value);
         self.component_lists[entity.index() as usize].push(id);
+        if !self.groups.is_empty() {
+            self.groups_after_add(entity, &[id]);
+        }
         self.fire_hook(entity, id, HookKind::Add);
         self.fire_watches(entity, &transitions, true);
         self.flush_deferred();
@@ -272,6 +287,9 @@ impl World {
             transitions = self.watch_transitions(entity, &[id], false);
             self.fire_watches(entity, &transitions, false);
             self.fire_hook(entity, id, HookKind::Remove);
+        }
+        if !self.groups.is_empty() && self.components.pool(id).contains(entity) {
+            self.groups_before_remove(entity, id);
         }
         let value = T::remove(self.components.pool_mut(id), entity).ok_or_else(missing)?;
         let list = &mut self.component_lists[entity.index() as usize];

@@ -65,6 +65,18 @@ fn bundle_ids<'a, B: Bundle>(
 }
 
 impl World {
+    /// Keeps groups packed after a bundle added the components listed from position `before` of
+    /// `entity`'s component list on.
+    #[inline]
+    fn groups_after_bundle(&mut self, entity: Entity, before: usize) {
+        if self.groups.is_empty() {
+            return;
+        }
+        let list = &self.component_lists[entity.index() as usize];
+        let added: SmallVec<[ComponentId; 8]> = list[before..].iter().copied().collect();
+        self.groups_after_add(entity, &added);
+    }
+
     /// Allocates an entity id and makes sure its component list exists.
     #[inline]
     fn alloc_entity(&mut self) -> Result<Entity, EntityError> {
@@ -117,8 +129,10 @@ impl World {
         let ids = bundle_ids::<B>(&mut self.bundles, &mut self.components);
         if !self.observers.any {
             let list = &mut self.component_lists[entity.index() as usize];
+            let before = list.len();
             let pools = self.components.pools_mut();
             bundle.put_each(&mut InsertSink { pools, ids, next: 0, entity, list });
+            self.groups_after_bundle(entity, before);
             return;
         }
         let ids: SmallVec<[ComponentId; 8]> = ids.into();
@@ -135,6 +149,9 @@ impl World {
         let list = &mut self.component_lists[entity.index() as usize];
         let pools = self.components.pools_mut();
         bundle.put_each(&mut InsertSink { pools, ids: &ids, next: 0, entity, list });
+        if !self.groups.is_empty() {
+            self.groups_after_add(entity, &added);
+        }
         for &id in &added {
             self.fire_hook(entity, id, HookKind::Add);
         }
@@ -194,6 +211,7 @@ impl World {
                 let list = &mut self.component_lists[entity.index() as usize];
                 let pools = self.components.pools_mut();
                 bundle.put_each(&mut InsertSink { pools, ids: &ids, next: 0, entity, list });
+                self.groups_after_bundle(entity, 0);
             }
             on_spawn(entity);
         }

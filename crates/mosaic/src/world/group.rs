@@ -1,0 +1,235 @@
+//! Owning groups: entity subsets kept packed at the front of their components' pools.
+
+use smallvec::SmallVec;
+
+use super::World;
+use crate::component::{Bundle, ComponentId};
+use crate::entity::Entity;
+
+/// Identifies an owning group of a world.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GroupId(u32);
+
+/// Why a group could not be created.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GroupError {
+    /// The new group would own a pool another group owns, and neither group's components include
+    /// the other's, so no single order of that pool serves both.
+    #[error(
+        "group ({}) conflicts with existing group ({}): they own a pool in common but neither is nested in \
+         the other; groups sharing a component must be nested, like (A, B) inside (A, B, C)",
+        .requested.join(", "), .existing.join(", ")
+    )]
+    Conflict {
+        /// The requested group's component names.
+        requested: Vec<&'static str>,
+        /// The existing group's component names.
+        existing: Vec<&'static str>,
+    },
+    /// A group needs at least two different component types.
+    #[error("a group needs at least two different component types, got ({})", .requested.join(", "))]
+    TooFewComponents {
+        /// The requested group's component names.
+        requested: Vec<&'static str>,
+    },
+}
+
+/// One owning group.
+#[derive(Debug)]
+pub(crate) struct OwningGroup {
+    /// Owned component ids, sorted.
+    pub(crate) owned: SmallVec<[ComponentId; 4]>,
+    names: Vec<&'static str>,
+    /// Members occupy rows `0..len` of every owned pool, in the same order.
+    pub(crate) len: usize,
+}
+
+/// The world's groups.
+#[derive(Debug, Default)]
+pub(crate) struct Groups {
+    pub(crate) owning: Vec<OwningGroup>,
+    /// Per component id: the groups owning it, from the fewest owned types (outermost range) to
+    /// the most (innermost range). Groups sharing a pool are nested, so this is a chain.
+    chain_of: Vec<SmallVec<[u32; 2]>>,
+}
+
+impl Groups {
+    /// The chain of groups owning component `id`.
+    #[inline]
+    pub(crate) fn chain(&self, id: ComponentId) -> &[u32] {
+        self.chain_of.get(id.index()).map_or(&[], |c| c)
+    }
+
+    /// Whether any group exists.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.owning.is_empty()
+    }
+}
+
+impl World {
+    /// Creates (or finds) the owning group of the component types in `G`, a tuple such as
+    /// `(Position, Velocity)`, and packs its members: afterwards, every entity that has all of
+    /// them sits at rows `0..len` of each of their pools, in the same order, and stays there
+    /// through inserts, removes and despawns (kept packed by O(1) swaps per change). A query
+    /// whose required components are exactly a group's iterates those rows as slices, with no
+    /// lookups. Groups sharing a component must be nested ((A, B) inside (A, B, C)).
+    ///
+    /// EnTT's owning groups. Complexity: creation O(n) in the smallest pool; each later change to
+    /// an owned component costs O(g * c) swaps for the g groups owning it and their c pools.
+    ///
+    /// # Panics
+    /// As [`World::try_group`] returns errors.
+    #[track_caller]
+    pub fn group<G: Bundle>(&mut self) -> GroupId {
+        self.try_group::<G>().unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    /// The fallible form of [`World::group`].
+    ///
+    /// # Errors
+    /// [`GroupError::Conflict`] naming both groups if it would share a pool with a group it is
+    /// not nested with; [`GroupError::TooFewComponents`] for fewer than two types.
+    pub fn try_group<G: Bundle>(&mut self) -> Result<GroupId, GroupError> {
+        let mut owned = SmallVec::<[ComponentId; 4]>::new();
+        G::register_ids(&mut self.components, &mut |id| owned.push(id));
+        owned.sort_unstable();
+        owned.dedup();
+        let names: Vec<&'static str> = owned.iter().map(|&id| self.components.pool(id).type_name()).collect();
+        if owned.len() < 2 {
+            return Err(GroupError::TooFewComponents { requested: names });
+        }
+        for (index, group) in self.groups.owning.iter().enumerate() {
+            if group.owned == owned {
+                return Ok(GroupId(index as u32));
+            }
+            let shares = group.owned.iter().any(|id| owned.contains(id));
+            let nested = group.owned.iter().all(|id| owned.contains(id))
+                || owned.iter().all(|id| group.owned.contains(id));
+            if shares && !nested {
+                return Err(GroupError::Conflict { requested: names, existing: group.names.clone() });
+            }
+        }
+        let index = self.groups.owning.len() as u32;
+        // Existing groups with more types (nested inside this one) hold members of this one at
+        // the front of every pool it owns; the outermost of them (the longest) is where this
+        // group's packing starts.
+        let inner_len = self
+            .groups
+            .owning
+            .iter()
+            .filter(|g| owned.iter().all(|id| g.owned.contains(id)))
+            .map(|g| g.len)
+            .max()
+            .unwrap_or(0);
+        self.groups.owning.push(OwningGroup { owned: owned.clone(), names, len: inner_len });
+        for &id in &owned {
+            let chains = &mut self.groups.chain_of;
+            if chains.len() <= id.index() {
+                chains.resize_with(id.index() + 1, SmallVec::new);
+            }
+            chains[id.index()].push(index);
+        }
+        let owning = &self.groups.owning;
+        for chain in &mut self.groups.chain_of {
+            chain.sort_by_key(|&g| owning[g as usize].owned.len());
+        }
+        // Pack the remaining members, walking the smallest owned pool.
+        let smallest = *owned.iter().min_by_key(|&&id| self.components.pool(id).len()).expect("two or more");
+        let candidates: Vec<Entity> = self.components.pool(smallest).entities().to_vec();
+        for entity in candidates {
+            self.join_group(index, entity);
+        }
+        Ok(GroupId(index))
+    }
+
+    /// Number of entities in the group (its rows `0..len` in each owned pool).
+    ///
+    /// # Panics
+    /// If `group` was not made by this world.
+    #[track_caller]
+    pub fn group_len(&self, group: GroupId) -> usize {
+        self.groups.owning[group.0 as usize].len
+    }
+
+    /// Moves `entity` into group `index` if it has every owned component and is not a member.
+    fn join_group(&mut self, index: u32, entity: Entity) {
+        let group = &self.groups.owning[index as usize];
+        let first = self.components.pool(group.owned[0]);
+        match first.row_of(entity) {
+            Some(row) if row >= group.len => {}
+            _ => return,
+        }
+        if !group.owned.iter().all(|&id| self.components.pool(id).contains(entity)) {
+            return;
+        }
+        let target = group.len;
+        for &id in &group.owned {
+            let pool = self.components.pool_mut(id);
+            let row = pool.row_of(entity).expect("checked above");
+            pool.swap_rows(row, target);
+        }
+        self.groups.owning[index as usize].len += 1;
+    }
+
+    /// Moves `entity` out of group `index` (to just past its new end) if it is a member.
+    fn leave_group(&mut self, index: u32, entity: Entity) {
+        let group = &self.groups.owning[index as usize];
+        let Some(row) = self.components.pool(group.owned[0]).row_of(entity) else { return };
+        if row >= group.len {
+            return;
+        }
+        let last = group.len - 1;
+        for &id in &group.owned {
+            self.components.pool_mut(id).swap_rows(row, last);
+        }
+        self.groups.owning[index as usize].len -= 1;
+    }
+
+    /// Keeps groups packed after `entity` gained components `added`: joins every group (outermost
+    /// first) it now completes.
+    pub(crate) fn groups_after_add(&mut self, entity: Entity, added: &[ComponentId]) {
+        for &id in added {
+            let chain: SmallVec<[u32; 4]> = self.groups.chain(id).into();
+            for group in chain {
+                self.join_group(group, entity);
+            }
+        }
+    }
+
+    /// Keeps groups packed before `entity` loses component `id`: leaves every group owning it,
+    /// innermost first.
+    pub(crate) fn groups_before_remove(&mut self, entity: Entity, id: ComponentId) {
+        let chain: SmallVec<[u32; 4]> = self.groups.chain(id).into();
+        for &group in chain.iter().rev() {
+            self.leave_group(group, entity);
+        }
+    }
+
+    /// Checks every group's packing invariant, panicking on the first violation. O(members).
+    ///
+    /// For tests: rows `0..len` of every owned pool hold the same entities in the same order, and
+    /// no entity past `len` in the first pool has every owned component.
+    #[track_caller]
+    pub fn assert_group_invariants(&self) {
+        for group in &self.groups.owning {
+            let first = self.components.pool(group.owned[0]);
+            for &id in &group.owned[1..] {
+                let pool = self.components.pool(id);
+                assert_eq!(
+                    &first.entities()[..group.len],
+                    &pool.entities()[..group.len],
+                    "group ({}) rows differ between pools",
+                    group.names.join(", ")
+                );
+            }
+            for &e in &first.entities()[group.len..] {
+                assert!(
+                    !group.owned.iter().all(|&id| self.components.pool(id).contains(e)),
+                    "{e} has every component of group ({}) but lies outside it",
+                    group.names.join(", ")
+                );
+            }
+        }
+    }
+}

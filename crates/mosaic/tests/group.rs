@@ -1,0 +1,207 @@
+//! Owning groups: members packed at the front of each owned pool, kept so through every change.
+
+use std::collections::BTreeSet;
+
+use mosaic::world::GroupError;
+use mosaic::{Component, Entity, World};
+use proptest::prelude::*;
+
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct A(u32);
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct B(u32);
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[component(storage = "soa")]
+struct C {
+    value: u32,
+}
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct D(u32);
+
+fn members(world: &mut World) -> BTreeSet<Entity> {
+    world.query::<(Entity, &A, &B)>().into_iter().map(|(e, _, _)| e).collect()
+}
+
+#[test]
+fn creation_packs_existing_members() {
+    let mut world = World::new();
+    let mut expected = BTreeSet::new();
+    for i in 0..200u32 {
+        let e = world.spawn(A(i));
+        if i % 3 == 0 {
+            world.insert(e, B(i));
+            expected.insert(e);
+        }
+    }
+    world.spawn_batch((0..50).map(B));
+    let group = world.group::<(A, B)>();
+    assert_eq!(world.group_len(group), expected.len());
+    world.assert_group_invariants();
+    assert_eq!(members(&mut world), expected);
+    // The group serves the query: one chunk, no lookups, exactly the members.
+    let mut chunks = Vec::new();
+    world.query::<(Entity, &A, &B)>().for_each_chunk(|(es, a, b)| {
+        assert!(a.iter().zip(b).all(|(a, b)| a.0 == b.0));
+        chunks.push(es.len());
+    });
+    assert_eq!(chunks, [expected.len()]);
+}
+
+#[test]
+fn changes_keep_the_group_packed() {
+    let mut world = World::new();
+    let group = world.group::<(A, B)>();
+    let entities: Vec<Entity> = (0..100).map(|i| world.spawn((A(i), B(i)))).collect();
+    assert_eq!(world.group_len(group), 100);
+    for &e in entities.iter().step_by(3) {
+        world.remove::<B>(e);
+    }
+    world.assert_group_invariants();
+    for &e in entities.iter().step_by(5) {
+        world.despawn(e);
+    }
+    world.assert_group_invariants();
+    let alive: Vec<Entity> = entities.iter().step_by(3).copied().filter(|&e| world.is_alive(e)).collect();
+    for e in alive {
+        world.insert(e, B(7));
+    }
+    world.assert_group_invariants();
+    let expected: usize = entities.iter().filter(|e| world.is_alive(**e)).count();
+    assert_eq!(world.group_len(group), expected);
+    let mut chunks = 0;
+    world.query::<(&A, &B)>().for_each_chunk(|_| chunks += 1);
+    assert_eq!(chunks, 1, "still one packed run after churn");
+}
+
+#[test]
+fn nested_groups_in_either_order() {
+    for inner_first in [false, true] {
+        let mut world = World::new();
+        for i in 0..120u32 {
+            let e = world.spawn(A(i));
+            if i % 2 == 0 {
+                world.insert(e, B(i));
+            }
+            if i % 3 == 0 {
+                world.insert(e, C { value: i });
+            }
+        }
+        let (ab, abc) = if inner_first {
+            let abc = world.group::<(A, B, C)>();
+            (world.group::<(A, B)>(), abc)
+        } else {
+            let ab = world.group::<(A, B)>();
+            (ab, world.group::<(A, B, C)>())
+        };
+        world.assert_group_invariants();
+        assert_eq!(world.group_len(ab), 60);
+        assert_eq!(world.group_len(abc), 20);
+        let all: Vec<Entity> = world.query::<Entity>().into_iter().collect();
+        for &e in &all[..40] {
+            world.remove::<B>(e);
+            world.assert_group_invariants();
+        }
+        for &e in &all[..40] {
+            world.insert(e, B(0));
+            world.insert(e, C { value: 1 });
+            world.assert_group_invariants();
+        }
+        let with_abc = world.query::<(&A, &B, &C)>().into_iter().count();
+        assert_eq!(world.group_len(abc), with_abc);
+    }
+}
+
+#[test]
+fn conflicting_groups_are_refused_naming_both() {
+    let mut world = World::new();
+    world.group::<(A, B)>();
+    let error = world.try_group::<(B, D)>().unwrap_err();
+    let GroupError::Conflict { .. } = &error else { panic!("{error}") };
+    let message = error.to_string();
+    assert!(
+        message.contains("group::B") && message.contains("group::D") && message.contains("group::A"),
+        "{message}"
+    );
+    // The same group again is the same group; a nested one is fine.
+    let again = world.group::<(B, A)>();
+    assert_eq!(again, world.group::<(A, B)>());
+    world.group::<(A, B, D)>();
+    assert!(matches!(world.try_group::<(A,)>(), Err(GroupError::TooFewComponents { .. })));
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Spawn(u8),
+    Insert(usize, u8),
+    Remove(usize, u8),
+    Despawn(usize),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        (0u8..16).prop_map(Op::Spawn),
+        (any::<usize>(), 0u8..4).prop_map(|(i, c)| Op::Insert(i, c)),
+        (any::<usize>(), 0u8..4).prop_map(|(i, c)| Op::Remove(i, c)),
+        any::<usize>().prop_map(Op::Despawn),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 128 }))]
+
+    /// Random spawns, inserts, removes and despawns keep nested groups packed, and group-driven
+    /// queries see exactly the entities a naive check finds.
+    #[test]
+    fn groups_stay_packed(ops in prop::collection::vec(op(), 1..if cfg!(miri) { 30 } else { 150 })) {
+        let mut world = World::new();
+        world.group::<(A, B)>();
+        world.group::<(A, B, C)>();
+        world.group::<(D, C, A, B)>();
+        let mut live: Vec<Entity> = Vec::new();
+        for op in ops {
+            match op {
+                Op::Spawn(mask) => {
+                    let e = world.spawn_empty();
+                    for c in 0..4 {
+                        if mask & (1 << c) != 0 {
+                            insert(&mut world, e, c);
+                        }
+                    }
+                    live.push(e);
+                }
+                Op::Insert(i, c) if !live.is_empty() => insert(&mut world, live[i % live.len()], c),
+                Op::Remove(i, c) if !live.is_empty() => remove(&mut world, live[i % live.len()], c),
+                Op::Despawn(i) if !live.is_empty() => {
+                    let e = live.swap_remove(i % live.len());
+                    world.despawn(e);
+                }
+                _ => {}
+            }
+            world.assert_group_invariants();
+            for pool in world.components().pools() {
+                pool.assert_invariants();
+            }
+            let naive: BTreeSet<Entity> = live.iter().copied().filter(|&e| world.contains::<A>(e) && world.contains::<B>(e) && world.contains::<C>(e)).collect();
+            let queried: BTreeSet<Entity> = world.query::<(Entity, &A, &B, &C)>().into_iter().map(|(e, ..)| e).collect();
+            prop_assert_eq!(queried, naive);
+        }
+    }
+}
+
+fn insert(world: &mut World, e: Entity, c: u8) {
+    match c {
+        0 => drop(world.insert(e, A(1))),
+        1 => drop(world.insert(e, B(2))),
+        2 => drop(world.insert(e, C { value: 3 })),
+        _ => drop(world.insert(e, D(4))),
+    }
+}
+
+fn remove(world: &mut World, e: Entity, c: u8) {
+    match c {
+        0 => drop(world.remove::<A>(e)),
+        1 => drop(world.remove::<B>(e)),
+        2 => drop(world.remove::<C>(e)),
+        _ => drop(world.remove::<D>(e)),
+    }
+}
