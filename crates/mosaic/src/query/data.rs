@@ -110,7 +110,7 @@ impl<'w, T: Component> PoolFetch<'w, T> {
         let pool = components.pool_of::<T>();
         let (offset, aligned) = match (pool, driver) {
             (Some(pool), Some(driver)) if std::ptr::eq(pool, driver.pool) => (0, usize::MAX),
-            (Some(pool), Some(Driving { group: Some((len, owned)), .. }))
+            (Some(_), Some(Driving { group: Some((len, owned)), .. }))
                 if components.id::<T>().is_some_and(|id| owned.contains(&id)) =>
             {
                 (0, len)
