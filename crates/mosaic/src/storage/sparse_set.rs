@@ -346,6 +346,36 @@ impl SparseSet {
         self.version += 1;
     }
 
+    /// Reorders the pool so that new row `i` holds what old row `order[i]` held. O(n) swaps.
+    ///
+    /// # Panics
+    /// If `order` is not a permutation of `0..len`.
+    #[track_caller]
+    pub fn permute(&mut self, order: &[usize]) {
+        let len = self.dense.len();
+        assert_eq!(order.len(), len, "a permutation of the pool's {len} rows is needed");
+        let mut seen = vec![false; len];
+        for &row in order {
+            assert!(
+                row < len && !std::mem::replace(&mut seen[row], true),
+                "`order` is not a permutation of 0..{len}"
+            );
+        }
+        // Fill rows in order, swapping each one's value in from wherever it is now.
+        let mut position: Vec<usize> = (0..len).collect(); // position[old row] = current row
+        let mut slot: Vec<usize> = (0..len).collect(); // slot[current row] = old row held there
+        for (target, &wanted) in order.iter().enumerate() {
+            let current = position[wanted];
+            if current != target {
+                self.swap_rows(target, current);
+                let displaced = slot[target];
+                slot.swap(target, current);
+                position[displaced] = current;
+                position[wanted] = target;
+            }
+        }
+    }
+
     /// Updates `dense` and `sparse` after the value at `row` was swap-removed from the column.
     #[inline]
     fn unlink(&mut self, entity: Entity, row: usize) {

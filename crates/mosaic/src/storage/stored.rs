@@ -3,6 +3,23 @@
 use super::{ColumnInfo, SoaInfo, SoaLayout, SparseSet};
 use crate::entity::Entity;
 
+/// The row order of `pool` sorted by `compare` on the stored views: element `i` is the row that
+/// belongs at position `i`. Stable; O(n log n) comparisons. Pass it to [`SparseSet::permute`].
+///
+/// # Panics
+/// If `pool` does not hold `T`.
+pub fn sorted_rows<T: Stored>(
+    pool: &SparseSet,
+    mut compare: impl FnMut(T::Ref<'_>, T::Ref<'_>) -> std::cmp::Ordering,
+) -> Vec<usize> {
+    let columns = T::columns(pool);
+    let mut order: Vec<usize> = (0..pool.len()).collect();
+    // SAFETY: every row in `order` is below the pool's length; the shared borrow of `pool` keeps
+    // it unchanged and rules out `&mut` views while the comparisons run.
+    order.sort_by(|&a, &b| compare(unsafe { T::row_ref(columns, a) }, unsafe { T::row_ref(columns, b) }));
+    order
+}
+
 /// How a pool lays out its values.
 #[derive(Clone, Debug)]
 pub enum StorageInfo {

@@ -7,6 +7,7 @@ mod error;
 mod group;
 mod observe;
 mod resources;
+mod sort;
 mod spawn;
 
 pub use self::core::World;
@@ -16,3 +17,4 @@ pub use error::{ComponentError, ResourceError};
 pub use group::{GroupError, GroupId};
 pub use observe::{Hook, HookContext, WatchId};
 pub use resources::Resources;
+pub use sort::SortError;
