@@ -11,9 +11,16 @@ enum Storage {
     Soa,
 }
 
-/// Reads `#[component(storage = "...")]`.
-fn parse_storage(input: &DeriveInput) -> syn::Result<Storage> {
+/// The parsed `#[component(...)]` options.
+struct Options {
+    storage: Storage,
+    lazy: bool,
+}
+
+/// Reads `#[component(storage = "...", cleanup = "...")]`.
+fn parse_options(input: &DeriveInput) -> syn::Result<Options> {
     let mut storage = Storage::Aos;
+    let mut lazy = false;
     for attr in input.attrs.iter().filter(|a| a.path().is_ident("component")) {
         attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("storage") {
@@ -29,23 +36,48 @@ fn parse_storage(input: &DeriveInput) -> syn::Result<Storage> {
                     }
                 };
                 Ok(())
+            } else if meta.path.is_ident("cleanup") {
+                let value: LitStr = meta.value()?.parse()?;
+                lazy = match value.value().as_str() {
+                    "eager" => false,
+                    "lazy" => true,
+                    other => {
+                        return Err(syn::Error::new_spanned(
+                            &value,
+                            format!("unknown component cleanup `{other}`; supported: \"eager\", \"lazy\""),
+                        ));
+                    }
+                };
+                Ok(())
             } else {
-                Err(meta.error("unknown component option; supported: `storage = \"aos\" | \"soa\"`"))
+                Err(meta.error(
+                    "unknown component option; supported: `storage = \"aos\" | \"soa\"`, `cleanup = \"eager\" | \"lazy\"`",
+                ))
             }
         })?;
     }
-    Ok(storage)
+    Ok(Options { storage, lazy })
 }
 
 /// Expands the derive.
 pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
-    match parse_storage(&input)? {
-        Storage::Aos => Ok(derive_aos(&input)),
-        Storage::Soa => derive_soa(&input),
+    let options = parse_options(&input)?;
+    let lazy = if options.lazy {
+        quote! {
+            fn lazy_cleanup() -> bool {
+                true
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
+    match options.storage {
+        Storage::Aos => Ok(derive_aos(&input, &lazy)),
+        Storage::Soa => derive_soa(&input, &lazy),
     }
 }
 
-fn derive_aos(input: &DeriveInput) -> TokenStream {
+fn derive_aos(input: &DeriveInput, lazy: &TokenStream) -> TokenStream {
     let name = &input.ident;
     let mut generics = input.generics.clone();
     generics
@@ -96,6 +128,7 @@ fn derive_aos(input: &DeriveInput) -> TokenStream {
             fn remove(pool: &mut ::mosaic::storage::SparseSet, entity: ::mosaic::Entity) -> ::core::option::Option<Self> {
                 pool.remove(entity)
             }
+            #lazy
         }
 
         #[automatically_derived]
@@ -103,7 +136,7 @@ fn derive_aos(input: &DeriveInput) -> TokenStream {
     }
 }
 
-fn derive_soa(input: &DeriveInput) -> syn::Result<TokenStream> {
+fn derive_soa(input: &DeriveInput, lazy: &TokenStream) -> syn::Result<TokenStream> {
     let name = &input.ident;
     let fields = match &input.data {
         Data::Struct(data) => match &data.fields {
@@ -268,6 +301,7 @@ fn derive_soa(input: &DeriveInput) -> syn::Result<TokenStream> {
             fn remove(pool: &mut ::mosaic::storage::SparseSet, entity: ::mosaic::Entity) -> ::core::option::Option<Self> {
                 pool.remove_soa(entity)
             }
+            #lazy
         }
 
         #[automatically_derived]

@@ -14,6 +14,10 @@ use proc_macro::TokenStream;
 ///   same field names and visibility) and `TSlices<'a>` / `TSlicesMut<'a>` (one slice per field).
 ///   A tuple struct, enum or generic struct is a compile error saying why.
 ///
+/// - `cleanup = "lazy"`: despawn leaves the entity's value in place; `World::collect_lazy`
+///   (called by every schedule run) removes dead entities' values by random sampling. Queries
+///   never yield dead entities. `cleanup = "eager"` is the default.
+///
 /// Anything else is a compile error naming the option. The expansion contains `unsafe impl`s
 /// (allowed locally with `#[allow(unsafe_code)]`) that uphold `Stored`'s contract by building views
 /// only from rows the query engine vouches for.

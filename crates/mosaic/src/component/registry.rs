@@ -103,7 +103,9 @@ impl Components {
         }
         let id = ComponentId(u32::try_from(self.pools.len()).expect("too many component types"));
         self.by_type.insert(TypeId::of::<T>(), id);
-        self.pools.push(SparseSet::new(T::storage_info()));
+        let mut pool = SparseSet::new(T::storage_info());
+        pool.set_lazy(T::lazy_cleanup());
+        self.pools.push(pool);
         id
     }
 

@@ -177,14 +177,17 @@ impl<Q: ChunkQueryData, F: QueryFilter> Query<'_, Q, F> {
         let filter = F::init_fetch(self.components);
         let entities = driving.rows();
         let aligned = Q::aligned_rows(&data).min(entities.len());
+        let lazy = driving.pool.is_lazy();
+        let matches =
+            |entity| (F::TRIVIAL || F::matches(&filter, entity)) && (!lazy || self.entities.is_alive(entity));
         let mut row = 0;
         while row < aligned {
-            if !(F::TRIVIAL || F::matches(&filter, entities[row])) {
+            if !matches(entities[row]) {
                 row += 1;
                 continue;
             }
             let start = row;
-            while row < aligned && (F::TRIVIAL || F::matches(&filter, entities[row])) {
+            while row < aligned && matches(entities[row]) {
                 row += 1;
             }
             // SAFETY: the fetch was made from the world this query borrows, unchanged since;
@@ -192,7 +195,7 @@ impl<Q: ChunkQueryData, F: QueryFilter> Query<'_, Q, F> {
             f(unsafe { Q::chunk_aligned(&data, entities, start, row - start) });
         }
         for row in aligned..entities.len() {
-            if F::matches(&filter, entities[row]) {
+            if matches(entities[row]) {
                 // SAFETY: as above, one row through the checked lookup path.
                 if let Some(chunk) = unsafe { Q::chunk_one(&data, entities, row) } {
                     f(chunk);

@@ -58,7 +58,7 @@ pub(crate) enum Driver<'w> {
 /// ```
 pub struct Query<'w, Q: QueryData, F: QueryFilter = ()> {
     pub(crate) components: &'w Components,
-    entities: &'w Entities,
+    pub(crate) entities: &'w Entities,
     pub(crate) driver: Driver<'w>,
     _marker: PhantomData<fn() -> (Q, F)>,
 }
@@ -137,8 +137,11 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         let filter = F::init_fetch(self.components);
         let entities = driving.rows();
         let aligned = Q::aligned_rows(&data).min(entities.len());
+        // A lazily cleaned driver may hold dead entities' rows: skip them.
+        let lazy = driving.pool.is_lazy();
+        let live = |entity| !lazy || self.entities.is_alive(entity);
         for (row, &entity) in entities[..aligned].iter().enumerate() {
-            if F::TRIVIAL || F::matches(&filter, entity) {
+            if (F::TRIVIAL || F::matches(&filter, entity)) && live(entity) {
                 // SAFETY: the fetch was made from the world this query borrows (exclusively, or
                 // shared for read-only `Q`), unchanged since; `entity` is live, `row` is its row
                 // in the driver pool and below `aligned_rows`; each row is visited once.
@@ -146,7 +149,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
             }
         }
         for (row, &entity) in entities.iter().enumerate().skip(aligned) {
-            if F::matches(&filter, entity) {
+            if F::matches(&filter, entity) && live(entity) {
                 // SAFETY: as above, through the checked lookup path.
                 if let Some(item) = unsafe { Q::fetch(&data, entity, row) } {
                     f(item);
@@ -200,9 +203,10 @@ fn make_iter<'a, Q: QueryData, F: QueryFilter>(
         Driver::Pool(driving) => (Some(driving), driving.rows(), None),
         Driver::All => (None, &[][..], Some(entities.iter())),
     };
+    let live_check = pool.filter(|d| d.pool.is_lazy()).map(|_| entities);
     let data = Q::init_fetch(components, pool);
     let aligned = Q::aligned_rows(&data).min(rows.len());
-    QueryIter { data, filter: F::init_fetch(components), entities: rows, row: 0, aligned, all }
+    QueryIter { data, filter: F::init_fetch(components), entities: rows, row: 0, aligned, all, live_check }
 }
 
 impl<'w, Q: QueryData, F: QueryFilter> IntoIterator for Query<'w, Q, F> {

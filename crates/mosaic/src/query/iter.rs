@@ -1,7 +1,7 @@
 //! The query iterator.
 
 use super::{QueryData, QueryFilter};
-use crate::entity::{AliveIter, Entity};
+use crate::entity::{AliveIter, Entities, Entity};
 
 /// Iterator over the items of a [`Query`](crate::Query), from [`Query::iter`](crate::Query::iter)
 /// or by value.
@@ -20,6 +20,15 @@ pub struct QueryIter<'w, Q: QueryData, F: QueryFilter> {
     pub(crate) aligned: usize,
     /// Every live entity, for queries that require no component.
     pub(crate) all: Option<AliveIter<'w>>,
+    /// Set when the driving pool is lazily cleaned: rows of dead entities are skipped.
+    pub(crate) live_check: Option<&'w Entities>,
+}
+
+impl<Q: QueryData, F: QueryFilter> QueryIter<'_, Q, F> {
+    #[inline(always)]
+    fn live(&self, entity: Entity) -> bool {
+        self.live_check.is_none_or(|entities| entities.is_alive(entity))
+    }
 }
 
 impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, Q, F> {
@@ -31,7 +40,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, Q, F> {
             let row = self.row;
             self.row += 1;
             let entity = self.entities[row];
-            if F::TRIVIAL || F::matches(&self.filter, entity) {
+            if (F::TRIVIAL || F::matches(&self.filter, entity)) && self.live(entity) {
                 // SAFETY: as below, and `row` is below the fetch's aligned rows.
                 return Some(unsafe { Q::fetch_aligned(&self.data, entity, row) });
             }
@@ -39,7 +48,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, Q, F> {
         while let Some(&entity) = self.entities.get(self.row) {
             let row = self.row;
             self.row += 1;
-            if F::matches(&self.filter, entity) {
+            if F::matches(&self.filter, entity) && self.live(entity) {
                 // SAFETY: the fetch was made from the world this iterator borrows, which cannot
                 // change for 'w; `entity` is alive (pools hold only live entities) and `row` is its
                 // row in the driver pool; rows only advance, so each entity is fetched once.

@@ -22,6 +22,8 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
         };
         let components = self.components;
         let rows = driving.rows();
+        let lazy = driving.pool.is_lazy();
+        let alive = self.entities;
         let chunk = (rows.len() / (rayon::current_num_threads() * 4)).max(MIN_CHUNK);
         rows.par_chunks(chunk).enumerate().for_each(|(index, entities)| {
             let data = Q::init_fetch(components, Some(driving));
@@ -30,7 +32,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
             let aligned = Q::aligned_rows(&data);
             for (offset, &entity) in entities.iter().enumerate() {
                 let row = first_row + offset;
-                if !(F::TRIVIAL || F::matches(&filter, entity)) {
+                if !(F::TRIVIAL || F::matches(&filter, entity)) || (lazy && !alive.is_alive(entity)) {
                     continue;
                 }
                 // The fetch was made from the world this query borrows, unchanged since; `entity`

@@ -42,7 +42,8 @@ fn record(node: &mut Node, time: Duration) {
 }
 
 impl Schedule {
-    /// Runs every system once (one frame), then the [`FrameEndTasks`].
+    /// Runs every system once (one frame), then the [`FrameEndTasks`], then one round of lazy
+    /// garbage collection ([`World::collect_lazy`]).
     ///
     /// # Panics
     /// If the schedule cannot be built (see [`Schedule::try_run`]); if a system needs a resource
@@ -85,6 +86,7 @@ impl Schedule {
             let task = world.resource::<FrameEndTasks>().0[i];
             task(world);
         }
+        world.collect_lazy();
         self.frame += 1;
         Ok(())
     }

@@ -24,7 +24,9 @@ use crate::entity::Entity;
 // Invariants:
 // - `dense.len()` equals the number of values in `data`;
 // - for every row r < len: `sparse.get(dense[r].index()) == Some(r)`;
-// - every index with a sparse entry is the index of exactly one dense entity.
+// - every index with a sparse entry is the index of exactly one dense entity;
+// - in a lazy pool, rows of dead entities may also remain ("stale" rows): their index's sparse
+//   entry may point elsewhere (to the row of the index's live entity) or be empty.
 #[derive(Debug)]
 pub struct SparseSet {
     sparse: SparseArray,
@@ -36,6 +38,8 @@ pub struct SparseSet {
     version: u64,
     /// Recent `aligned_with_pool` results, keyed by the other pool and both versions.
     alignments: Mutex<[Alignment; ALIGNMENT_CACHE]>,
+    /// Lazy cleanup: despawn leaves dead entities' rows here until a collector removes them.
+    lazy: bool,
 }
 
 /// The values of a pool, in either layout.
@@ -77,7 +81,20 @@ impl SparseSet {
             uid: NEXT_POOL_UID.fetch_add(1, Ordering::Relaxed),
             version: 0,
             alignments: Mutex::new([Alignment::default(); ALIGNMENT_CACHE]),
+            lazy: false,
         }
+    }
+
+    /// Marks the pool as lazily cleaned: its owner may leave dead entities' rows in it (see
+    /// [`SparseSet::remove_row_and_drop`]), and every operation tolerates such stale rows.
+    pub fn set_lazy(&mut self, lazy: bool) {
+        self.lazy = lazy;
+    }
+
+    /// Whether the pool is lazily cleaned.
+    #[inline]
+    pub fn is_lazy(&self) -> bool {
+        self.lazy
     }
 
     /// The stored type's name.
@@ -340,9 +357,17 @@ impl SparseSet {
             PoolData::Aos(column) => column.swap(a, b),
             PoolData::Soa(columns) => columns.swap(a, b),
         }
+        // Only entries that point at the swapped rows move (a stale row's index may belong to a
+        // live entity's row elsewhere).
+        let a_linked = self.sparse.get(self.dense[a].index()) == Some(a as u32);
+        let b_linked = self.sparse.get(self.dense[b].index()) == Some(b as u32);
         self.dense.swap(a, b);
-        self.sparse.insert(self.dense[a].index(), a as u32);
-        self.sparse.insert(self.dense[b].index(), b as u32);
+        if b_linked {
+            self.sparse.insert(self.dense[a].index(), a as u32);
+        }
+        if a_linked {
+            self.sparse.insert(self.dense[b].index(), b as u32);
+        }
         self.version += 1;
     }
 
@@ -380,11 +405,32 @@ impl SparseSet {
     #[inline]
     fn unlink(&mut self, entity: Entity, row: usize) {
         self.version += 1;
+        let last = self.dense.len() - 1;
+        let last_linked = self.sparse.get(self.dense[last].index()) == Some(last as u32);
+        if self.sparse.get(entity.index()) == Some(row as u32) {
+            self.sparse.remove(entity.index());
+        }
         self.dense.swap_remove(row);
-        self.sparse.remove(entity.index());
-        if let Some(&moved) = self.dense.get(row) {
+        if let Some(&moved) = self.dense.get(row)
+            && last_linked
+        {
             self.sparse.insert(moved.index(), row as u32);
         }
+    }
+
+    /// Removes row `row` (live or stale) and drops its value; returns the entity it held. O(1).
+    ///
+    /// # Panics
+    /// If `row` is out of bounds, or if the value's `Drop` panics (the pool is consistent first).
+    #[track_caller]
+    pub fn remove_row_and_drop(&mut self, row: usize) -> Entity {
+        let entity = self.dense[row];
+        self.unlink(entity, row);
+        match &mut self.data {
+            PoolData::Aos(column) => column.swap_remove_and_drop(row),
+            PoolData::Soa(columns) => columns.swap_remove_and_drop(row),
+        }
+        entity
     }
 
     /// All values as a slice, in row order (matching [`SparseSet::entities`]).
@@ -459,11 +505,18 @@ impl SparseSet {
         };
         assert_eq!(self.dense.len(), values, "dense and value lengths differ");
         for (row, entity) in self.dense.iter().enumerate() {
-            assert_eq!(
-                self.sparse.get(entity.index()),
-                Some(row as u32),
-                "sparse entry of {entity} does not point at its row {row}"
-            );
+            let linked = self.sparse.get(entity.index());
+            if linked != Some(row as u32) {
+                assert!(self.lazy, "sparse entry of {entity} does not point at its row {row}");
+                if let Some(other) = linked {
+                    assert_eq!(
+                        self.dense[other as usize].index(),
+                        entity.index(),
+                        "sparse entry of index {} is foreign",
+                        entity.index()
+                    );
+                }
+            }
         }
     }
 }

@@ -113,6 +113,12 @@ pub unsafe trait Stored: Sized + Send + Sync + 'static {
     /// Removes `entity`'s value from `pool` and returns it.
     fn remove(pool: &mut SparseSet, entity: Entity) -> Option<Self>;
 
+    /// Whether despawn leaves this type's values in place for a collector to remove later
+    /// (`#[component(cleanup = "lazy")]`); `false` (eager) by default.
+    fn lazy_cleanup() -> bool {
+        false
+    }
+
     /// `entity`'s value in `pool`, viewed. O(1).
     #[inline]
     fn get(pool: &SparseSet, entity: Entity) -> Option<Self::Ref<'_>> {

@@ -40,7 +40,7 @@ pub(crate) type ComponentList = SmallVec<[ComponentId; 4]>;
 /// world.despawn(e);
 /// assert!(!world.is_alive(e));
 /// ```
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct World {
     pub(crate) entities: Entities,
     pub(crate) components: Components,
@@ -53,6 +53,23 @@ pub struct World {
     pub(crate) observers: Observers,
     /// Owning groups.
     pub(crate) groups: Groups,
+    /// State of the lazy collector's sampling sequence.
+    pub(crate) sampler: u64,
+}
+
+impl Default for World {
+    fn default() -> Self {
+        Self {
+            entities: Entities::default(),
+            components: Components::default(),
+            component_lists: Vec::new(),
+            bundles: FxHashMap::default(),
+            resources: Resources::default(),
+            observers: Observers::default(),
+            groups: Groups::default(),
+            sampler: 0x2545_f491_4f6c_dd1d,
+        }
+    }
 }
 
 impl World {
@@ -188,14 +205,21 @@ impl World {
         impl Drop for Finish<'_> {
             fn drop(&mut self) {
                 while let Some(id) = self.list.pop() {
-                    self.components.pool_mut(id).remove_and_drop(self.entity);
+                    let pool = self.components.pool_mut(id);
+                    if !pool.is_lazy() {
+                        pool.remove_and_drop(self.entity);
+                    }
                 }
             }
         }
         let list = &mut self.component_lists[entity.index() as usize];
         let finish = Finish { list, components: &mut self.components, entity };
         while let Some(id) = finish.list.pop() {
-            finish.components.pool_mut(id).remove_and_drop(entity);
+            let pool = finish.components.pool_mut(id);
+            // A lazily cleaned pool keeps the dead row for the collector.
+            if !pool.is_lazy() {
+                pool.remove_and_drop(entity);
+            }
         }
         drop(finish);
         self.flush_deferred();

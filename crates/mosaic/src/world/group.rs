@@ -26,6 +26,14 @@ pub enum GroupError {
         /// The existing group's component names.
         existing: Vec<&'static str>,
     },
+    /// A lazily cleaned pool keeps dead rows, which a group cannot pack around.
+    #[error("group ({}) would own the lazily cleaned pool of `{component}`; use eager cleanup for grouped components", .requested.join(", "))]
+    LazyPool {
+        /// The requested group's component names.
+        requested: Vec<&'static str>,
+        /// The lazily cleaned component.
+        component: &'static str,
+    },
     /// A group needs at least two different component types.
     #[error("a group needs at least two different component types, got ({})", .requested.join(", "))]
     TooFewComponents {
@@ -98,6 +106,10 @@ impl World {
         let names: Vec<&'static str> = owned.iter().map(|&id| self.components.pool(id).type_name()).collect();
         if owned.len() < 2 {
             return Err(GroupError::TooFewComponents { requested: names });
+        }
+        if let Some(&lazy) = owned.iter().find(|&&id| self.components.pool(id).is_lazy()) {
+            let component = self.components.pool(lazy).type_name();
+            return Err(GroupError::LazyPool { requested: names, component });
         }
         for (index, group) in self.groups.owning.iter().enumerate() {
             if group.owned == owned {

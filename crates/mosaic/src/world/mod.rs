@@ -5,6 +5,7 @@ mod core;
 mod entity_ref;
 mod error;
 mod group;
+mod lazy;
 mod observe;
 mod resources;
 mod sort;
