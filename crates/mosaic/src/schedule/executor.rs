@@ -2,6 +2,8 @@
 
 use std::time::{Duration, Instant};
 
+use smallvec::SmallVec;
+
 use super::core::{Batch, ExecutorKind, FrameEndTasks, Node};
 use super::{Schedule, ScheduleError};
 use crate::world::World;
@@ -31,6 +33,28 @@ unsafe fn run_node(node: &mut Node, world: &World, measure: bool) {
     } else {
         // SAFETY: forwarded from the caller.
         unsafe { node.system.run_shared(world) };
+    }
+}
+
+/// Runs `nodes` on rayon by recursive halving with `rayon::join`, which needs no heap allocation
+/// (unlike `rayon::scope`'s spawned jobs), so a warm frame allocates nothing.
+///
+/// # Safety
+/// As [`run_node`], for every node, and no two of them conflict.
+unsafe fn run_split(nodes: &mut [&mut Node], world: &World) {
+    match nodes {
+        [] => {}
+        // SAFETY: forwarded from the caller.
+        [node] => unsafe { run_node(node, world, true) },
+        _ => {
+            let (left, right) = nodes.split_at_mut(nodes.len() / 2);
+            rayon::join(
+                // SAFETY: forwarded from the caller; the halves are disjoint.
+                || unsafe { run_split(left, world) },
+                // SAFETY: as above.
+                || unsafe { run_split(right, world) },
+            );
+        }
     }
 }
 
@@ -133,20 +157,12 @@ impl Schedule {
         {
             let shared: &World = world;
             let start = Instant::now();
-            rayon::scope(|scope| {
-                let mut running = nodes.iter_mut().filter(|n| n.enabled);
-                let first = running.next();
-                for node in running {
-                    // SAFETY: the node was initialized and validated above; the systems of a batch
-                    // have pairwise non-conflicting accesses (checked when the batch was built)
-                    // and none is exclusive, and the world is only shared until the scope ends.
-                    scope.spawn(move |_| unsafe { run_node(node, shared, true) });
-                }
-                if let Some(node) = first {
-                    // SAFETY: as above.
-                    unsafe { run_node(node, shared, true) };
-                }
-            });
+            let mut running: SmallVec<[&mut Node; 16]> = nodes.iter_mut().filter(|n| n.enabled).collect();
+            // SAFETY: every node was initialized and validated above; the systems of a batch have
+            // pairwise non-conflicting accesses (checked when the batch was built) and none is
+            // exclusive, and the world is only shared until `run_split` returns.
+            unsafe { run_split(&mut running, shared) };
+            drop(running);
             batch.parallel_ns = ema(batch.parallel_ns, start.elapsed().as_nanos() as f64);
             let work: Duration = nodes.iter().filter(|n| n.enabled).map(|n| n.last).sum();
             batch.sequential_ns = ema(batch.sequential_ns, work.as_nanos() as f64);
