@@ -187,20 +187,25 @@ fn derive_soa(input: &DeriveInput, lazy: &TokenStream) -> syn::Result<TokenStrea
     Ok(quote! {
         #[doc = #ref_doc]
         #[derive(Clone, Copy)]
+        #[allow(dead_code)]
         #vis struct #ref_name<'a> { #( #[doc = #field_docs] #vises #names: &'a #types, )* }
 
         #[doc = #mut_doc]
+        #[allow(dead_code)]
         #vis struct #mut_name<'a> { #( #[doc = #field_docs] #vises #names: &'a mut #types, )* }
 
         #[doc = #slices_doc]
         #[derive(Clone, Copy)]
+        #[allow(dead_code)]
         #vis struct #slices_name<'a> { #( #[doc = #field_docs] #vises #names: &'a [#types], )* }
 
         #[doc = #slices_mut_doc]
+        #[allow(dead_code)]
         #vis struct #slices_mut_name<'a> { #( #[doc = #field_docs] #vises #names: &'a mut [#types], )* }
 
         #[doc(hidden)]
         #[derive(Clone, Copy)]
+        #[allow(dead_code)]
         #vis struct #columns_name<'a> { #( #names: ::mosaic::storage::FieldColumn<'a, #types>, )* }
 
         impl #ref_name<'_> {

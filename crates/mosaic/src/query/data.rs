@@ -138,6 +138,17 @@ impl<'w, T: Component> PoolFetch<'w, T> {
     pub(crate) fn columns(&self) -> T::Columns<'w> {
         self.columns.expect("rows exist only in a registered pool")
     }
+
+    /// The captured columns, for aligned rows.
+    ///
+    /// # Safety
+    /// `aligned > 0`, which `new` only sets when the pool exists (so the columns were captured).
+    #[inline(always)]
+    pub(crate) unsafe fn aligned_columns(&self) -> T::Columns<'w> {
+        debug_assert!(self.columns.is_some() && self.aligned > 0);
+        // SAFETY: `aligned > 0` implies a pool, whose columns `new` captured (caller).
+        unsafe { self.columns.unwrap_unchecked() }
+    }
 }
 
 // SAFETY: reports its one read; `fetch` reads only the row of `entity` in `T`'s pool.
@@ -171,8 +182,9 @@ unsafe impl<T: Component> QueryData for &T {
     }
     #[inline(always)]
     unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, _: Entity, row: usize) -> T::Ref<'w> {
-        // SAFETY: as in `fetch`; `row < aligned` (caller), so `row + offset` is a pool row.
-        unsafe { T::row_ref(fetch.columns(), row + fetch.offset) }
+        // SAFETY: as in `fetch`; `row < aligned` (caller), so the pool exists and `row + offset`
+        // is one of its rows.
+        unsafe { T::row_ref(fetch.aligned_columns(), row + fetch.offset) }
     }
 }
 
@@ -210,9 +222,9 @@ unsafe impl<T: Component> QueryData for &mut T {
     }
     #[inline(always)]
     unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, _: Entity, row: usize) -> T::Mut<'w> {
-        // SAFETY: as in `fetch`; `row < aligned` (caller), so `row + offset` is a pool row,
-        // handed out once.
-        unsafe { T::row_mut(fetch.columns(), row + fetch.offset) }
+        // SAFETY: as in `fetch`; `row < aligned` (caller), so the pool exists and `row + offset`
+        // is one of its rows, handed out once.
+        unsafe { T::row_mut(fetch.aligned_columns(), row + fetch.offset) }
     }
 }
 
