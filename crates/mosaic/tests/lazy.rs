@@ -77,7 +77,7 @@ fn churn_with_lazy_pools_stays_consistent() {
     let mut world = World::new();
     let mut live = Vec::new();
     let mut spawned = 0;
-    for round in 0..200u32 {
+    for round in 0..if cfg!(miri) { 20u32 } else { 200 } {
         for _ in 0..5 {
             live.push(world.spawn((Trail(drops.clone(), round), Mass(round))));
             spawned += 1;
