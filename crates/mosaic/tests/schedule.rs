@@ -218,6 +218,8 @@ fn commands_apply_in_system_order() {
         }
         let order: Vec<u64> = world.query::<&A>().into_iter().map(|a| a.0).collect();
         assert_eq!(order, [1, 2, 1, 2, 1, 2], "{executor:?}");
+        let changes = schedule.last_frame_changes();
+        assert_eq!((changes.spawned, changes.applied, changes.skipped), (2, 2, 0), "{executor:?}");
     }
 }
 

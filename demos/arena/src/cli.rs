@@ -2,7 +2,8 @@
 
 use std::path::PathBuf;
 
-use clap::Parser;
+use clap::{Parser, ValueEnum};
+use mosaic::ExecutorKind;
 
 /// Headless, deterministic 2D arena simulation on Mosaic: movers bounce in a box, teams fight,
 /// spawners and lifetimes churn the population; prints frame times and a checksum of the final
@@ -26,6 +27,34 @@ pub struct Args {
     /// Seed of the random generator; the same seed and arguments give the same result.
     #[arg(long, value_name = "S", default_value_t = 0x5EED)]
     pub seed: u64,
+
+    /// How the schedule runs its systems; both give the same checksum.
+    #[arg(long, value_enum, default_value_t = Executor::Parallel)]
+    pub executor: Executor,
+
+    /// Write a Chrome trace (JSON) of the run to PATH, with a span per frame and per system run;
+    /// open it in Perfetto (ui.perfetto.dev) or chrome://tracing.
+    #[arg(long, value_name = "PATH")]
+    pub trace: Option<PathBuf>,
+}
+
+/// The schedule executor, as named on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Executor {
+    /// Every system on the main thread, one after another (queries may still split their own
+    /// work across threads, as `movement` does).
+    Single,
+    /// Batches of systems that do not conflict run on the thread pool when they hold enough work.
+    Parallel,
+}
+
+impl From<Executor> for ExecutorKind {
+    fn from(executor: Executor) -> Self {
+        match executor {
+            Executor::Single => ExecutorKind::SingleThreaded,
+            Executor::Parallel => ExecutorKind::Parallel,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -38,6 +67,7 @@ mod tests {
         assert_eq!(args.scene, None);
         assert_eq!(args.entities, None);
         assert_eq!((args.frames, args.seed), (600, 0x5EED));
+        assert_eq!((args.executor, args.trace), (Executor::Parallel, None));
     }
 
     #[test]
@@ -52,10 +82,23 @@ mod tests {
             "30",
             "--seed",
             "9",
+            "--executor",
+            "single",
+            "--trace",
+            "t.json",
         ])
         .unwrap();
         assert_eq!(args.scene, Some(PathBuf::from("x.ron")));
         assert_eq!((args.entities, args.frames, args.seed), (Some(2000), 30, 9));
+        assert_eq!(args.executor, Executor::Single);
+        assert_eq!(ExecutorKind::from(args.executor), ExecutorKind::SingleThreaded);
+        assert_eq!(args.trace, Some(PathBuf::from("t.json")));
+    }
+
+    #[test]
+    fn unknown_executor_is_rejected() {
+        let error = Args::try_parse_from(["arena", "--executor", "threads"]).unwrap_err();
+        assert_eq!(error.kind(), clap::error::ErrorKind::InvalidValue);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The arena's component types.
 //!
-//! All are plain `Copy` data; the simulation in [`crate::sim`] reads and writes them through
-//! queries and changes the set of entities through a [`mosaic::CommandBuffer`].
+//! All are plain `Copy` data; the systems in [`crate::systems`] read and write them through
+//! queries and change the set of entities through [`mosaic::Commands`].
 
 use mosaic::Component;
 

@@ -3,11 +3,26 @@
 use std::fmt;
 use std::time::Duration;
 
-use mosaic::{ApplyReport, Entity, World};
+use mosaic::schedule::FrameProfile;
+use mosaic::{Entity, World};
 
 use crate::components::{Health, Lifetime, Position, Spawner, Team, Velocity};
+use crate::sim::FrameChanges;
 
-/// What a run did, printed as an aligned two-column table by its `Display`.
+/// One team's row group in the [`Summary`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TeamReport {
+    /// The team.
+    pub team: u8,
+    /// The team's entities killed in combat, in entities (the score kept from `Killed` events).
+    pub losses: u64,
+    /// Entities that joined the team during the run, in entities (counted by the `on_add` hook
+    /// on [`Team`]).
+    pub reinforcements: u64,
+}
+
+/// What a run did, printed by its `Display` as an aligned two-column table followed by the
+/// per-system profile table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Summary {
     /// Live entities before the first frame.
@@ -20,21 +35,26 @@ pub struct Summary {
     pub median: Duration,
     /// 99th-percentile frame time, nearest rank (0 for no frames).
     pub p99: Duration,
-    /// Entities spawned by the frames' command buffers, in entities.
-    pub spawned: usize,
-    /// Entities despawned by the frames' command buffers, in entities.
-    pub despawned: usize,
+    /// Entities spawned by the systems' commands, in entities.
+    pub spawned: u64,
+    /// Entities despawned by the systems' commands, in entities.
+    pub despawned: u64,
+    /// Per team, in team order: losses and reinforcements.
+    pub teams: Vec<TeamReport>,
     /// Order-independent hash of the final world; see [`checksum`].
     pub checksum: u64,
+    /// Per-system run times (empty when profiling was off).
+    pub profile: FrameProfile,
 }
 
 impl Summary {
-    /// Summarises a run from its per-frame durations (any order) and its summed apply reports.
+    /// Summarises a run from its per-frame durations (any order) and its summed frame changes,
+    /// with no team rows and an empty profile.
     pub fn new(
         entities_start: u32,
         entities_end: u32,
         mut frame_times: Vec<Duration>,
-        total: ApplyReport,
+        total: FrameChanges,
         checksum: u64,
     ) -> Self {
         frame_times.sort_unstable();
@@ -55,7 +75,9 @@ impl Summary {
             p99,
             spawned: total.spawned,
             despawned: total.despawned,
+            teams: Vec::new(),
             checksum,
+            profile: FrameProfile::default(),
         }
     }
 }
@@ -63,19 +85,27 @@ impl Summary {
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ms = |d: Duration| format!("{:.3} ms", d.as_secs_f64() * 1e3);
-        let rows = [
-            ("entities at start", self.entities_start.to_string()),
-            ("entities at end", self.entities_end.to_string()),
-            ("frames", self.frames.to_string()),
-            ("frame time median", ms(self.median)),
-            ("frame time p99", ms(self.p99)),
-            ("spawned", self.spawned.to_string()),
-            ("despawned", self.despawned.to_string()),
-            ("checksum", format!("{:016x}", self.checksum)),
+        let mut rows = vec![
+            ("entities at start".to_owned(), self.entities_start.to_string()),
+            ("entities at end".to_owned(), self.entities_end.to_string()),
+            ("frames".to_owned(), self.frames.to_string()),
+            ("frame time median".to_owned(), ms(self.median)),
+            ("frame time p99".to_owned(), ms(self.p99)),
+            ("spawned".to_owned(), self.spawned.to_string()),
+            ("despawned".to_owned(), self.despawned.to_string()),
         ];
+        for t in &self.teams {
+            rows.push((format!("team {} losses", t.team), t.losses.to_string()));
+            rows.push((format!("team {} reinforcements", t.team), t.reinforcements.to_string()));
+        }
+        rows.push(("checksum".to_owned(), format!("{:016x}", self.checksum)));
+        let label_width = rows.iter().map(|(l, _)| l.len()).max().unwrap_or(0);
         let value_width = rows.iter().map(|(_, v)| v.len()).max().unwrap_or(0);
         for (label, value) in rows {
-            writeln!(f, "{label:<18} {value:>value_width$}")?;
+            writeln!(f, "{label:<label_width$} {value:>value_width$}")?;
+        }
+        if !self.profile.systems.is_empty() {
+            writeln!(f, "\n{}", self.profile)?;
         }
         Ok(())
     }
@@ -149,25 +179,54 @@ mod tests {
 
     #[test]
     fn median_and_p99_from_sorted_times() {
+        let none = FrameChanges::default();
         let times: Vec<Duration> = (1..=100).rev().map(ms).collect();
-        let s = Summary::new(1, 2, times, ApplyReport::default(), 0);
+        let s = Summary::new(1, 2, times, none, 0);
         assert_eq!((s.frames, s.p99), (100, ms(99)));
         assert_eq!(s.median, Duration::from_micros(50_500));
-        let s = Summary::new(0, 0, vec![ms(3), ms(1), ms(2)], ApplyReport::default(), 0);
+        let s = Summary::new(0, 0, vec![ms(3), ms(1), ms(2)], none, 0);
         assert_eq!((s.median, s.p99), (ms(2), ms(3)));
-        let s = Summary::new(0, 0, Vec::new(), ApplyReport::default(), 0);
+        let s = Summary::new(0, 0, Vec::new(), none, 0);
         assert_eq!((s.median, s.p99), (Duration::ZERO, Duration::ZERO));
     }
 
     #[test]
     fn table_is_aligned() {
-        let report = ApplyReport { spawned: 12, despawned: 7, ..ApplyReport::default() };
-        let text = Summary::new(100, 105, vec![ms(1)], report, 0xabc).to_string();
+        let changes = FrameChanges { spawned: 12, despawned: 7 };
+        let text = Summary::new(100, 105, vec![ms(1)], changes, 0xabc).to_string();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 8);
         assert!(lines.iter().all(|l| l.len() == lines[0].len()), "{text}");
-        assert!(text.contains("checksum           0000000000000abc"), "{text}");
+        assert_eq!(lines[7], format!("{:<17} {}", "checksum", "0000000000000abc"), "{text}");
         assert!(text.contains("spawned"), "{text}");
+    }
+
+    #[test]
+    fn team_rows_come_before_the_checksum_and_the_profile_after() {
+        let mut summary = Summary::new(1, 1, vec![ms(1)], FrameChanges::default(), 0xabc);
+        summary.teams = vec![
+            TeamReport { team: 0, losses: 5, reinforcements: 6 },
+            TeamReport { team: 1, losses: 7, reinforcements: 8 },
+        ];
+        summary.profile = FrameProfile {
+            systems: vec![mosaic::schedule::SystemProfile {
+                name: "movement".into(),
+                median: ms(1),
+                max: ms(2),
+                runs: 3,
+            }],
+            window: 3,
+        };
+        let text = summary.to_string();
+        let (table, profile) = text.split_once("\n\n").expect("a blank line before the profile");
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 12, "{text}");
+        assert!(lines.iter().all(|l| l.len() == lines[0].len()), "{text}");
+        assert!(lines[7].starts_with("team 0 losses ") && lines[7].ends_with(" 5"), "{text}");
+        assert!(lines[10].starts_with("team 1 reinforcements ") && lines[10].ends_with(" 8"), "{text}");
+        assert!(lines[11].starts_with("checksum"), "{text}");
+        assert!(profile.starts_with("system") && profile.contains("movement"), "{text}");
+        assert!(profile.ends_with("(last 3 frames)\n"), "{text}");
     }
 
     #[test]

@@ -1,54 +1,73 @@
-//! The per-frame systems and the frame loop.
+//! The world, its schedule, and the frame loop.
 //!
-//! One frame, in order: [`Sim::movement`], [`Sim::lifetimes`], [`Sim::collisions`],
-//! [`Sim::spawners`], then the frame's [`CommandBuffer`] is applied. Systems read the world
-//! through queries and record every structural change (spawn, despawn) in the buffer, so all of a
-//! frame's systems see the same set of entities.
+//! [`Sim::new`] spawns the scene, inserts the resources the systems of [`crate::systems`] share,
+//! registers the [`Team`] hook, and orders the systems with explicit `after` constraints, so what
+//! each system sees does not depend on how the schedule groups them into batches. One frame is one
+//! [`Schedule::run`].
 
 use std::time::Instant;
 
-use mosaic::{ApplyReport, CommandBuffer, Entity, With, World};
+use mosaic::schedule::FrameProfile;
+use mosaic::{ExecutorKind, Schedule, World};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
-use crate::components::{Health, Lifetime, Position, Spawner, Team, Velocity};
+use crate::components::Team;
 use crate::grid::Grid;
-use crate::report::{Summary, checksum};
-use crate::scene::{Birth, Scene, Template};
+use crate::report::{Summary, TeamReport, checksum};
+use crate::scene::Scene;
+use crate::systems::{Arena, Reinforcements, Score, Tally, collisions, lifetimes, movement, score, spawners};
 
-/// A running arena: the world, the frame's command buffer, and the buffers reused every frame.
+/// Structural changes one frame made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FrameChanges {
+    /// Entities spawned, in entities.
+    pub spawned: u64,
+    /// Entities despawned, in entities.
+    pub despawned: u64,
+}
+
+/// A running arena: the world and the schedule of systems that advances it.
 ///
-/// Deterministic: all randomness comes from one [`Pcg64Mcg`] seeded at creation, and every
-/// iteration that affects state runs in query order, which depends only on the sequence of world
-/// operations.
+/// Deterministic: all randomness comes from one [`Pcg64Mcg`] resource seeded at creation and read
+/// only by the spawner system; every iteration that affects state runs in query order, which
+/// depends only on the sequence of world operations; and the schedule applies commands in system
+/// order, so the executor (one thread or many) does not change the result.
 #[derive(Debug)]
 pub struct Sim {
     world: World,
-    commands: CommandBuffer,
-    templates: Vec<Template>,
-    width: f32,
-    height: f32,
-    damage: i32,
-    grid: Grid,
-    rng: Pcg64Mcg,
+    schedule: Schedule,
 }
 
 impl Sim {
-    /// Spawns `scene`'s initial world with a generator seeded from `seed`.
-    pub fn new(scene: &Scene, seed: u64) -> Self {
+    /// Spawns `scene`'s initial world with a generator seeded from `seed`, and builds the schedule
+    /// with the given executor.
+    ///
+    /// Entities spawned here are not counted as [`Reinforcements`]: the hook is registered after.
+    pub fn new(scene: &Scene, seed: u64, executor: ExecutorKind) -> Self {
         let mut rng = Pcg64Mcg::seed_from_u64(seed);
         let mut world = World::new();
         scene.spawn_initial(&mut world, &mut rng);
-        Self {
-            world,
-            commands: CommandBuffer::new(),
-            templates: scene.templates.clone(),
-            width: scene.width,
-            height: scene.height,
-            damage: scene.damage,
-            grid: Grid::new(scene.width, scene.height, scene.collision_radius),
-            rng,
-        }
+        world.insert_resource(rng);
+        world.insert_resource(Arena::new(scene));
+        world.insert_resource(Grid::new(scene.width, scene.height, scene.collision_radius));
+        world.insert_resource(Score::default());
+        world.insert_resource(Tally::default());
+        world.insert_resource(Reinforcements::default());
+        world.on_add::<Team>(|ctx| {
+            let team = ctx.world.get::<Team>(ctx.entity).expect("on_add runs after the Team is added");
+            ctx.world.resource::<Reinforcements>().record(team.0);
+        });
+
+        let mut schedule = Schedule::new();
+        schedule.set_executor(executor);
+        schedule.add_system(movement);
+        schedule.add_system(lifetimes);
+        schedule.add_system(collisions).after("movement").after("lifetimes");
+        schedule.add_system(spawners).after("collisions");
+        schedule.add_system(score).after("collisions");
+        schedule.build().expect("the arena's systems form no cycle and name only each other");
+        Self { world, schedule }
     }
 
     /// The world, for reports and tests.
@@ -56,138 +75,129 @@ impl Sim {
         &self.world
     }
 
-    /// Runs one frame and returns what applying its structural changes did.
-    pub fn step(&mut self) -> ApplyReport {
-        self.movement();
-        self.lifetimes();
-        self.collisions();
-        self.spawners();
-        self.commands.apply(&mut self.world)
+    /// Records each system's run time over the last `frames` frames; see [`Sim::profile`].
+    pub fn enable_profiling(&mut self, frames: usize) {
+        self.schedule.enable_profiling(frames);
     }
 
-    /// Moves every entity with a [`Position`] and [`Velocity`] by one frame, reflecting it (and
-    /// its velocity) at the arena's walls. O(n) in the movers.
-    pub fn movement(&mut self) {
-        let (width, height) = (self.width, self.height);
-        self.world.query::<(&mut Position, &mut Velocity)>().for_each(|(position, velocity)| {
-            (position.x, velocity.x) = bounce(position.x + velocity.x, velocity.x, width);
-            (position.y, velocity.y) = bounce(position.y + velocity.y, velocity.y, height);
-        });
+    /// Per-system run times over the profiling window (empty unless enabled).
+    pub fn profile(&self) -> FrameProfile {
+        self.schedule.profile()
     }
 
-    /// Counts down every [`Lifetime`] and records a despawn for each that reaches 0. O(n) in the
-    /// entities with a lifetime.
-    pub fn lifetimes(&mut self) {
-        let commands = &mut self.commands;
-        self.world.query::<(Entity, &mut Lifetime)>().for_each(|(entity, lifetime)| {
-            lifetime.0 = lifetime.0.saturating_sub(1);
-            if lifetime.0 == 0 {
-                commands.despawn(entity);
-            }
-        });
+    /// Runs one frame (one pass of the schedule) and returns its structural changes.
+    pub fn step(&mut self) -> FrameChanges {
+        let _frame = tracing::info_span!("frame", index = self.schedule.frame()).entered();
+        let entities = u64::from(self.world.len());
+        let spawned = self.world.resource::<Tally>().spawned;
+        self.schedule.run(&mut self.world);
+        let spawned = self.world.resource::<Tally>().spawned - spawned;
+        // Only spawns and despawns change the count, and every recorded spawn is applied.
+        let despawned = entities + spawned - u64::from(self.world.len());
+        FrameChanges { spawned, despawned }
     }
 
-    /// Damages every entity with a [`Position`], [`Team`] and [`Health`] by `damage` for each
-    /// entity of another team within the collision radius, and records a despawn for each whose
-    /// health drops to 0 or below. Uses the [`Grid`], so O(n * k) for n such entities and k
-    /// neighbours each, not O(n^2).
-    pub fn collisions(&mut self) {
-        self.grid.clear();
-        let grid = &mut self.grid;
-        self.world
-            .query_filtered::<(Entity, &Position, &Team), With<Health>>()
-            .for_each(|(entity, position, team)| grid.push(entity, position.x, position.y, team.0));
-        for (entity, hits) in self.grid.count_contacts() {
-            if hits == 0 {
-                continue;
-            }
-            let health =
-                self.world.get_mut::<Health>(entity).expect("the grid holds only live entities with Health");
-            let loss = i32::try_from(hits).unwrap_or(i32::MAX).saturating_mul(self.damage);
-            health.0 = health.0.saturating_sub(loss);
-            if health.0 <= 0 {
-                self.commands.despawn(entity);
-            }
-        }
-    }
-
-    /// Advances every [`Spawner`] and records `count` spawns of its template each time its period
-    /// comes round, at the spawner's [`Position`] if it has one. O(n) in the spawners plus the
-    /// spawns.
-    pub fn spawners(&mut self) {
-        let Self { world, commands, templates, width, height, rng, .. } = self;
-        let bounds = (*width, *height);
-        world.query::<(&mut Spawner, Option<&Position>)>().for_each(|(spawner, position)| {
-            spawner.timer += 1;
-            if spawner.timer < spawner.every {
-                return;
-            }
-            spawner.timer = 0;
-            let template = &templates[spawner.template as usize];
-            for _ in 0..spawner.count {
-                template.spawn(commands, bounds, position.copied(), Birth::Spawned, rng);
-            }
-        });
+    /// Per team that lost or gained an entity, in team order: losses from the [`Score`] and
+    /// entities joined from the [`Reinforcements`].
+    pub fn teams(&self) -> Vec<TeamReport> {
+        let score = self.world.resource::<Score>();
+        let joined = self.world.resource::<Reinforcements>();
+        let mut teams: Vec<u8> = score.losses.keys().copied().chain(joined.teams()).collect();
+        teams.sort_unstable();
+        teams.dedup();
+        teams
+            .into_iter()
+            .map(|team| TeamReport {
+                team,
+                losses: score.losses.get(&team).copied().unwrap_or(0),
+                reinforcements: joined.get(team),
+            })
+            .collect()
     }
 }
 
-/// Reflects a coordinate `value` that moved with speed `speed` at the walls `0` and `limit`;
-/// returns the new coordinate, clamped into `0..=limit`, and speed.
-#[inline]
-fn bounce(value: f32, speed: f32, limit: f32) -> (f32, f32) {
-    if value < 0.0 {
-        ((-value).min(limit), speed.abs())
-    } else if value > limit {
-        ((2.0 * limit - value).max(0.0), -speed.abs())
-    } else {
-        (value, speed)
-    }
-}
-
-/// Runs `scene` for `frames` frames from `seed`, timing each frame, and summarises the run.
-pub fn run(scene: &Scene, seed: u64, frames: u32) -> Summary {
-    let mut sim = Sim::new(scene, seed);
+/// Runs `scene` for `frames` frames from `seed` with `executor`, timing and profiling each frame,
+/// and summarises the run.
+pub fn run(scene: &Scene, seed: u64, frames: u32, executor: ExecutorKind) -> Summary {
+    let mut sim = Sim::new(scene, seed, executor);
+    sim.enable_profiling(frames as usize);
     let entities_start = sim.world().len();
     let mut frame_times = Vec::with_capacity(frames as usize);
-    let mut total = ApplyReport::default();
+    let mut total = FrameChanges::default();
     for _ in 0..frames {
         let start = Instant::now();
-        let report = sim.step();
+        let changes = sim.step();
         frame_times.push(start.elapsed());
-        total.applied += report.applied;
-        total.skipped += report.skipped;
-        total.spawned += report.spawned;
-        total.despawned += report.despawned;
+        total.spawned += changes.spawned;
+        total.despawned += changes.despawned;
     }
-    Summary::new(entities_start, sim.world().len(), frame_times, total, checksum(sim.world()))
+    Summary {
+        teams: sim.teams(),
+        profile: sim.profile(),
+        ..Summary::new(entities_start, sim.world().len(), frame_times, total, checksum(sim.world()))
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
+    use crate::components::{Health, Position};
+    use crate::systems::Killed;
+    use mosaic::Events;
 
     fn small_scene() -> Scene {
         Scene::bundled().scaled(3_000)
     }
 
+    /// A sim whose parallel batches go to the thread pool however little work they hold.
+    fn eager_parallel(scene: &Scene, seed: u64) -> Sim {
+        let mut sim = Sim::new(scene, seed, ExecutorKind::Parallel);
+        sim.schedule.set_parallel_threshold(Duration::ZERO);
+        sim
+    }
+
+    #[test]
+    fn systems_are_ordered_and_batched() {
+        let mut sim = Sim::new(&small_scene(), 1, ExecutorKind::Parallel);
+        let batches = sim.schedule.batches().unwrap();
+        assert_eq!(batches, [vec!["movement", "lifetimes"], vec!["collisions"], vec!["spawners", "score"]]);
+    }
+
     #[test]
     fn same_seed_same_checksum_other_seed_differs() {
         let scene = small_scene();
-        let a = run(&scene, 7, 40);
-        let b = run(&scene, 7, 40);
+        let a = run(&scene, 7, 40, ExecutorKind::Parallel);
+        let b = run(&scene, 7, 40, ExecutorKind::Parallel);
         assert_eq!(a.checksum, b.checksum);
         assert_eq!((a.entities_end, a.spawned, a.despawned), (b.entities_end, b.spawned, b.despawned));
-        assert_ne!(run(&scene, 8, 40).checksum, a.checksum);
+        assert_eq!(a.teams, b.teams);
+        assert_ne!(run(&scene, 8, 40, ExecutorKind::Parallel).checksum, a.checksum);
+    }
+
+    #[test]
+    fn executors_agree_frame_by_frame() {
+        let scene = small_scene();
+        let mut single = Sim::new(&scene, 11, ExecutorKind::SingleThreaded);
+        let mut parallel = eager_parallel(&scene, 11);
+        for frame in 0..60 {
+            assert_eq!(single.step(), parallel.step(), "frame {frame}");
+            assert_eq!(checksum(single.world()), checksum(parallel.world()), "frame {frame}");
+        }
+        assert_eq!(single.teams(), parallel.teams());
+        let summary = run(&scene, 11, 60, ExecutorKind::SingleThreaded);
+        assert_eq!(summary.checksum, checksum(parallel.world()));
     }
 
     #[test]
     fn every_frame_changes_structure_and_population_stays_bounded() {
         let scene = small_scene();
-        let mut sim = Sim::new(&scene, 3);
+        let mut sim = Sim::new(&scene, 3, ExecutorKind::Parallel);
         let start = sim.world().len();
         for frame in 0..150 {
-            let report = sim.step();
-            assert!(report.spawned > 0 && report.despawned > 0, "frame {frame}: {report:?}");
+            let changes = sim.step();
+            assert!(changes.spawned > 0 && changes.despawned > 0, "frame {frame}: {changes:?}");
             let len = sim.world().len();
             assert!(
                 (start * 3 / 4..=start * 5 / 4).contains(&len),
@@ -197,9 +207,37 @@ mod tests {
     }
 
     #[test]
+    fn score_and_hook_count_every_fighter_that_falls_or_joins() {
+        let scene = small_scene();
+        let mut sim = Sim::new(&scene, 5, ExecutorKind::Parallel);
+        let fighters = |sim: &Sim| {
+            let mut per_team = [0u64; 2];
+            for team in sim.world.query_ref::<&Team>() {
+                per_team[usize::from(team.0)] += 1;
+            }
+            per_team
+        };
+        let before = fighters(&sim);
+        for _ in 0..80 {
+            sim.step();
+        }
+        let after = fighters(&sim);
+        let teams = sim.teams();
+        assert_eq!(teams.iter().map(|t| t.team).collect::<Vec<_>>(), [0, 1]);
+        for t in &teams {
+            let i = usize::from(t.team);
+            assert!(t.losses > 0 && t.reinforcements > 0, "{t:?}");
+            // Fighters leave only by dying in combat and join only through the hook's count.
+            assert_eq!(before[i] + t.reinforcements - t.losses, after[i], "{t:?}");
+        }
+        let events = sim.world.resource::<Events<Killed>>();
+        assert!(events.is_empty(), "the score read and released every event");
+    }
+
+    #[test]
     fn movers_stay_inside_the_arena() {
         let scene = small_scene();
-        let mut sim = Sim::new(&scene, 1);
+        let mut sim = eager_parallel(&scene, 1);
         for _ in 0..50 {
             sim.step();
         }
@@ -211,21 +249,13 @@ mod tests {
     }
 
     #[test]
-    fn bounce_reflects_at_both_walls() {
-        assert_eq!(bounce(-1.0, -2.0, 10.0), (1.0, 2.0));
-        assert_eq!(bounce(11.5, 3.0, 10.0), (8.5, -3.0));
-        assert_eq!(bounce(5.0, 1.0, 10.0), (5.0, 1.0));
-        assert_eq!(bounce(-30.0, -40.0, 10.0), (10.0, 40.0));
-    }
-
-    #[test]
     fn enemies_in_range_lose_health_and_die() {
         let scene = Scene::parse(
             r#"Scene(width: 10.0, height: 10.0, collision_radius: 1.0, damage: 3, templates: [])"#,
             "t.ron",
         )
         .unwrap();
-        let mut sim = Sim::new(&scene, 0);
+        let mut sim = Sim::new(&scene, 0, ExecutorKind::SingleThreaded);
         let a = sim.world.spawn((Position { x: 5.0, y: 5.0 }, Team(0), Health(4)));
         let b = sim.world.spawn((Position { x: 5.5, y: 5.0 }, Team(1), Health(10)));
         let friend = sim.world.spawn((Position { x: 5.2, y: 5.0 }, Team(0), Health(5)));
@@ -238,5 +268,13 @@ mod tests {
         assert_eq!(sim.step().despawned, 3);
         assert!(!sim.world.is_alive(a) && !sim.world.is_alive(b) && !sim.world.is_alive(friend));
         assert!(sim.world.is_alive(far));
+        let teams = sim.teams();
+        assert_eq!(
+            teams,
+            [
+                TeamReport { team: 0, losses: 2, reinforcements: 2 },
+                TeamReport { team: 1, losses: 1, reinforcements: 2 },
+            ]
+        );
     }
 }

@@ -1,5 +1,5 @@
-//! Runs the built `arena` binary: determinism across runs, and exit code 2 with a useful message
-//! for scene files that are missing or malformed.
+//! Runs the built `arena` binary: determinism across runs and executors, the Chrome trace, and
+//! exit code 2 with a useful message for scene files that are missing or malformed.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -42,11 +42,54 @@ fn same_arguments_give_the_same_checksum() {
         "frame time p99",
         "spawned",
         "despawned",
+        "team 0 losses",
+        "team 1 reinforcements",
+        "parallel executor",
     ] {
         assert!(stdout.contains(label), "no `{label}` in:\n{stdout}");
     }
+    let profile = stdout.split_once("\n\n").map_or("", |(_, profile)| profile);
+    for system in ["system", "movement", "lifetimes", "collisions", "spawners", "score", "(last 30 frames)"] {
+        assert!(profile.contains(system), "no `{system}` in the profile after the table:\n{stdout}");
+    }
     let other_seed = arena(&["--entities", "2000", "--frames", "30", "--seed", "1"]);
     assert_ne!(line, checksum_line(&other_seed));
+}
+
+#[test]
+fn both_executors_give_the_same_checksum() {
+    // Large enough that the debug build's first batch (movement, lifetimes) takes longer than the
+    // schedule's parallel threshold, so the parallel executor really runs it on the pool.
+    let args = ["--entities", "20000", "--frames", "40", "--seed", "3"];
+    let single = arena(&[&args[..], &["--executor", "single"]].concat());
+    let parallel = arena(&[&args[..], &["--executor", "parallel"]].concat());
+    assert!(String::from_utf8_lossy(&single.stdout).contains("single executor"));
+    assert_eq!(checksum_line(&single), checksum_line(&parallel));
+    assert_eq!(checksum_line(&parallel), checksum_line(&arena(&args)), "parallel is the default");
+}
+
+#[test]
+fn trace_names_every_system() {
+    let path = std::env::temp_dir().join(format!("arena-cli-{}-trace.json", std::process::id()));
+    let output = arena(&["--entities", "500", "--frames", "3", "--trace", path.to_str().unwrap()]);
+    let trace = std::fs::read_to_string(&path).expect("the trace file was written");
+    std::fs::remove_file(&path).ok();
+    checksum_line(&output);
+    let trace = trace.trim();
+    assert!(trace.starts_with('[') && trace.ends_with(']'), "not a JSON array:\n{trace}");
+    assert!(trace.contains("\"name\":\"frame\""), "{trace}");
+    for system in ["movement", "lifetimes", "collisions", "spawners", "score"] {
+        assert!(trace.contains(&format!("\"name\":\"{system}\"")), "no `{system}` span in:\n{trace}");
+    }
+}
+
+#[test]
+fn unwritable_trace_exits_2_naming_the_file() {
+    let output = arena(&["--frames", "1", "--entities", "100", "--trace", "no/such/dir/trace.json"]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("no/such/dir/trace.json"), "{stderr}");
+    assert!(output.stdout.is_empty());
 }
 
 #[test]

@@ -115,6 +115,8 @@ pub struct Schedule {
     pub(crate) parallel_threshold_ns: f64,
     pub(crate) profile_window: Option<usize>,
     pub(crate) frame: u64,
+    /// What the systems' commands did in the last frame.
+    pub(crate) frame_changes: crate::world::ApplyReport,
 }
 
 impl Default for Schedule {
@@ -213,6 +215,7 @@ impl Schedule {
             parallel_threshold_ns: 20_000.0,
             profile_window: None,
             frame: 0,
+            frame_changes: crate::world::ApplyReport::default(),
         }
     }
 
@@ -395,5 +398,11 @@ impl Schedule {
     /// Frames run so far.
     pub fn frame(&self) -> u64 {
         self.frame
+    }
+
+    /// What the systems' [`Commands`](super::Commands) did in the last frame, summed over every
+    /// sync point: spawned, despawned, applied, and skipped (their entity had died).
+    pub fn last_frame_changes(&self) -> crate::world::ApplyReport {
+        self.frame_changes
     }
 }

@@ -96,6 +96,7 @@ impl Schedule {
             }
         }
         let mut batches = self.batches.take().expect("built above");
+        self.frame_changes = Default::default();
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             for batch in &mut batches {
                 self.run_batch(batch, world);
@@ -178,7 +179,7 @@ impl Schedule {
         batch.runs += 1;
         // Sync point: commands in system order, never in completion order.
         for node in nodes.iter_mut().filter(|n| n.enabled) {
-            node.system.apply_deferred(world);
+            self.frame_changes += node.system.apply_deferred(world);
         }
     }
 }

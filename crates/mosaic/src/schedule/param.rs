@@ -5,7 +5,7 @@ use std::ops::{Deref, DerefMut};
 
 use super::access::{Access, AccessItem, AccessTarget};
 use crate::query::{Query, QueryData, QueryFilter};
-use crate::world::{CommandBuffer, World};
+use crate::world::{ApplyReport, CommandBuffer, World};
 
 /// Two accesses of one system that alias: the first parameter's and the second's.
 pub type ParamConflict = Box<(AccessItem, AccessItem)>;
@@ -47,8 +47,10 @@ pub unsafe trait SystemParam: Sized {
     /// - for `'w`, nothing else accesses what `add_access` declared in a conflicting way.
     unsafe fn get_param<'w, 's>(state: &'s mut Self::State, world: &'w World) -> Self::Item<'w, 's>;
 
-    /// Applies deferred work (commands) at the system's sync point.
-    fn apply(_state: &mut Self::State, _world: &mut World) {}
+    /// Applies deferred work (commands) at the system's sync point and reports what it did.
+    fn apply(_state: &mut Self::State, _world: &mut World) -> ApplyReport {
+        ApplyReport::default()
+    }
 }
 
 /// The item type of parameter `P`.
@@ -246,8 +248,8 @@ unsafe impl SystemParam for Commands<'_> {
     unsafe fn get_param<'s>(state: &'s mut CommandBuffer, _: &World) -> Commands<'s> {
         Commands(state)
     }
-    fn apply(state: &mut CommandBuffer, world: &mut World) {
-        state.apply(world);
+    fn apply(state: &mut CommandBuffer, world: &mut World) -> ApplyReport {
+        state.apply(world)
     }
 }
 
@@ -279,10 +281,12 @@ macro_rules! tuple_param {
                 // SAFETY: forwarded from the caller to each member.
                 ($(unsafe { $name::get_param($name, world) },)*)
             }
-            #[allow(unused_variables, non_snake_case)]
-            fn apply(state: &mut Self::State, world: &mut World) {
+            #[allow(unused_variables, non_snake_case, unused_mut)]
+            fn apply(state: &mut Self::State, world: &mut World) -> ApplyReport {
                 let ($($name,)*) = state;
-                $($name::apply($name, world);)*
+                let mut report = ApplyReport::default();
+                $(report += $name::apply($name, world);)*
+                report
             }
         }
     };

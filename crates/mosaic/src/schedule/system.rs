@@ -4,7 +4,7 @@ use std::marker::PhantomData;
 
 use super::access::Access;
 use super::param::{ParamConflict, SystemParam, SystemParamItem};
-use crate::world::World;
+use crate::world::{ApplyReport, World};
 
 /// A unit of work the [`Schedule`](super::Schedule) runs once per frame.
 ///
@@ -37,8 +37,8 @@ pub trait System: Send + Sync + 'static {
     /// Runs the system with exclusive access (any system; exclusive ones need it).
     fn run(&mut self, world: &mut World);
 
-    /// Applies deferred work (commands) to the world.
-    fn apply_deferred(&mut self, world: &mut World);
+    /// Applies deferred work (commands) to the world and reports what it did.
+    fn apply_deferred(&mut self, world: &mut World) -> ApplyReport;
 }
 
 /// Converts a function into a [`System`]. `Marker` tells the two kinds apart; callers never name it.
@@ -167,9 +167,10 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<
         unsafe { self.run_shared(world) }
     }
 
-    fn apply_deferred(&mut self, world: &mut World) {
-        if let Some(state) = &mut self.state {
-            F::Param::apply(state, world);
+    fn apply_deferred(&mut self, world: &mut World) -> ApplyReport {
+        match &mut self.state {
+            Some(state) => F::Param::apply(state, world),
+            None => ApplyReport::default(),
         }
     }
 }
@@ -209,7 +210,9 @@ impl<F: FnMut(&mut World) + Send + Sync + 'static> System for ExclusiveSystem<F>
     fn run(&mut self, world: &mut World) {
         (self.func)(world)
     }
-    fn apply_deferred(&mut self, _: &mut World) {}
+    fn apply_deferred(&mut self, _: &mut World) -> ApplyReport {
+        ApplyReport::default()
+    }
 }
 
 /// A type name without module paths or elided lifetimes, for messages:

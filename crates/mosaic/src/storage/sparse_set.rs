@@ -405,6 +405,15 @@ impl SparseSet {
     #[inline]
     fn unlink(&mut self, entity: Entity, row: usize) {
         self.version += 1;
+        if !self.lazy {
+            // No stale rows: every dense entity's sparse entry points at its row.
+            self.dense.swap_remove(row);
+            self.sparse.remove(entity.index());
+            if let Some(&moved) = self.dense.get(row) {
+                self.sparse.insert(moved.index(), row as u32);
+            }
+            return;
+        }
         let last = self.dense.len() - 1;
         let last_linked = self.sparse.get(self.dense[last].index()) == Some(last as u32);
         if self.sparse.get(entity.index()) == Some(row as u32) {

@@ -222,7 +222,9 @@ impl World {
             }
         }
         drop(finish);
-        self.flush_deferred();
+        if self.observers.any {
+            self.flush_deferred();
+        }
         Ok(())
     }
 
@@ -306,23 +308,34 @@ impl World {
         self.check_alive(entity)?;
         let missing = || ComponentError::MissingComponent { entity, component: std::any::type_name::<T>() };
         let id = self.components.id::<T>().ok_or_else(missing)?;
-        let mut transitions = Default::default();
-        if self.observers.any && self.components.pool(id).contains(entity) {
-            transitions = self.watch_transitions(entity, &[id], false);
-            self.fire_watches(entity, &transitions, false);
-            self.fire_hook(entity, id, HookKind::Remove);
-        }
-        if !self.groups.is_empty() && self.components.pool(id).contains(entity) {
-            self.groups_before_remove(entity, id);
+        if self.observers.any || !self.groups.is_empty() {
+            return self.remove_observed::<T>(entity, id).ok_or_else(missing);
         }
         let value = T::remove(self.components.pool_mut(id), entity).ok_or_else(missing)?;
         let list = &mut self.component_lists[entity.index() as usize];
         if let Some(at) = list.iter().position(|&c| c == id) {
             list.swap_remove(at);
         }
+        Ok(value)
+    }
+
+    /// `try_remove` for a live entity when hooks, watches or groups exist.
+    fn remove_observed<T: Component>(&mut self, entity: Entity, id: ComponentId) -> Option<T> {
+        if !self.components.pool(id).contains(entity) {
+            return None;
+        }
+        let transitions = self.watch_transitions(entity, &[id], false);
+        self.fire_watches(entity, &transitions, false);
+        self.fire_hook(entity, id, HookKind::Remove);
+        self.groups_before_remove(entity, id);
+        let value = T::remove(self.components.pool_mut(id), entity)?;
+        let list = &mut self.component_lists[entity.index() as usize];
+        if let Some(at) = list.iter().position(|&c| c == id) {
+            list.swap_remove(at);
+        }
         self.fire_watches(entity, &transitions, true);
         self.flush_deferred();
-        Ok(value)
+        Some(value)
     }
 
     /// `entity`'s `T`: `&T`, or the generated `TRef` view for a struct-of-arrays component. O(1).

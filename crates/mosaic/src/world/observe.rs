@@ -16,6 +16,10 @@ use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 
 /// What a hook or watch callback receives.
+///
+/// The world is read-only inside a hook: structural changes go through `commands`, and a hook
+/// that keeps a tally should write it to a resource with interior mutability (an atomic counter)
+/// or record an insert through `commands`.
 pub struct HookContext<'a> {
     /// The entity the operation is on.
     pub entity: Entity,

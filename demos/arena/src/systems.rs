@@ -1,0 +1,235 @@
+//! The per-frame systems, the resources they share, and the event they send.
+//!
+//! Each system is a plain function whose parameters declare what it touches; [`crate::sim`]
+//! puts them in a [`mosaic::Schedule`] in this order:
+//!
+//! 1. [`movement`] and [`lifetimes`] (no conflict and no order between them: one batch, run in
+//!    parallel when the batch is large enough to pay for it);
+//! 2. [`collisions`], after both: it damages the moved positions and never sees entities whose
+//!    lifetime just ran out;
+//! 3. [`spawners`] and [`score`], after [`collisions`]: new entities join the next frame, and
+//!    the score reads every death of this frame.
+//!
+//! Structural changes go through [`Commands`], which the schedule applies at the end of each
+//! batch in system order, so the result is the same on one thread or many.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use mosaic::{Commands, Entity, EventReader, EventWriter, Query, Res, ResMut};
+use rand_pcg::Pcg64Mcg;
+
+use crate::components::{Health, Lifetime, Position, Spawner, Team, Velocity};
+use crate::grid::Grid;
+use crate::scene::{Birth, Scene, Template};
+
+/// The arena's fixed settings and templates: a read-only resource.
+#[derive(Clone, Debug)]
+pub struct Arena {
+    /// Arena width, in arena units.
+    pub width: f32,
+    /// Arena height, in arena units.
+    pub height: f32,
+    /// Hit points lost per frame per enemy within the collision radius.
+    pub damage: i32,
+    /// The scene's templates; a [`Spawner`] names one by index.
+    pub templates: Vec<Template>,
+}
+
+impl Arena {
+    /// The settings of `scene`.
+    pub fn new(scene: &Scene) -> Self {
+        Self {
+            width: scene.width,
+            height: scene.height,
+            damage: scene.damage,
+            templates: scene.templates.clone(),
+        }
+    }
+}
+
+/// Sent by [`collisions`] once per entity whose health drops to 0 or below, in the frame it dies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Killed {
+    /// The entity that died (despawned at the end of [`collisions`]' batch).
+    pub entity: Entity,
+    /// The team the fallen entity fought for.
+    pub team: u8,
+}
+
+/// Per-team kill counts kept by [`score`] from the [`Killed`] events: how many of each team's
+/// entities were killed in combat. A resource.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Score {
+    /// Entities killed, in entities, by the team they fought for; teams with no loss are absent.
+    pub losses: BTreeMap<u8, u64>,
+}
+
+/// Entities that joined each team (had a [`Team`] added) since the counter was created, counted
+/// by an `on_add` hook (see [`crate::sim::Sim::new`]). A resource.
+///
+/// Atomic because a hook sees the world read-only; hooks run on the thread that applies the
+/// commands, one at a time, so the counts are the same on every run.
+#[derive(Debug)]
+pub struct Reinforcements {
+    /// Indexed by team.
+    counts: [AtomicU64; 256],
+}
+
+impl Default for Reinforcements {
+    fn default() -> Self {
+        Self { counts: std::array::from_fn(|_| AtomicU64::new(0)) }
+    }
+}
+
+impl Reinforcements {
+    /// Counts one entity joining `team`.
+    pub fn record(&self, team: u8) {
+        self.counts[usize::from(team)].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Entities that joined `team`, in entities.
+    pub fn get(&self, team: u8) -> u64 {
+        self.counts[usize::from(team)].load(Ordering::Relaxed)
+    }
+
+    /// The teams with at least one entity counted, in increasing order.
+    pub fn teams(&self) -> impl Iterator<Item = u8> + '_ {
+        (0..=u8::MAX).filter(|&team| self.get(team) > 0)
+    }
+}
+
+/// Running totals the systems keep for the report. A resource.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Spawns recorded by [`spawners`], in entities. Every recorded spawn is applied.
+    pub spawned: u64,
+}
+
+/// Moves every entity with a [`Position`] and [`Velocity`] by one frame, reflecting it (and its
+/// velocity) at the arena's walls. Each entity is independent, so it runs with
+/// [`Query::par_for_each`]. O(n) in the movers.
+pub fn movement(mut movers: Query<(&mut Position, &mut Velocity)>, arena: Res<Arena>) {
+    let (width, height) = (arena.width, arena.height);
+    movers.par_for_each(|(position, velocity)| {
+        (position.x, velocity.x) = bounce(position.x + velocity.x, velocity.x, width);
+        (position.y, velocity.y) = bounce(position.y + velocity.y, velocity.y, height);
+    });
+}
+
+/// Counts down every [`Lifetime`] and despawns each that reaches 0. O(n) in the entities with a
+/// lifetime.
+pub fn lifetimes(mut lives: Query<(Entity, &mut Lifetime)>, mut commands: Commands) {
+    lives.for_each(|(entity, lifetime)| {
+        lifetime.0 = lifetime.0.saturating_sub(1);
+        if lifetime.0 == 0 {
+            commands.despawn(entity);
+        }
+    });
+}
+
+/// Damages every entity with a [`Position`], [`Team`] and [`Health`] by the arena's damage for
+/// each entity of another team within the collision radius; despawns each whose health drops to
+/// 0 or below and sends a [`Killed`] for it. Uses the [`Grid`] resource, so O(n * k) for n such
+/// entities and k neighbours each, not O(n^2). Deaths are handled in query order.
+///
+/// Two passes over the same query: the first fills the grid, the second applies the counts,
+/// which the grid yields in push order, i.e. the query's order (nothing changes the world's
+/// structure in between). That walks the pools row by row instead of looking up each damaged
+/// entity.
+pub fn collisions(
+    mut fighters: Query<(Entity, &Position, &Team, &mut Health)>,
+    arena: Res<Arena>,
+    mut grid: ResMut<Grid>,
+    mut commands: Commands,
+    mut killed: EventWriter<Killed>,
+) {
+    let grid = &mut *grid;
+    grid.clear();
+    fighters.for_each(|(entity, position, team, _)| grid.push(entity, position.x, position.y, team.0));
+    let mut contacts = grid.count_contacts();
+    fighters.for_each(|(entity, _, team, health)| {
+        let (pushed, hits) = contacts.next().expect("the grid holds one count per fighter");
+        debug_assert_eq!(pushed, entity, "both passes walk the query in the same order");
+        if hits == 0 {
+            return;
+        }
+        let loss = i32::try_from(hits).unwrap_or(i32::MAX).saturating_mul(arena.damage);
+        health.0 = health.0.saturating_sub(loss);
+        if health.0 <= 0 {
+            commands.despawn(entity);
+            killed.send(Killed { entity, team: team.0 });
+        }
+    });
+}
+
+/// Advances every [`Spawner`] and spawns `count` entities of its template each time its period
+/// comes round, at the spawner's [`Position`] if it has one. The only user of the random
+/// generator resource, so draws happen in query order. O(n) in the spawners plus the spawns.
+pub fn spawners(
+    mut spawners: Query<(&mut Spawner, Option<&Position>)>,
+    arena: Res<Arena>,
+    mut rng: ResMut<Pcg64Mcg>,
+    mut tally: ResMut<Tally>,
+    mut commands: Commands,
+) {
+    let bounds = (arena.width, arena.height);
+    let (rng, commands) = (&mut *rng, &mut *commands);
+    let mut spawned = 0;
+    spawners.for_each(|(spawner, position)| {
+        spawner.timer += 1;
+        if spawner.timer < spawner.every {
+            return;
+        }
+        spawner.timer = 0;
+        let template = &arena.templates[spawner.template as usize];
+        for _ in 0..spawner.count {
+            template.spawn(commands, bounds, position.copied(), Birth::Spawned, rng);
+        }
+        spawned += u64::from(spawner.count);
+    });
+    tally.spawned += spawned;
+}
+
+/// Adds every [`Killed`] sent since its last run to the [`Score`].
+pub fn score(mut killed: EventReader<Killed>, mut score: ResMut<Score>) {
+    for event in killed.read() {
+        *score.losses.entry(event.team).or_default() += 1;
+    }
+}
+
+/// Reflects a coordinate `value` that moved with speed `speed` at the walls `0` and `limit`;
+/// returns the new coordinate, clamped into `0..=limit`, and speed.
+#[inline]
+pub fn bounce(value: f32, speed: f32, limit: f32) -> (f32, f32) {
+    if value < 0.0 {
+        ((-value).min(limit), speed.abs())
+    } else if value > limit {
+        ((2.0 * limit - value).max(0.0), -speed.abs())
+    } else {
+        (value, speed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounce_reflects_at_both_walls() {
+        assert_eq!(bounce(-1.0, -2.0, 10.0), (1.0, 2.0));
+        assert_eq!(bounce(11.5, 3.0, 10.0), (8.5, -3.0));
+        assert_eq!(bounce(5.0, 1.0, 10.0), (5.0, 1.0));
+        assert_eq!(bounce(-30.0, -40.0, 10.0), (10.0, 40.0));
+    }
+
+    #[test]
+    fn reinforcements_count_per_team() {
+        let counts = Reinforcements::default();
+        counts.record(1);
+        counts.record(1);
+        counts.record(255);
+        assert_eq!((counts.get(0), counts.get(1), counts.get(255)), (0, 2, 1));
+        assert_eq!(counts.teams().collect::<Vec<_>>(), [1, 255]);
+    }
+}
