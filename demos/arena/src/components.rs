@@ -7,6 +7,7 @@ use mosaic::Component;
 
 /// Where an entity is, in arena units; `0 <= x <= width`, `0 <= y <= height` after each frame.
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(not(feature = "aos-position"), component(storage = "soa"))]
 pub struct Position {
     /// Horizontal coordinate, in arena units.
     pub x: f32,

@@ -171,6 +171,8 @@ pub fn checksum(world: &World) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use mosaic::{View, ViewMut};
+
     use super::*;
 
     fn ms(n: u64) -> Duration {
@@ -245,9 +247,15 @@ mod tests {
         assert_eq!(checksum(&a), checksum(&b));
         let mut c = spawn(&[0, 1, 2]);
         let e = c.entities().iter().next().unwrap();
-        c.get_mut::<Position>(e).unwrap().x = -0.0;
+        let set_x = |world: &mut World, x: f32| {
+            let mut view = world.get_mut::<Position>(e).unwrap();
+            let mut p = view.read();
+            p.x = x;
+            view.write(p);
+        };
+        set_x(&mut c, -0.0);
         assert_ne!(checksum(&a), checksum(&c), "-0.0 and 0.0 differ in bits");
-        c.get_mut::<Position>(e).unwrap().x = 0.0;
+        set_x(&mut c, 0.0);
         assert_eq!(checksum(&a), checksum(&c));
         c.remove::<Health>(e);
         assert_ne!(checksum(&a), checksum(&c));

@@ -679,7 +679,8 @@ Scene(
             assert!(spawner.timer < spawner.every);
         }
         for (position, _) in world.query::<(&Position, &Team)>() {
-            assert!((0.0..=1000.0).contains(&position.x) && (0.0..=500.0).contains(&position.y));
+            let p = mosaic::View::read(&position);
+            assert!((0.0..=1000.0).contains(&p.x) && (0.0..=500.0).contains(&p.y));
         }
     }
 }

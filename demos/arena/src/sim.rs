@@ -9,14 +9,15 @@ use std::time::Instant;
 
 use mosaic::schedule::FrameProfile;
 use mosaic::{ExecutorKind, Schedule, World};
+
+use crate::components::{Health, Lifetime, Position, Team, Velocity};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
-use crate::components::Team;
 use crate::grid::Grid;
 use crate::report::{Summary, TeamReport, checksum};
 use crate::scene::Scene;
-use crate::systems::{Arena, Reinforcements, Score, Tally, collisions, lifetimes, movement, score, spawners};
+use crate::systems::{Arena, Reinforcements, Score, collisions, lifetimes, movement, score, spawners};
 
 /// Structural changes one frame made.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -47,12 +48,22 @@ impl Sim {
     pub fn new(scene: &Scene, seed: u64, executor: ExecutorKind) -> Self {
         let mut rng = Pcg64Mcg::seed_from_u64(seed);
         let mut world = World::new();
+        // Movers stay packed at the front of both pools: `movement` walks them as slices.
+        world.group::<(Position, Velocity)>();
         scene.spawn_initial(&mut world, &mut rng);
+        // Headroom, so the population's ups and downs do not reallocate pools mid-run: memory is
+        // sized once and then reused (a warm frame allocates nothing; see tests/steady_state.rs).
+        let headroom = world.len() as usize / 2;
+        world.reserve(headroom);
+        world.reserve_component::<Position>(headroom);
+        world.reserve_component::<Velocity>(headroom);
+        world.reserve_component::<Health>(headroom);
+        world.reserve_component::<Team>(headroom);
+        world.reserve_component::<Lifetime>(headroom);
         world.insert_resource(rng);
         world.insert_resource(Arena::new(scene));
         world.insert_resource(Grid::new(scene.width, scene.height, scene.collision_radius));
         world.insert_resource(Score::default());
-        world.insert_resource(Tally::default());
         world.insert_resource(Reinforcements::default());
         world.on_add::<Team>(|ctx| {
             let team = ctx.world.get::<Team>(ctx.entity).expect("on_add runs after the Team is added");
@@ -88,13 +99,9 @@ impl Sim {
     /// Runs one frame (one pass of the schedule) and returns its structural changes.
     pub fn step(&mut self) -> FrameChanges {
         let _frame = tracing::info_span!("frame", index = self.schedule.frame()).entered();
-        let entities = u64::from(self.world.len());
-        let spawned = self.world.resource::<Tally>().spawned;
         self.schedule.run(&mut self.world);
-        let spawned = self.world.resource::<Tally>().spawned - spawned;
-        // Only spawns and despawns change the count, and every recorded spawn is applied.
-        let despawned = entities + spawned - u64::from(self.world.len());
-        FrameChanges { spawned, despawned }
+        let changes = self.schedule.last_frame_changes();
+        FrameChanges { spawned: changes.spawned as u64, despawned: changes.despawned as u64 }
     }
 
     /// Per team that lost or gained an entity, in team order: losses from the [`Score`] and
@@ -243,8 +250,9 @@ mod tests {
         }
         let (width, height) = (scene.width, scene.height);
         for position in sim.world.query::<&Position>() {
-            assert!((0.0..=width).contains(&position.x), "{position:?}");
-            assert!((0.0..=height).contains(&position.y), "{position:?}");
+            let p = mosaic::View::read(&position);
+            assert!((0.0..=width).contains(&p.x), "{p:?}");
+            assert!((0.0..=height).contains(&p.y), "{p:?}");
         }
     }
 

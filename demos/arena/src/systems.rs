@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use mosaic::{Commands, Entity, EventReader, EventWriter, Query, Res, ResMut};
+use mosaic::{Commands, Entity, EventReader, EventWriter, Query, Res, ResMut, View, ViewMut};
 use rand_pcg::Pcg64Mcg;
 
 use crate::components::{Health, Lifetime, Position, Spawner, Team, Velocity};
@@ -99,21 +99,18 @@ impl Reinforcements {
     }
 }
 
-/// Running totals the systems keep for the report. A resource.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Tally {
-    /// Spawns recorded by [`spawners`], in entities. Every recorded spawn is applied.
-    pub spawned: u64,
-}
-
 /// Moves every entity with a [`Position`] and [`Velocity`] by one frame, reflecting it (and its
 /// velocity) at the arena's walls. Each entity is independent, so it runs with
 /// [`Query::par_for_each`]. O(n) in the movers.
 pub fn movement(mut movers: Query<(&mut Position, &mut Velocity)>, arena: Res<Arena>) {
     let (width, height) = (arena.width, arena.height);
-    movers.par_for_each(|(position, velocity)| {
-        (position.x, velocity.x) = bounce(position.x + velocity.x, velocity.x, width);
-        (position.y, velocity.y) = bounce(position.y + velocity.y, velocity.y, height);
+    // Through `View`/`ViewMut`, so this code is the same whichever layout the components use.
+    movers.par_for_each(|(mut position, mut velocity)| {
+        let (mut p, mut v) = (position.read(), velocity.read());
+        (p.x, v.x) = bounce(p.x + v.x, v.x, width);
+        (p.y, v.y) = bounce(p.y + v.y, v.y, height);
+        position.write(p);
+        velocity.write(v);
     });
 }
 
@@ -146,7 +143,10 @@ pub fn collisions(
 ) {
     let grid = &mut *grid;
     grid.clear();
-    fighters.for_each(|(entity, position, team, _)| grid.push(entity, position.x, position.y, team.0));
+    fighters.for_each(|(entity, position, team, _)| {
+        let p = position.read();
+        grid.push(entity, p.x, p.y, team.0);
+    });
     let mut contacts = grid.count_contacts();
     fighters.for_each(|(entity, _, team, health)| {
         let (pushed, hits) = contacts.next().expect("the grid holds one count per fighter");
@@ -170,12 +170,10 @@ pub fn spawners(
     mut spawners: Query<(&mut Spawner, Option<&Position>)>,
     arena: Res<Arena>,
     mut rng: ResMut<Pcg64Mcg>,
-    mut tally: ResMut<Tally>,
     mut commands: Commands,
 ) {
     let bounds = (arena.width, arena.height);
     let (rng, commands) = (&mut *rng, &mut *commands);
-    let mut spawned = 0;
     spawners.for_each(|(spawner, position)| {
         spawner.timer += 1;
         if spawner.timer < spawner.every {
@@ -184,11 +182,9 @@ pub fn spawners(
         spawner.timer = 0;
         let template = &arena.templates[spawner.template as usize];
         for _ in 0..spawner.count {
-            template.spawn(commands, bounds, position.copied(), Birth::Spawned, rng);
+            template.spawn(commands, bounds, position.map(|p| p.read()), Birth::Spawned, rng);
         }
-        spawned += u64::from(spawner.count);
     });
-    tally.spawned += spawned;
 }
 
 /// Adds every [`Killed`] sent since its last run to the [`Score`].

@@ -1,0 +1,17 @@
+//! `arena`: a headless, deterministic 2D game simulation written against Mosaic's public API.
+//!
+//! Loads a scene (the bundled `scenes/arena.ron` or `--scene PATH`), optionally rescales it to
+//! `--entities N`, runs `--frames N` frames seeded by `--seed S` as systems in a
+//! [`mosaic::Schedule`] (`--executor single|parallel`), and prints a summary table and a
+//! per-system profile. `--trace PATH` also writes a Chrome trace of the run. A scene that cannot
+//! be read or is invalid, or a trace file that cannot be created, exits with code 2 and a message
+//! on stderr.
+
+pub mod cli;
+pub mod components;
+pub mod grid;
+pub mod report;
+pub mod scene;
+pub mod sim;
+pub mod systems;
+pub mod trace;
