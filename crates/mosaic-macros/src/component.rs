@@ -183,6 +183,9 @@ fn derive_soa(input: &DeriveInput, lazy: &TokenStream) -> syn::Result<TokenStrea
     let slices_doc = doc("Per-field slices");
     let slices_mut_doc = doc("Per-field mutable slices");
     let field_docs: Vec<_> = names.iter().map(|n| format!("The `{n}` field.")).collect();
+    // The `Clone` bounds below are higher-ranked (`for<'__clone> F: Clone`): a plain bound on a
+    // concrete field type that is not `Clone` would be a compile error ("trivial bound",
+    // rust-lang/rust#48214); this way the impl simply does not apply.
 
     Ok(quote! {
         #[doc = #ref_doc]
@@ -210,14 +213,14 @@ fn derive_soa(input: &DeriveInput, lazy: &TokenStream) -> syn::Result<TokenStrea
 
         impl #ref_name<'_> {
             /// Copies the fields out into an owned value.
-            #vis fn cloned(&self) -> #name where #( #types: ::core::clone::Clone, )* {
+            #vis fn cloned(&self) -> #name where #( for<'__clone> #types: ::core::clone::Clone, )* {
                 #name { #( #names: ::core::clone::Clone::clone(self.#names), )* }
             }
         }
 
         impl #mut_name<'_> {
             /// Copies the fields out into an owned value.
-            #vis fn cloned(&self) -> #name where #( #types: ::core::clone::Clone, )* {
+            #vis fn cloned(&self) -> #name where #( for<'__clone> #types: ::core::clone::Clone, )* {
                 #name { #( #names: ::core::clone::Clone::clone(&*self.#names), )* }
             }
 
@@ -227,21 +230,21 @@ fn derive_soa(input: &DeriveInput, lazy: &TokenStream) -> syn::Result<TokenStrea
             }
         }
 
-        impl ::mosaic::View for #ref_name<'_> where #( #types: ::core::clone::Clone, )* {
+        impl ::mosaic::View for #ref_name<'_> where #( for<'__clone> #types: ::core::clone::Clone, )* {
             type Value = #name;
             fn read(&self) -> #name {
                 self.cloned()
             }
         }
 
-        impl ::mosaic::View for #mut_name<'_> where #( #types: ::core::clone::Clone, )* {
+        impl ::mosaic::View for #mut_name<'_> where #( for<'__clone> #types: ::core::clone::Clone, )* {
             type Value = #name;
             fn read(&self) -> #name {
                 self.cloned()
             }
         }
 
-        impl ::mosaic::ViewMut for #mut_name<'_> where #( #types: ::core::clone::Clone, )* {
+        impl ::mosaic::ViewMut for #mut_name<'_> where #( for<'__clone> #types: ::core::clone::Clone, )* {
             fn write(&mut self, value: #name) {
                 self.set(value);
             }

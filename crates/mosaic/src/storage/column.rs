@@ -348,18 +348,43 @@ impl Column {
     /// Drops every value, keeping the capacity.
     ///
     /// # Panics
-    /// If a value's `Drop` panics; the remaining values are then leaked, never dropped twice.
+    /// If a value's `Drop` panics: the remaining values are still dropped (during the unwind),
+    /// none twice.
+    ///
+    /// # Aborts
+    /// If a second value's `Drop` panics during that unwind (a panic while panicking).
     pub fn clear(&mut self) {
         let len = self.len;
-        // Set len first: if a drop panics, the remaining values leak instead of dropping twice.
+        // Set len first: the column no longer owns the values being dropped.
         self.len = 0;
-        if let Some(drop) = self.info.drop {
-            for row in 0..len {
-                // SAFETY: row < old len, so the value is initialized; `len` is already 0, so the
-                // column no longer owns it and this is its only drop.
-                unsafe { drop(self.row_ptr(row)) };
+        let Some(drop) = self.info.drop else { return };
+        /// Drops rows `next..len` when dropped, so an unwind from one value's `Drop` still drops
+        /// the rest.
+        struct Rest<'a> {
+            column: &'a Column,
+            drop: unsafe fn(*mut u8),
+            next: usize,
+            len: usize,
+        }
+        impl Rest<'_> {
+            fn run(&mut self) {
+                while self.next < self.len {
+                    let row = self.next;
+                    self.next += 1;
+                    // SAFETY: row < the old len, so the value is initialized; the column's len is
+                    // 0, so it no longer owns it, and `next` moved past it first, so this is its
+                    // only drop even if it panics.
+                    unsafe { (self.drop)(self.column.row_ptr(row)) };
+                }
             }
         }
+        impl Drop for Rest<'_> {
+            fn drop(&mut self) {
+                self.run();
+            }
+        }
+        let mut rest = Rest { column: self, drop, next: 0, len };
+        rest.run();
     }
 }
 

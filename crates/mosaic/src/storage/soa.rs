@@ -489,17 +489,41 @@ impl SoaColumns {
     /// Drops every row, keeping the capacity.
     ///
     /// # Panics
-    /// If a value's `Drop` panics; the remaining values then leak, never drop twice.
+    /// If a value's `Drop` panics: the remaining rows are still dropped (during the unwind), none
+    /// twice.
+    ///
+    /// # Aborts
+    /// If a second value's `Drop` panics during that unwind.
     pub fn clear(&mut self) {
         let len = self.len;
         self.len = 0;
-        if let Some(drop_row) = self.info.drop_row {
-            for row in 0..len {
-                // SAFETY: row < old len holds initialized fields; `len` is 0, so no one else
-                // owns them, and each row is dropped once.
-                unsafe { drop_row(&self.row_ptrs(row), &self.info.fields) };
+        let Some(drop_row) = self.info.drop_row else { return };
+        /// Drops rows `next..len` when dropped, so an unwind from one row still drops the rest.
+        struct Rest<'a> {
+            columns: &'a SoaColumns,
+            drop_row: DropRowFn,
+            next: usize,
+            len: usize,
+        }
+        impl Rest<'_> {
+            fn run(&mut self) {
+                while self.next < self.len {
+                    let row = self.next;
+                    self.next += 1;
+                    // SAFETY: row < the old len holds initialized fields; `len` is 0, so the
+                    // columns no longer own them, and `next` moved past the row first, so it is
+                    // dropped once even if its drop panics.
+                    unsafe { (self.drop_row)(&self.columns.row_ptrs(row), &self.columns.info.fields) };
+                }
             }
         }
+        impl Drop for Rest<'_> {
+            fn drop(&mut self) {
+                self.run();
+            }
+        }
+        let mut rest = Rest { columns: self, drop_row, next: 0, len };
+        rest.run();
     }
 
     /// Typed base pointer of field `index`'s column, for derived query code.
