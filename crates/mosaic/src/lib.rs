@@ -16,6 +16,10 @@
 //! - [`Events`]: typed channels with a cursor per reader; component hooks
 //!   ([`World::on_add`], [`World::on_replace`], [`World::on_remove`]) and watches
 //!   ([`World::watch`]) for entities entering and leaving a query's set.
+//! - [`hierarchy`]: parent/child links with O(1) attach and detach, parents-before-children
+//!   ordering, transform propagation, and flecs-style relationship pairs.
+//! - [`serialize`]: snapshots of a world in RON or postcard, loadable into an empty world (same
+//!   handles) or a populated one (remapped).
 //!
 //! # Examples
 //! ```
@@ -42,17 +46,21 @@ extern crate self as mosaic;
 pub mod component;
 pub mod entity;
 pub mod event;
+pub mod hierarchy;
 pub mod query;
 pub mod schedule;
+pub mod serialize;
 pub mod storage;
 pub mod world;
 
 pub use component::{AosComponent, Bundle, Component, ComponentId, View, ViewMut};
 pub use entity::{Entity, EntityError};
 pub use event::{EventReader, EventWriter, Events, Retention};
+pub use hierarchy::{GlobalTransform, HierarchyError, LocalTransform, Relationship};
 pub use mosaic_macros::Component;
 pub use query::{Query, QueryError, QueryIter, With, Without};
 pub use schedule::{Commands, ExecutorKind, Local, Res, ResMut, Schedule, ScheduleError};
+pub use serialize::{MapEntities, SnapshotError, SnapshotRegistry};
 pub use world::{
     ApplyReport, CommandBuffer, ComponentError, EntityMut, EntityRef, HookContext, ResourceError, WatchId,
     World,

@@ -36,6 +36,17 @@ pub struct Args {
     /// open it in Perfetto (ui.perfetto.dev) or chrome://tracing.
     #[arg(long, value_name = "PATH")]
     pub trace: Option<PathBuf>,
+
+    /// After the last frame, save the world, the random generator and the run's totals to PATH
+    /// (RON text if PATH ends in `.ron`, else a compact binary form).
+    #[arg(long, value_name = "PATH")]
+    pub save: Option<PathBuf>,
+
+    /// Continue from a snapshot written by `--save` instead of spawning the scene (`--seed` is
+    /// then unused: the generator's state comes from the snapshot). Give the same `--scene` and
+    /// `--entities` as the run that saved it; `--frames` more frames are run.
+    #[arg(long, value_name = "PATH")]
+    pub load: Option<PathBuf>,
 }
 
 /// The schedule executor, as named on the command line.
@@ -68,6 +79,7 @@ mod tests {
         assert_eq!(args.entities, None);
         assert_eq!((args.frames, args.seed), (600, 0x5EED));
         assert_eq!((args.executor, args.trace), (Executor::Parallel, None));
+        assert_eq!((args.save, args.load), (None, None));
     }
 
     #[test]
@@ -86,6 +98,10 @@ mod tests {
             "single",
             "--trace",
             "t.json",
+            "--save",
+            "s.bin",
+            "--load",
+            "l.ron",
         ])
         .unwrap();
         assert_eq!(args.scene, Some(PathBuf::from("x.ron")));
@@ -93,6 +109,8 @@ mod tests {
         assert_eq!(args.executor, Executor::Single);
         assert_eq!(ExecutorKind::from(args.executor), ExecutorKind::SingleThreaded);
         assert_eq!(args.trace, Some(PathBuf::from("t.json")));
+        assert_eq!(args.save, Some(PathBuf::from("s.bin")));
+        assert_eq!(args.load, Some(PathBuf::from("l.ron")));
     }
 
     #[test]

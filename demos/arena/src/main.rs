@@ -28,9 +28,25 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let summary = sim::run(&scene, args.seed, args.frames, args.executor.into());
+    let start = match &args.load {
+        Some(path) => match sim::Sim::load(&scene, path, args.executor.into()) {
+            Ok(sim) => sim,
+            Err(error) => {
+                eprintln!("arena: error: {error}");
+                return ExitCode::from(2);
+            }
+        },
+        None => sim::Sim::new(&scene, args.seed, args.executor.into()),
+    };
+    let (summary, mut end) = sim::run_sim(start, args.frames);
     // Dropping the guard writes the rest of the trace and closes it.
     drop(trace);
+    if let Some(path) = &args.save
+        && let Err(error) = end.save(&scene, path)
+    {
+        eprintln!("arena: error: {error}");
+        return ExitCode::from(2);
+    }
     let mut out = std::io::stdout().lock();
     let executor = args.executor.to_possible_value().map_or_else(String::new, |v| v.get_name().to_owned());
     let header = format!(

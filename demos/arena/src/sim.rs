@@ -5,12 +5,16 @@
 //! each system sees does not depend on how the schedule groups them into batches. One frame is one
 //! [`Schedule::run`].
 
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use mosaic::schedule::FrameProfile;
+use mosaic::serialize::{SnapshotError, SnapshotRegistry};
 use mosaic::{ExecutorKind, Schedule, World};
+use serde::{Deserialize, Serialize};
 
-use crate::components::{Health, Lifetime, Position, Team, Velocity};
+use crate::components::{Health, Lifetime, Position, Spawner, Team, Velocity};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
@@ -51,6 +55,20 @@ impl Sim {
         // Movers stay packed at the front of both pools: `movement` walks them as slices.
         world.group::<(Position, Velocity)>();
         scene.spawn_initial(&mut world, &mut rng);
+        world.insert_resource(rng);
+        Self::finish(world, scene, Score::default(), Reinforcements::default(), executor)
+    }
+
+    /// Adds what every sim has besides its entities and generator: reserved headroom, the
+    /// scene's settings, the grid, the score and reinforcement counts, the [`Team`] hook
+    /// (registered after the entities exist, so they are not counted), and the schedule.
+    fn finish(
+        mut world: World,
+        scene: &Scene,
+        losses: Score,
+        reinforcements: Reinforcements,
+        executor: ExecutorKind,
+    ) -> Self {
         // Headroom, so the population's ups and downs do not reallocate pools mid-run: memory is
         // sized once and then reused (a warm frame allocates nothing; see tests/steady_state.rs).
         let headroom = world.len() as usize / 2;
@@ -60,11 +78,10 @@ impl Sim {
         world.reserve_component::<Health>(headroom);
         world.reserve_component::<Team>(headroom);
         world.reserve_component::<Lifetime>(headroom);
-        world.insert_resource(rng);
         world.insert_resource(Arena::new(scene));
         world.insert_resource(Grid::new(scene.width, scene.height, scene.collision_radius));
-        world.insert_resource(Score::default());
-        world.insert_resource(Reinforcements::default());
+        world.insert_resource(losses);
+        world.insert_resource(reinforcements);
         world.on_add::<Team>(|ctx| {
             let team = ctx.world.get::<Team>(ctx.entity).expect("on_add runs after the Team is added");
             ctx.world.resource::<Reinforcements>().record(team.0);
@@ -79,6 +96,100 @@ impl Sim {
         schedule.add_system(score).after("collisions");
         schedule.build().expect("the arena's systems form no cycle and name only each other");
         Self { world, schedule }
+    }
+
+    /// What a snapshot of the arena holds: every component, the random generator, and the run's
+    /// totals ([`Totals`]). Everything else a frame depends on is rebuilt from the scene
+    /// ([`Arena`], the [`Grid`], which each frame clears) or is empty between frames (the
+    /// `Killed` channel, which the score drains every frame, and the systems' command buffers);
+    /// the systems keep no other state between frames. The snapshot also restores the entity
+    /// allocator and every pool's row order, so queries visit entities, draw random numbers and
+    /// recycle ids exactly as the saved run would have.
+    pub fn snapshot_registry() -> SnapshotRegistry {
+        let mut registry = SnapshotRegistry::new();
+        registry
+            .register::<Position>("position")
+            .register::<Velocity>("velocity")
+            .register::<Health>("health")
+            .register::<Team>("team")
+            .register::<Lifetime>("lifetime")
+            .register::<Spawner>("spawner")
+            .register_resource::<Pcg64Mcg>("rng")
+            .register_resource::<Totals>("totals");
+        registry
+    }
+
+    /// Saves the world, the generator and the totals (see [`Sim::snapshot_registry`]) as RON
+    /// text if `path` ends in `.ron`, else in postcard's binary form. `scene` is recorded so a
+    /// load can check it is given the same one.
+    ///
+    /// # Errors
+    /// [`SnapshotFileError`] if encoding or writing fails.
+    pub fn save(&mut self, scene: &Scene, path: &Path) -> Result<(), SnapshotFileError> {
+        let totals = Totals::of(self, scene);
+        self.world.insert_resource(totals);
+        let registry = Self::snapshot_registry();
+        let encoded = if is_ron(path) {
+            registry.save_ron(&mut self.world).map(String::into_bytes)
+        } else {
+            registry.save_binary(&mut self.world)
+        };
+        self.world.remove_resource::<Totals>();
+        let bytes = encoded.map_err(|source| SnapshotFileError::Snapshot { path: path.into(), source })?;
+        std::fs::write(path, bytes).map_err(|source| SnapshotFileError::Io { path: path.into(), source })
+    }
+
+    /// A sim that continues from the snapshot at `path` (written by [`Sim::save`] for the same
+    /// `scene`), with `executor`. Running N frames from it gives the same world as running the
+    /// saved run N frames further.
+    ///
+    /// # Errors
+    /// [`SnapshotFileError`] if the file cannot be read or is not a valid snapshot, was saved
+    /// for another scene, or names a template the scene does not have.
+    pub fn load(scene: &Scene, path: &Path, executor: ExecutorKind) -> Result<Self, SnapshotFileError> {
+        let bytes =
+            std::fs::read(path).map_err(|source| SnapshotFileError::Io { path: path.into(), source })?;
+        let snapshot = |source| SnapshotFileError::Snapshot { path: path.into(), source };
+        let mut world = World::new();
+        // The same group as a fresh sim: its pools keep the saved row order.
+        world.group::<(Position, Velocity)>();
+        let registry = Self::snapshot_registry();
+        if is_ron(path) {
+            let text =
+                String::from_utf8(bytes).map_err(|_| SnapshotFileError::NotText { path: path.into() })?;
+            registry.load_ron(&mut world, &text).map_err(snapshot)?;
+        } else {
+            registry.load_binary(&mut world, &bytes).map_err(snapshot)?;
+        }
+        let missing = |what| SnapshotFileError::Missing { path: path.into(), what };
+        let totals = world.remove_resource::<Totals>().ok_or_else(|| missing("totals"))?;
+        if !world.contains_resource::<Pcg64Mcg>() {
+            return Err(missing("rng"));
+        }
+        let expected = scene_fingerprint(scene);
+        if totals.scene != expected {
+            return Err(SnapshotFileError::OtherScene {
+                path: path.into(),
+                saved: totals.scene,
+                given: expected,
+            });
+        }
+        let templates = scene.templates.len();
+        if let Some(spawner) =
+            world.query_ref::<&Spawner>().into_iter().find(|s| s.template as usize >= templates)
+        {
+            return Err(SnapshotFileError::OtherScene {
+                path: path.into(),
+                saved: format!("a spawner of template {}", spawner.template),
+                given: format!("{templates} templates"),
+            });
+        }
+        let reinforcements = Reinforcements::default();
+        for &(team, count) in &totals.reinforcements {
+            reinforcements.add(team, count);
+        }
+        let score = Score { losses: totals.losses };
+        Ok(Self::finish(world, scene, score, reinforcements, executor))
     }
 
     /// The world, for reports and tests.
@@ -126,7 +237,12 @@ impl Sim {
 /// Runs `scene` for `frames` frames from `seed` with `executor`, timing and profiling each frame,
 /// and summarises the run.
 pub fn run(scene: &Scene, seed: u64, frames: u32, executor: ExecutorKind) -> Summary {
-    let mut sim = Sim::new(scene, seed, executor);
+    run_sim(Sim::new(scene, seed, executor), frames).0
+}
+
+/// Runs `sim` for `frames` frames, timing and profiling each frame; returns the summary and the
+/// sim (to save it).
+pub fn run_sim(mut sim: Sim, frames: u32) -> (Summary, Sim) {
     sim.enable_profiling(frames as usize);
     let entities_start = sim.world().len();
     let mut frame_times = Vec::with_capacity(frames as usize);
@@ -138,11 +254,102 @@ pub fn run(scene: &Scene, seed: u64, frames: u32, executor: ExecutorKind) -> Sum
         total.spawned += changes.spawned;
         total.despawned += changes.despawned;
     }
-    Summary {
+    let summary = Summary {
         teams: sim.teams(),
         profile: sim.profile(),
         ..Summary::new(entities_start, sim.world().len(), frame_times, total, checksum(sim.world()))
+    };
+    (summary, sim)
+}
+
+/// Run totals kept in a snapshot beside the world: the [`Score`] and [`Reinforcements`] counts,
+/// and which scene the run was on.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Totals {
+    /// [`scene_fingerprint`] of the run's scene.
+    pub scene: String,
+    /// Entities killed per team, in entities.
+    pub losses: BTreeMap<u8, u64>,
+    /// Entities that joined each team, in entities; teams with none are absent.
+    pub reinforcements: Vec<(u8, u64)>,
+}
+
+impl Totals {
+    fn of(sim: &Sim, scene: &Scene) -> Self {
+        let joined = sim.world.resource::<Reinforcements>();
+        Self {
+            scene: scene_fingerprint(scene),
+            losses: sim.world.resource::<Score>().losses.clone(),
+            reinforcements: joined.teams().map(|team| (team, joined.get(team))).collect(),
+        }
     }
+}
+
+/// What identifies a scene for snapshots: its file, size, combat settings and template count
+/// (`--entities` scaling changes the size, so it is covered).
+pub fn scene_fingerprint(scene: &Scene) -> String {
+    format!(
+        "{} {}x{} radius {} damage {} templates {}",
+        scene.file,
+        scene.width,
+        scene.height,
+        scene.collision_radius,
+        scene.damage,
+        scene.templates.len()
+    )
+}
+
+/// Whether a snapshot path is for the RON text form.
+fn is_ron(path: &Path) -> bool {
+    path.extension().is_some_and(|ext| ext.eq_ignore_ascii_case("ron"))
+}
+
+/// Why a snapshot file could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotFileError {
+    /// Reading or writing the file failed.
+    #[error("snapshot `{}`: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// Encoding failed, or the contents are not a valid snapshot.
+    #[error("snapshot `{}`: {source}", path.display())]
+    Snapshot {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        source: SnapshotError,
+    },
+    /// A `.ron` snapshot is not UTF-8 text.
+    #[error("snapshot `{}` is not UTF-8 text; a `.ron` snapshot must be", path.display())]
+    NotText {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The snapshot lacks a resource the arena saves.
+    #[error("snapshot `{}` has no `{what}` resource; it was not written by `arena --save`", path.display())]
+    Missing {
+        /// The file.
+        path: PathBuf,
+        /// The resource's snapshot name.
+        what: &'static str,
+    },
+    /// The snapshot was saved for another scene than the one given.
+    #[error(
+        "snapshot `{}` was saved for {saved}, not for {given}; pass the same --scene and --entities as the run that saved it",
+        path.display()
+    )]
+    OtherScene {
+        /// The scene recorded in the snapshot.
+        path: PathBuf,
+        /// What the snapshot says.
+        saved: String,
+        /// What was given.
+        given: String,
+    },
 }
 
 #[cfg(test)]
@@ -195,6 +402,26 @@ mod tests {
         assert_eq!(single.teams(), parallel.teams());
         let summary = run(&scene, 11, 60, ExecutorKind::SingleThreaded);
         assert_eq!(summary.checksum, checksum(parallel.world()));
+    }
+
+    #[test]
+    fn a_loaded_sim_continues_frame_by_frame() {
+        let scene = small_scene();
+        let path = std::env::temp_dir().join(format!("arena-sim-{}-continue.bin", std::process::id()));
+        let mut straight = Sim::new(&scene, 21, ExecutorKind::SingleThreaded);
+        for _ in 0..30 {
+            straight.step();
+        }
+        straight.save(&scene, &path).unwrap();
+        let mut resumed = Sim::load(&scene, &path, ExecutorKind::Parallel).unwrap();
+        std::fs::remove_file(&path).ok();
+        assert_eq!(checksum(resumed.world()), checksum(straight.world()));
+        assert_eq!(resumed.teams(), straight.teams());
+        for frame in 0..40 {
+            assert_eq!(resumed.step(), straight.step(), "frame {frame}");
+            assert_eq!(checksum(resumed.world()), checksum(straight.world()), "frame {frame}");
+        }
+        assert_eq!(resumed.teams(), straight.teams());
     }
 
     #[test]

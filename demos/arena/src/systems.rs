@@ -88,6 +88,11 @@ impl Reinforcements {
         self.counts[usize::from(team)].fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Counts `count` entities joining `team` (restoring counts from a snapshot).
+    pub fn add(&self, team: u8, count: u64) {
+        self.counts[usize::from(team)].fetch_add(count, Ordering::Relaxed);
+    }
+
     /// Entities that joined `team`, in entities.
     pub fn get(&self, team: u8) -> u64 {
         self.counts[usize::from(team)].load(Ordering::Relaxed)

@@ -129,3 +129,50 @@ fn unknown_spawner_template_exits_2() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("`ghost`"), "{stderr}");
 }
+
+#[test]
+fn load_and_continue_equals_a_straight_run() {
+    for (name, executor) in [("bin", "parallel"), ("ron", "single")] {
+        let path = std::env::temp_dir().join(format!("arena-cli-{}-snapshot.{name}", std::process::id()));
+        let path_arg = path.to_str().unwrap();
+        let base = ["--entities", "3000", "--seed", "11", "--executor", executor];
+        let first = arena(&[&base[..], &["--frames", "25", "--save", path_arg]].concat());
+        checksum_line(&first);
+        let resumed = arena(&[&base[..], &["--frames", "15", "--load", path_arg]].concat());
+        std::fs::remove_file(&path).ok();
+        let straight = arena(&[&base[..], &["--frames", "40"]].concat());
+        assert_eq!(checksum_line(&resumed), checksum_line(&straight), "{name}");
+        // The team totals carry over too.
+        let teams = |output: &Output| {
+            String::from_utf8_lossy(&output.stdout)
+                .lines()
+                .filter(|line| line.starts_with("team"))
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(teams(&resumed), teams(&straight), "{name}");
+        assert!(!teams(&straight).is_empty());
+    }
+}
+
+#[test]
+fn bad_snapshots_exit_2_naming_the_file() {
+    let missing = arena(&["--entities", "500", "--frames", "1", "--load", "no/such/snapshot.bin"]);
+    assert_eq!(missing.status.code(), Some(2), "{missing:?}");
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no/such/snapshot.bin"));
+    let garbage = scratch_file("garbage.bin", "not a snapshot at all");
+    let output = arena(&["--entities", "500", "--frames", "1", "--load", garbage.to_str().unwrap()]);
+    std::fs::remove_file(&garbage).ok();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("garbage.bin"));
+    // A snapshot of another scene size is refused.
+    let path = std::env::temp_dir().join(format!("arena-cli-{}-other.bin", std::process::id()));
+    let saved = arena(&["--entities", "500", "--frames", "2", "--save", path.to_str().unwrap()]);
+    checksum_line(&saved);
+    let other = arena(&["--entities", "900", "--frames", "1", "--load", path.to_str().unwrap()]);
+    std::fs::remove_file(&path).ok();
+    assert_eq!(other.status.code(), Some(2), "{other:?}");
+    assert!(String::from_utf8_lossy(&other.stderr).contains("--entities"), "{other:?}");
+    let unwritable = arena(&["--entities", "100", "--frames", "1", "--save", "no/such/dir/s.bin"]);
+    assert_eq!(unwritable.status.code(), Some(2), "{unwritable:?}");
+}

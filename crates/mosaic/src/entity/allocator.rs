@@ -157,6 +157,73 @@ impl Entities {
         self.free.shrink_to_fit();
     }
 
+    /// The largest generation a slot may reach before it is retired (`u32::MAX` unless narrowed
+    /// by [`Entities::with_limits`]).
+    #[inline]
+    pub fn max_generation(&self) -> u32 {
+        self.max_generation
+    }
+
+    /// The largest number of slots (indices `0..max_slots`) this allocator hands out.
+    #[inline]
+    pub fn max_slots(&self) -> u32 {
+        self.max_slots
+    }
+
+    /// Per slot, in index order: the generation its live occupant carries, or the next occupant
+    /// will carry when free (a retired slot keeps its last). For snapshots; length
+    /// [`Entities::slot_count`].
+    pub fn slot_generations(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        self.slots.iter().map(|slot| slot.generation.get())
+    }
+
+    /// The free list, in the order it is kept (the last entry is reused first). For snapshots.
+    pub fn free_list(&self) -> &[u32] {
+        &self.free
+    }
+
+    /// An allocator with this one's limits and the given state: slot `i` has generation
+    /// `generations[i]`, the slots in `live` (strictly increasing indices) hold live entities,
+    /// the free list is `free` (reused from its end), and every other slot is retired. The inverse
+    /// of [`Entities::slot_generations`], [`Entities::iter`] and [`Entities::free_list`], for
+    /// loading snapshots. O(slots).
+    ///
+    /// Returns `None`, changing nothing, if the state breaks an invariant: more slots than
+    /// `max_slots`; a generation of 0 or above `max_generation`; `live` not strictly increasing or
+    /// out of range; a free entry out of range, repeated, or live.
+    pub fn restored(&self, generations: &[u32], live: &[u32], free: &[u32]) -> Option<Self> {
+        if generations.len() > self.max_slots as usize {
+            return None;
+        }
+        let mut slots = Vec::with_capacity(generations.len());
+        for &generation in generations {
+            let generation = NonZeroU32::new(generation).filter(|g| g.get() <= self.max_generation)?;
+            slots.push(Slot { generation, alive: false });
+        }
+        let mut previous = None;
+        for &index in live {
+            if previous.is_some_and(|p| p >= index) {
+                return None;
+            }
+            previous = Some(index);
+            slots.get_mut(index as usize)?.alive = true;
+        }
+        let mut on_free = vec![false; slots.len()];
+        for &index in free {
+            let i = index as usize;
+            if i >= slots.len() || slots[i].alive || std::mem::replace(&mut on_free[i], true) {
+                return None;
+            }
+        }
+        Some(Self {
+            slots,
+            free: free.to_vec(),
+            alive_count: live.len() as u32,
+            max_slots: self.max_slots,
+            max_generation: self.max_generation,
+        })
+    }
+
     /// Iterates the live entities in index order. The iterator borrows the allocator.
     pub fn iter(&self) -> AliveIter<'_> {
         AliveIter { slots: self.slots.iter().enumerate() }
@@ -231,6 +298,28 @@ mod tests {
         entities.alloc().unwrap();
         entities.alloc().unwrap();
         assert_eq!(entities.alloc(), Err(EntityError::Exhausted { limit: 2 }));
+    }
+
+    #[test]
+    fn restored_round_trips_and_refuses_inconsistent_state() {
+        let mut entities = Entities::with_limits(10, 5);
+        let all: Vec<_> = (0..4).map(|_| entities.alloc().unwrap()).collect();
+        entities.free(all[2]).unwrap();
+        entities.free(all[0]).unwrap();
+        let generations: Vec<u32> = entities.slot_generations().collect();
+        let live: Vec<u32> = entities.iter().map(Entity::index).collect();
+        let copy = entities.restored(&generations, &live, entities.free_list()).unwrap();
+        assert_eq!(copy.slot_generations().collect::<Vec<_>>(), generations);
+        assert_eq!(copy.iter().collect::<Vec<_>>(), entities.iter().collect::<Vec<_>>());
+        assert_eq!(copy.free_list(), entities.free_list());
+        assert_eq!((copy.len(), copy.max_slots(), copy.max_generation()), (2, 10, 5));
+        assert!(entities.restored(&[1; 11], &[], &[]).is_none(), "too many slots");
+        assert!(entities.restored(&[0], &[], &[]).is_none(), "generation 0");
+        assert!(entities.restored(&[6], &[], &[]).is_none(), "generation above the maximum");
+        assert!(entities.restored(&[1, 1], &[1, 0], &[]).is_none(), "live not increasing");
+        assert!(entities.restored(&[1, 1], &[0], &[0]).is_none(), "a live slot on the free list");
+        assert!(entities.restored(&[1, 1], &[], &[1, 1]).is_none(), "a free slot listed twice");
+        assert!(entities.restored(&[1], &[3], &[]).is_none(), "live out of range");
     }
 
     #[test]

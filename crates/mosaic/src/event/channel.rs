@@ -17,7 +17,7 @@ pub enum Retention {
     UntilRead,
     /// An event is kept for this many frame ends after the frame it was sent in (at least 1),
     /// whether read or not. Readers that fall further behind miss events and can count them
-    /// with [`EventReader::missed`].
+    /// with [`EventReader::missed`](super::EventReader::missed).
     Frames(u32),
 }
 

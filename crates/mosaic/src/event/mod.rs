@@ -5,7 +5,7 @@
 //! cursor. When events are released is the channel's [`Retention`]: once every registered reader
 //! has read them, or after a number of frames. A frame ends with each
 //! [`Schedule::run`](crate::schedule::Schedule::run), which updates every channel added with
-//! [`World::add_event`].
+//! [`World::add_event`](crate::World::add_event).
 
 mod channel;
 mod params;

@@ -1,0 +1,42 @@
+//! Parent-child hierarchies and transform propagation.
+//!
+//! Every entity in a hierarchy has a [`Relationship`]: its parent, its first and last child and
+//! child count, and its previous and next sibling, so attaching, detaching and reparenting are
+//! O(1) with no per-parent vector (EnTT's "ECS back and forth", part 4, the founding design).
+//! The operations are [`World`](crate::World) methods: [`set_parent`](crate::World::set_parent),
+//! [`remove_parent`](crate::World::remove_parent),
+//! [`despawn_recursive`](crate::World::despawn_recursive), and the readers
+//! [`parent`](crate::World::parent), [`children`](crate::World::children),
+//! [`ancestors`](crate::World::ancestors), [`descendants`](crate::World::descendants).
+//!
+//! Invariants, kept under every operation including plain `World::despawn` and `World::remove`
+//! (through hooks on `Relationship`): no link names a dead entity; despawning a parent detaches
+//! its children, which become roots; despawning a child unlinks it from its siblings; no entity
+//! is its own ancestor (`set_parent` refuses with [`HierarchyError::Cycle`]).
+//!
+//! Ordering: [`World::sort_hierarchy`](crate::World::sort_hierarchy) sorts the relationship pool
+//! depth first so parents precede children;
+//! [`World::update_hierarchy_order`](crate::World::update_hierarchy_order) keeps it so after
+//! changes by re-placing only the entries the hooks marked dirty. [`propagate_transforms`] then
+//! computes every [`GlobalTransform`] in one linear pass.
+//!
+//! Relationship pairs (flecs' `(R, target)`): [`World::relate`](crate::World::relate) gives a
+//! source a [`Pair<R>`] naming its target; hooks keep an index from each target to its sources,
+//! so [`World::related`](crate::World::related) answers without scanning, and despawning a target
+//! removes its sources' pairs or despawns the sources, as [`Relation::CLEANUP`] says.
+#![deny(unsafe_code)]
+
+mod component;
+mod error;
+mod iter;
+mod ops;
+mod order;
+mod relation;
+mod transform;
+
+pub use component::Relationship;
+pub use error::HierarchyError;
+pub use iter::{Ancestors, Children, Descendants};
+pub use order::OrderReport;
+pub use relation::{Cleanup, Pair, Relation};
+pub use transform::{GlobalTransform, LocalTransform, propagate_transforms};

@@ -1,0 +1,92 @@
+//! Errors of saving and loading snapshots.
+
+/// Why a snapshot could not be saved or loaded. Loading checks the whole snapshot before it
+/// changes the world, so on any error the world is left as it was.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    /// Writing RON failed (a registered type's `Serialize` reported an error).
+    #[error("cannot write the snapshot as RON: {0}")]
+    EncodeRon(#[source] ron::Error),
+    /// Writing postcard failed (a registered type's `Serialize` reported an error).
+    #[error("cannot write the snapshot as postcard: {0}")]
+    EncodePostcard(#[source] postcard::Error),
+    /// The RON text is malformed or truncated, or a value does not fit its registered type.
+    #[error("cannot read the RON snapshot: {0}; is it a complete snapshot written by this version?")]
+    DecodeRon(#[source] ron::error::SpannedError),
+    /// The postcard bytes are malformed or truncated, or a value does not fit its registered type.
+    #[error("cannot read the binary snapshot: {0}; is it a complete snapshot written by this version?")]
+    DecodePostcard(#[source] postcard::Error),
+    /// Bytes are left over after the snapshot.
+    #[error("{0} bytes follow the end of the binary snapshot; it is corrupt or not a snapshot")]
+    TrailingBytes(usize),
+    /// The snapshot's format version is not the one this library reads.
+    #[error("snapshot format version {found} is not supported (this library reads version {expected})")]
+    Version {
+        /// The version in the snapshot.
+        found: u32,
+        /// The version this library writes and reads.
+        expected: u32,
+    },
+    /// The snapshot names a component or resource the registry does not know.
+    #[error(
+        "the snapshot has a {kind} named `{name}`, which is not registered; register it with \
+         `SnapshotRegistry::register` (or `register_resource`) under that name before loading"
+    )]
+    Unknown {
+        /// `"component"` or `"resource"`.
+        kind: &'static str,
+        /// The unknown name.
+        name: String,
+    },
+    /// A component or resource name appears twice, or names are not in sorted order.
+    #[error("the snapshot lists the {kind} `{name}` twice or out of name order; it is corrupt")]
+    DuplicateName {
+        /// `"component"` or `"resource"`.
+        kind: &'static str,
+        /// The repeated or misplaced name.
+        name: String,
+    },
+    /// An entity index appears twice (or out of index order) where each may appear once.
+    #[error("entity index {index} appears twice (or out of index order) in {place}; the snapshot is corrupt")]
+    DuplicateEntity {
+        /// The repeated entity index.
+        index: u32,
+        /// Where: `"the entity list"`, `"the hierarchy"`, or the component's name.
+        place: String,
+    },
+    /// Something refers to an entity index that is not a live entity of the snapshot.
+    #[error("{place} refers to entity index {index}, which is not a live entity of the snapshot")]
+    MissingEntity {
+        /// The entity index referred to.
+        index: u32,
+        /// Where: `"the hierarchy"` or the component's name.
+        place: String,
+    },
+    /// Following parents in the snapshot's hierarchy comes back to an entity.
+    #[error("the snapshot's hierarchy has a cycle through entity index {index}; the snapshot is corrupt")]
+    HierarchyCycle {
+        /// An entity on the cycle.
+        index: u32,
+    },
+    /// The saved entity allocator breaks an invariant, or does not fit this world's limits.
+    #[error(
+        "the snapshot's entity allocator is inconsistent or exceeds this world's limits ({slots} slots, \
+         {live} live, {free} free); the snapshot is corrupt or from a world with wider limits"
+    )]
+    Allocator {
+        /// Slots in the snapshot.
+        slots: usize,
+        /// Live entities in the snapshot.
+        live: usize,
+        /// Free-list entries in the snapshot.
+        free: usize,
+    },
+    /// The snapshot has more live entities than the world can still spawn.
+    #[error("the snapshot has {needed} live entities but this world can spawn only {available} more")]
+    Exhausted {
+        /// Live entities in the snapshot.
+        needed: usize,
+        /// Entities the world can still spawn.
+        available: u64,
+    },
+}

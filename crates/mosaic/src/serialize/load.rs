@@ -1,0 +1,513 @@
+//! Reading snapshots: parse everything, check everything, then change the world.
+
+use std::any::TypeId;
+use std::cell::RefCell;
+use std::fmt;
+use std::num::NonZeroU32;
+
+use rustc_hash::FxHashMap;
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+
+use super::registry::{Entry, Pending};
+use super::save::FORMAT_VERSION;
+use super::{EntityMap, SnapshotError, SnapshotRegistry};
+use crate::component::ComponentId;
+use crate::entity::{Entities, Entity};
+use crate::world::World;
+
+/// A snapshot read but not yet checked or applied.
+struct Parsed {
+    generations: Vec<u32>,
+    free: Vec<u32>,
+    entities: Vec<u32>,
+    hierarchy: Vec<(u32, u32)>,
+    components: Vec<Loaded>,
+    resources: Vec<Loaded>,
+}
+
+/// One column or resource as read.
+struct Loaded {
+    name: String,
+    type_id: TypeId,
+    data: Box<dyn Pending>,
+    /// A column's entity indices in pool row order (empty for a resource).
+    order: Vec<u32>,
+}
+
+/// Where an error found inside a serde callback is kept with its structure (serde errors carry
+/// only text).
+type Stash<'a> = &'a RefCell<Option<SnapshotError>>;
+
+fn stash<E: de::Error>(stash: Stash<'_>, error: SnapshotError) -> E {
+    let message = error.to_string();
+    *stash.borrow_mut() = Some(error);
+    E::custom(message)
+}
+
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "snake_case")]
+enum Field {
+    Format,
+    Generations,
+    Free,
+    Entities,
+    Hierarchy,
+    Components,
+    Resources,
+}
+
+const FIELDS: &[&str] =
+    &["format", "generations", "free", "entities", "hierarchy", "components", "resources"];
+
+struct SnapshotSeed<'a> {
+    registry: &'a SnapshotRegistry,
+    stash: Stash<'a>,
+}
+
+impl<'de> DeserializeSeed<'de> for SnapshotSeed<'_> {
+    type Value = Parsed;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Parsed, D::Error> {
+        deserializer.deserialize_struct("Snapshot", FIELDS, self)
+    }
+}
+
+impl SnapshotSeed<'_> {
+    fn check_format<E: de::Error>(&self, found: u32) -> Result<(), E> {
+        if found == FORMAT_VERSION {
+            Ok(())
+        } else {
+            Err(stash(self.stash, SnapshotError::Version { found, expected: FORMAT_VERSION }))
+        }
+    }
+
+    fn components(&self) -> EntriesSeed<'_> {
+        EntriesSeed {
+            entries: &self.registry.components,
+            kind: "component",
+            ordered: true,
+            stash: self.stash,
+        }
+    }
+
+    fn resources(&self) -> EntriesSeed<'_> {
+        EntriesSeed { entries: &self.registry.resources, kind: "resource", ordered: false, stash: self.stash }
+    }
+}
+
+impl<'de> Visitor<'de> for SnapshotSeed<'_> {
+    type Value = Parsed;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a Mosaic snapshot")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Parsed, A::Error> {
+        let missing = |i| de::Error::invalid_length(i, &"a snapshot of 7 fields");
+        let format: u32 = seq.next_element()?.ok_or_else(|| missing(0))?;
+        self.check_format(format)?;
+        Ok(Parsed {
+            generations: seq.next_element()?.ok_or_else(|| missing(1))?,
+            free: seq.next_element()?.ok_or_else(|| missing(2))?,
+            entities: seq.next_element()?.ok_or_else(|| missing(3))?,
+            hierarchy: seq.next_element()?.ok_or_else(|| missing(4))?,
+            components: seq.next_element_seed(self.components())?.ok_or_else(|| missing(5))?,
+            resources: seq.next_element_seed(self.resources())?.ok_or_else(|| missing(6))?,
+        })
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Parsed, A::Error> {
+        fn once<T, E: de::Error>(slot: &mut Option<T>, value: T, name: &'static str) -> Result<(), E> {
+            match slot.replace(value) {
+                None => Ok(()),
+                Some(_) => Err(E::duplicate_field(name)),
+            }
+        }
+        let (mut format, mut generations, mut free, mut entities) = (None, None, None, None);
+        let (mut hierarchy, mut components, mut resources) = (None, None, None);
+        while let Some(field) = map.next_key::<Field>()? {
+            match field {
+                Field::Format => {
+                    let found: u32 = map.next_value()?;
+                    self.check_format(found)?;
+                    once(&mut format, found, "format")?;
+                }
+                Field::Generations => once(&mut generations, map.next_value()?, "generations")?,
+                Field::Free => once(&mut free, map.next_value()?, "free")?,
+                Field::Entities => once(&mut entities, map.next_value()?, "entities")?,
+                Field::Hierarchy => once(&mut hierarchy, map.next_value()?, "hierarchy")?,
+                Field::Components => {
+                    once(&mut components, map.next_value_seed(self.components())?, "components")?
+                }
+                Field::Resources => {
+                    once(&mut resources, map.next_value_seed(self.resources())?, "resources")?
+                }
+            }
+        }
+        format.ok_or_else(|| de::Error::missing_field("format"))?;
+        Ok(Parsed {
+            generations: generations.ok_or_else(|| de::Error::missing_field("generations"))?,
+            free: free.ok_or_else(|| de::Error::missing_field("free"))?,
+            entities: entities.ok_or_else(|| de::Error::missing_field("entities"))?,
+            hierarchy: hierarchy.ok_or_else(|| de::Error::missing_field("hierarchy"))?,
+            components: components.ok_or_else(|| de::Error::missing_field("components"))?,
+            resources: resources.ok_or_else(|| de::Error::missing_field("resources"))?,
+        })
+    }
+}
+
+/// A sequence of `(name, data)` pairs (`(name, data, order)` triples for columns), each data
+/// read by its registered type.
+struct EntriesSeed<'a> {
+    entries: &'a [Entry],
+    kind: &'static str,
+    ordered: bool,
+    stash: Stash<'a>,
+}
+
+impl<'de> DeserializeSeed<'de> for EntriesSeed<'_> {
+    type Value = Vec<Loaded>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for EntriesSeed<'_> {
+    type Value = Vec<Loaded>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a sequence of (name, data) {}s", self.kind)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        // No capacity from the declared length: a hostile count must not reserve memory.
+        let mut out = Vec::new();
+        while let Some(item) = seq.next_element_seed(EntrySeed { parent: &self })? {
+            out.push(item);
+        }
+        Ok(out)
+    }
+}
+
+/// One `(name, data)` pair or `(name, data, order)` triple.
+struct EntrySeed<'a> {
+    parent: &'a EntriesSeed<'a>,
+}
+
+impl<'de> DeserializeSeed<'de> for EntrySeed<'_> {
+    type Value = Loaded;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_tuple(if self.parent.ordered { 3 } else { 2 }, self)
+    }
+}
+
+impl<'de> Visitor<'de> for EntrySeed<'_> {
+    type Value = Loaded;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a (name, data) pair of a {}", self.parent.kind)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let parent = self.parent;
+        let name: String = seq.next_element()?.ok_or_else(|| de::Error::invalid_length(0, &self))?;
+        let Ok(at) = parent.entries.binary_search_by(|e| e.name.as_str().cmp(&name)) else {
+            return Err(stash(parent.stash, SnapshotError::Unknown { kind: parent.kind, name }));
+        };
+        let entry = &parent.entries[at];
+        let data =
+            seq.next_element_seed(DataSeed { entry })?.ok_or_else(|| de::Error::invalid_length(1, &self))?;
+        let order = if parent.ordered {
+            seq.next_element()?.ok_or_else(|| de::Error::invalid_length(2, &self))?
+        } else {
+            Vec::new()
+        };
+        Ok(Loaded { name, type_id: entry.type_id, data, order })
+    }
+}
+
+/// The data of one registered type, read through its type-erased loader.
+struct DataSeed<'a> {
+    entry: &'a Entry,
+}
+
+impl<'de> DeserializeSeed<'de> for DataSeed<'_> {
+    type Value = Box<dyn Pending>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        let mut erased = <dyn erased_serde::Deserializer>::erase(deserializer);
+        (self.entry.load)(&mut erased).map_err(de::Error::custom)
+    }
+}
+
+/// Checks names are strictly increasing.
+fn check_names(entries: &[Loaded], kind: &'static str) -> Result<(), SnapshotError> {
+    for pair in entries.windows(2) {
+        if pair[0].name >= pair[1].name {
+            return Err(SnapshotError::DuplicateName { kind, name: pair[1].name.clone() });
+        }
+    }
+    Ok(())
+}
+
+/// Checks everything that could make applying fail or break an invariant.
+fn validate(parsed: &Parsed, live: &[bool]) -> Result<(), SnapshotError> {
+    let is_live = |index: u32| live.get(index as usize).copied().unwrap_or(false);
+    check_names(&parsed.components, "component")?;
+    check_names(&parsed.resources, "resource")?;
+    for column in &parsed.components {
+        let place = || format!("component `{}`", column.name);
+        let mut indices = Vec::new();
+        for index in column.data.indices() {
+            if indices.last().is_some_and(|&p| p >= index) {
+                return Err(SnapshotError::DuplicateEntity { index, place: place() });
+            }
+            if !is_live(index) {
+                return Err(SnapshotError::MissingEntity { index, place: place() });
+            }
+            indices.push(index);
+        }
+        // The row order must list exactly the column's entities, once each.
+        let mut seen = vec![false; indices.len()];
+        for &index in &column.order {
+            let Ok(at) = indices.binary_search(&index) else {
+                return Err(SnapshotError::MissingEntity {
+                    index,
+                    place: format!("the row order of {}", place()),
+                });
+            };
+            if std::mem::replace(&mut seen[at], true) {
+                return Err(SnapshotError::DuplicateEntity {
+                    index,
+                    place: format!("the row order of {}", place()),
+                });
+            }
+        }
+        if let Some(at) = seen.iter().position(|&s| !s) {
+            return Err(SnapshotError::MissingEntity {
+                index: indices[at],
+                place: format!("the row order of {}", place()),
+            });
+        }
+    }
+    let mut parent_of: FxHashMap<u32, u32> = FxHashMap::default();
+    for &(child, parent) in &parsed.hierarchy {
+        for index in [child, parent] {
+            if !is_live(index) {
+                return Err(SnapshotError::MissingEntity { index, place: "the hierarchy".into() });
+            }
+        }
+        if child == parent {
+            return Err(SnapshotError::HierarchyCycle { index: child });
+        }
+        if parent_of.insert(child, parent).is_some() {
+            return Err(SnapshotError::DuplicateEntity { index: child, place: "the hierarchy".into() });
+        }
+    }
+    // Cycle check: walk up from each child; 1 = on the current path, 2 = known to reach a root.
+    let mut state: FxHashMap<u32, u8> = FxHashMap::default();
+    let mut path = Vec::new();
+    for &start in parent_of.keys() {
+        let mut node = start;
+        loop {
+            match state.get(&node) {
+                Some(1) => return Err(SnapshotError::HierarchyCycle { index: node }),
+                Some(_) => break,
+                None => {}
+            }
+            state.insert(node, 1);
+            path.push(node);
+            match parent_of.get(&node) {
+                Some(&parent) => node = parent,
+                None => break,
+            }
+        }
+        for done in path.drain(..) {
+            state.insert(done, 2);
+        }
+    }
+    Ok(())
+}
+
+impl SnapshotRegistry {
+    /// Loads a RON snapshot written by [`SnapshotRegistry::save_ron`] into `world`.
+    ///
+    /// Into a world that never had an entity (no slot used), the saved entity allocator is
+    /// restored: every entity keeps its handle (generation included), so handles stored in
+    /// components, resources or elsewhere stay valid, and later spawns reuse slots as the saved
+    /// world would have. Into any other world, each saved entity is spawned anew; handles inside
+    /// components registered with [`SnapshotRegistry::register_mapped`] and hierarchy links are
+    /// rewritten to the new ids (handles to entities not in the snapshot become dead handles), and
+    /// the returned [`EntityMap`] tells where each saved entity went.
+    ///
+    /// Registered resources in the snapshot are inserted, replacing the world's. O(size of the
+    /// snapshot). Nothing in `world` changes unless the whole snapshot reads and checks out.
+    ///
+    /// # Errors
+    /// [`SnapshotError::DecodeRon`] for malformed or truncated text or a value that does not fit
+    /// its type; [`SnapshotError::Version`]; [`SnapshotError::Unknown`] for an unregistered name;
+    /// [`SnapshotError::DuplicateName`], [`SnapshotError::DuplicateEntity`],
+    /// [`SnapshotError::MissingEntity`], [`SnapshotError::HierarchyCycle`] and
+    /// [`SnapshotError::Allocator`] for inconsistent data; [`SnapshotError::Exhausted`] if the
+    /// world cannot spawn that many entities.
+    pub fn load_ron(&self, world: &mut World, text: &str) -> Result<EntityMap, SnapshotError> {
+        let stash = RefCell::new(None);
+        let mut deserializer = ron::Deserializer::from_str(text).map_err(SnapshotError::DecodeRon)?;
+        let parsed = match (SnapshotSeed { registry: self, stash: &stash }).deserialize(&mut deserializer) {
+            Ok(parsed) => parsed,
+            Err(error) => {
+                return Err(stash
+                    .take()
+                    .unwrap_or_else(|| SnapshotError::DecodeRon(deserializer.span_error(error))));
+            }
+        };
+        if let Err(error) = deserializer.end() {
+            return Err(SnapshotError::DecodeRon(deserializer.span_error(error)));
+        }
+        apply(world, parsed)
+    }
+
+    /// Loads a binary snapshot written by [`SnapshotRegistry::save_binary`] into `world`; see
+    /// [`SnapshotRegistry::load_ron`] for what loading does.
+    ///
+    /// # Errors
+    /// As [`SnapshotRegistry::load_ron`], with [`SnapshotError::DecodePostcard`] for malformed or
+    /// truncated bytes and [`SnapshotError::TrailingBytes`] for bytes after the snapshot.
+    pub fn load_binary(&self, world: &mut World, bytes: &[u8]) -> Result<EntityMap, SnapshotError> {
+        let stash = RefCell::new(None);
+        let mut deserializer = postcard::Deserializer::from_bytes(bytes);
+        let parsed = match (SnapshotSeed { registry: self, stash: &stash }).deserialize(&mut deserializer) {
+            Ok(parsed) => parsed,
+            Err(error) => return Err(stash.take().unwrap_or(SnapshotError::DecodePostcard(error))),
+        };
+        let rest = deserializer.finalize().map_err(SnapshotError::DecodePostcard)?;
+        if !rest.is_empty() {
+            return Err(SnapshotError::TrailingBytes(rest.len()));
+        }
+        apply(world, parsed)
+    }
+}
+
+/// Checks `parsed` and puts it into `world`.
+fn apply(world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> {
+    let allocator_error = || SnapshotError::Allocator {
+        slots: parsed.generations.len(),
+        live: parsed.entities.len(),
+        free: parsed.free.len(),
+    };
+    for pair in parsed.entities.windows(2) {
+        if pair[0] >= pair[1] {
+            return Err(SnapshotError::DuplicateEntity { index: pair[1], place: "the entity list".into() });
+        }
+    }
+    let pristine = world.entities().slot_count() == 0;
+    // The saved allocator must be consistent in any case; restoring it also needs this world's
+    // limits to fit it.
+    let limits = if pristine { world.entities().clone() } else { Entities::new() };
+    let restored =
+        limits.restored(&parsed.generations, &parsed.entities, &parsed.free).ok_or_else(allocator_error)?;
+    let mut live = vec![false; parsed.generations.len()];
+    for &index in &parsed.entities {
+        live[index as usize] = true;
+    }
+    validate(&parsed, &live)?;
+    let mut map = EntityMap::default();
+    map.reserve(parsed.entities.len());
+    // Where each saved live index lives now.
+    let now: FxHashMap<u32, Entity> = if pristine {
+        world.entities = restored;
+        world.component_lists.resize_with(parsed.generations.len(), Default::default);
+        parsed.entities.iter().map(|&index| (index, saved_entity(&parsed.generations, index))).collect()
+    } else {
+        let entities = world.entities();
+        let available =
+            u64::from(entities.max_slots() - entities.slot_count()) + entities.free_list().len() as u64;
+        // One more for the dead handle unknown references map to.
+        if (parsed.entities.len() as u64) + 1 > available {
+            return Err(SnapshotError::Exhausted { needed: parsed.entities.len(), available });
+        }
+        world.reserve(parsed.entities.len());
+        parsed.entities.iter().map(|&index| (index, world.spawn_empty())).collect()
+    };
+    let entity_of = |index: u32| now[&index];
+    let Parsed { entities, hierarchy, components, resources, generations, .. } = parsed;
+    let orders: Vec<(TypeId, Vec<u32>)> = components.iter().map(|c| (c.type_id, c.order.clone())).collect();
+    if pristine {
+        for column in components {
+            column.data.apply(world, &entity_of, None);
+        }
+    } else {
+        let dead = world.spawn_empty();
+        world.despawn(dead);
+        let mut remap = |handle: Entity| {
+            let index = handle.index();
+            match now.get(&index) {
+                Some(&entity) if generations.get(index as usize) == Some(&handle.generation()) => entity,
+                _ => dead,
+            }
+        };
+        for column in components {
+            column.data.apply(world, &entity_of, Some(&mut remap));
+        }
+    }
+    for (child, parent) in hierarchy {
+        let result = world.set_parent(entity_of(child), entity_of(parent));
+        debug_assert!(result.is_ok(), "checked before applying: {result:?}");
+    }
+    for resource in resources {
+        resource.data.apply(world, &entity_of, None);
+    }
+    restore_row_orders(world, &orders, &entity_of);
+    for index in entities {
+        map.insert(saved_entity(&generations, index), now[&index]);
+    }
+    Ok(map)
+}
+
+/// The handle a live entity had when saved.
+fn saved_entity(generations: &[u32], index: u32) -> Entity {
+    Entity::from_parts(index, NonZeroU32::new(generations[index as usize]).unwrap_or(NonZeroU32::MIN))
+}
+
+/// Reorders each loaded column's pool to its saved row order (the saved entities first, in that
+/// order, then any others the pool holds, in their current order). Pools owned by a group are
+/// reordered only if every pool of the group would still hold the group's members first, in one
+/// order; otherwise the group keeps the order it built while loading. O(rows).
+fn restore_row_orders(world: &mut World, orders: &[(TypeId, Vec<u32>)], entity_of: &dyn Fn(u32) -> Entity) {
+    let mut plans: FxHashMap<ComponentId, Vec<usize>> = FxHashMap::default();
+    for (type_id, order) in orders {
+        let Some(id) = world.components().id_by_type(*type_id) else { continue };
+        let pool = world.components().pool(id);
+        let mut placed = vec![false; pool.len()];
+        let mut plan = Vec::with_capacity(pool.len());
+        for &index in order {
+            if let Some(row) = pool.row_of(entity_of(index)).filter(|&row| !placed[row]) {
+                placed[row] = true;
+                plan.push(row);
+            }
+        }
+        plan.extend((0..pool.len()).filter(|&row| !placed[row]));
+        plans.insert(id, plan);
+    }
+    for group in &world.groups.owning {
+        let prefix = |id: ComponentId| -> Vec<Entity> {
+            let pool = world.components().pool(id);
+            match plans.get(&id) {
+                Some(plan) => plan[..group.len].iter().map(|&row| pool.entities()[row]).collect(),
+                None => pool.entities()[..group.len].to_vec(),
+            }
+        };
+        let first = prefix(group.owned[0]);
+        if group.owned[1..].iter().any(|&id| prefix(id) != first) {
+            for id in &group.owned {
+                plans.remove(id);
+            }
+        }
+    }
+    for (id, plan) in plans {
+        world.components.pool_mut(id).permute(&plan);
+    }
+}

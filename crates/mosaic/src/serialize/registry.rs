@@ -1,0 +1,304 @@
+//! The registry of serializable components and resources, and the type-erased column code.
+
+use std::any::TypeId;
+use std::marker::PhantomData;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde::ser::SerializeSeq;
+
+use super::MapEntities;
+use crate::component::{Component, View};
+use crate::entity::Entity;
+use crate::world::World;
+
+/// Writes one registered column (or resource) of a world, or `None` when there is nothing to
+/// write (a missing resource).
+pub(crate) type SaveFn = for<'a> fn(&'a World) -> Option<Box<dyn erased_serde::Serialize + 'a>>;
+/// Reads one registered column (or resource) into a value not yet put in a world.
+pub(crate) type LoadFn =
+    for<'de> fn(&mut dyn erased_serde::Deserializer<'de>) -> Result<Box<dyn Pending>, erased_serde::Error>;
+/// Rewrites the entity handles inside one value.
+type MapFn<T> = fn(&mut T, &mut dyn FnMut(Entity) -> Entity);
+
+/// One registered type.
+pub(crate) struct Entry {
+    pub(crate) name: String,
+    pub(crate) type_id: TypeId,
+    pub(crate) type_name: &'static str,
+    pub(crate) save: SaveFn,
+    pub(crate) load: LoadFn,
+}
+
+/// Data read from a snapshot, checked and then put into a world.
+pub(crate) trait Pending {
+    /// The entity indices the data is for, in the order read (components only).
+    fn indices(&self) -> Box<dyn Iterator<Item = u32> + '_>;
+    /// Puts the data into `world`: row `i` of a column goes to `entity_of(index)`. `map`, when
+    /// given, rewrites entity handles inside values that implement [`MapEntities`].
+    fn apply(
+        self: Box<Self>,
+        world: &mut World,
+        entity_of: &dyn Fn(u32) -> Entity,
+        map: Option<&mut dyn FnMut(Entity) -> Entity>,
+    );
+}
+
+/// A column as read: (entity index, value), in index order.
+struct PendingRows<T> {
+    rows: Vec<(u32, T)>,
+    map: Option<MapFn<T>>,
+}
+
+impl<T: Component> Pending for PendingRows<T> {
+    fn indices(&self) -> Box<dyn Iterator<Item = u32> + '_> {
+        Box::new(self.rows.iter().map(|&(index, _)| index))
+    }
+
+    fn apply(
+        self: Box<Self>,
+        world: &mut World,
+        entity_of: &dyn Fn(u32) -> Entity,
+        mut map: Option<&mut dyn FnMut(Entity) -> Entity>,
+    ) {
+        world.reserve_component::<T>(self.rows.len());
+        for (index, mut value) in self.rows {
+            if let (Some(map_fn), Some(map)) = (self.map, map.as_deref_mut()) {
+                map_fn(&mut value, map);
+            }
+            // A user's hook may have despawned the entity meanwhile: the value is then dropped.
+            let _ = world.try_insert(entity_of(index), value);
+        }
+    }
+}
+
+/// A resource as read.
+struct PendingResource<R>(R);
+
+impl<R: Send + Sync + 'static> Pending for PendingResource<R> {
+    fn indices(&self) -> Box<dyn Iterator<Item = u32> + '_> {
+        Box::new(std::iter::empty())
+    }
+
+    fn apply(
+        self: Box<Self>,
+        world: &mut World,
+        _: &dyn Fn(u32) -> Entity,
+        _: Option<&mut dyn FnMut(Entity) -> Entity>,
+    ) {
+        world.insert_resource(self.0);
+    }
+}
+
+/// The rows of `T` in a world, written as a sequence of (entity index, value) in index order.
+struct Rows<'a, T> {
+    world: &'a World,
+    _marker: PhantomData<fn() -> T>,
+}
+
+impl<T> Serialize for Rows<'_, T>
+where
+    T: Component + Serialize,
+    for<'r> T::Ref<'r>: View<Value = T>,
+{
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let world = self.world;
+        let mut rows: Vec<Entity> = world
+            .components()
+            .pool_of::<T>()
+            .map(|pool| pool.entities().iter().copied().filter(|&e| world.is_alive(e)).collect())
+            .unwrap_or_default();
+        rows.sort_unstable_by_key(|e| e.index());
+        let mut seq = serializer.serialize_seq(Some(rows.len()))?;
+        for entity in rows {
+            let value = world.get::<T>(entity).map_err(serde::ser::Error::custom)?.read();
+            seq.serialize_element(&(entity.index(), value))?;
+        }
+        seq.end()
+    }
+}
+
+fn save_component<T>(world: &World) -> Option<Box<dyn erased_serde::Serialize + '_>>
+where
+    T: Component + Serialize,
+    for<'r> T::Ref<'r>: View<Value = T>,
+{
+    Some(Box::new(Rows::<T> { world, _marker: PhantomData }))
+}
+
+fn load_component<T: Component + DeserializeOwned>(
+    deserializer: &mut dyn erased_serde::Deserializer<'_>,
+) -> Result<Box<dyn Pending>, erased_serde::Error> {
+    let rows: Vec<(u32, T)> = erased_serde::deserialize(deserializer)?;
+    Ok(Box::new(PendingRows { rows, map: None }))
+}
+
+fn load_mapped_component<T: Component + DeserializeOwned + MapEntities>(
+    deserializer: &mut dyn erased_serde::Deserializer<'_>,
+) -> Result<Box<dyn Pending>, erased_serde::Error> {
+    let rows: Vec<(u32, T)> = erased_serde::deserialize(deserializer)?;
+    Ok(Box::new(PendingRows { rows, map: Some(<T as MapEntities>::map_entities) }))
+}
+
+fn save_resource<R: Serialize + Send + Sync + 'static>(
+    world: &World,
+) -> Option<Box<dyn erased_serde::Serialize + '_>> {
+    world.get_resource::<R>().map(|r| Box::new(r) as Box<dyn erased_serde::Serialize + '_>)
+}
+
+fn load_resource<R: DeserializeOwned + Send + Sync + 'static>(
+    deserializer: &mut dyn erased_serde::Deserializer<'_>,
+) -> Result<Box<dyn Pending>, erased_serde::Error> {
+    Ok(Box::new(PendingResource::<R>(erased_serde::deserialize(deserializer)?)))
+}
+
+/// Which component and resource types a snapshot holds, each under a stable name.
+///
+/// Names, not Rust type names, identify columns in a snapshot, so a type can be renamed or moved
+/// without breaking saved files. Columns are written sorted by name, so the output does not
+/// depend on registration order.
+///
+/// # Examples
+/// ```
+/// use mosaic::serialize::SnapshotRegistry;
+/// use mosaic::{Component, World};
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Component, Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// struct Position { x: f32, y: f32 }
+///
+/// let mut registry = SnapshotRegistry::new();
+/// registry.register::<Position>("position");
+///
+/// let mut world = World::new();
+/// let e = world.spawn(Position { x: 1.0, y: 2.0 });
+/// let text = registry.save_ron(&mut world).unwrap();
+///
+/// let mut copy = World::new();
+/// registry.load_ron(&mut copy, &text).unwrap();
+/// assert_eq!(copy.get::<Position>(e), Ok(&Position { x: 1.0, y: 2.0 })); // same handle
+/// ```
+#[derive(Default)]
+pub struct SnapshotRegistry {
+    /// Sorted by name.
+    pub(crate) components: Vec<Entry>,
+    /// Sorted by name.
+    pub(crate) resources: Vec<Entry>,
+}
+
+impl std::fmt::Debug for SnapshotRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names =
+            |entries: &[Entry]| entries.iter().map(|e| (e.name.clone(), e.type_name)).collect::<Vec<_>>();
+        f.debug_struct("SnapshotRegistry")
+            .field("components", &names(&self.components))
+            .field("resources", &names(&self.resources))
+            .finish()
+    }
+}
+
+/// Inserts `entry` into `entries` in name order.
+///
+/// # Panics
+/// If the name or the type is already registered there.
+#[track_caller]
+fn add(entries: &mut Vec<Entry>, entry: Entry, kind: &str) {
+    if let Some(other) = entries.iter().find(|e| e.type_id == entry.type_id) {
+        panic!(
+            "{kind} `{}` is already registered, as `{}`; register each type once",
+            entry.type_name, other.name
+        );
+    }
+    match entries.binary_search_by(|e| e.name.as_str().cmp(&entry.name)) {
+        Ok(at) => panic!(
+            "the {kind} name `{}` is already taken by `{}`; pick another name for `{}`",
+            entry.name, entries[at].type_name, entry.type_name
+        ),
+        Err(at) => entries.insert(at, entry),
+    }
+}
+
+impl SnapshotRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers component `T` under `name`. Values are read through the layout-agnostic
+    /// [`View::read`] (a clone), so struct-of-arrays components work as well as array-of-structs.
+    /// Entity handles inside `T` are kept as saved; use [`SnapshotRegistry::register_mapped`] if
+    /// `T` holds handles that must follow their entities into a non-empty world.
+    ///
+    /// # Panics
+    /// If `name` or `T` is already registered as a component.
+    #[track_caller]
+    pub fn register<T>(&mut self, name: &str) -> &mut Self
+    where
+        T: Component + Serialize + DeserializeOwned,
+        for<'r> T::Ref<'r>: View<Value = T>,
+    {
+        let entry = Entry {
+            name: name.to_owned(),
+            type_id: TypeId::of::<T>(),
+            type_name: std::any::type_name::<T>(),
+            save: save_component::<T>,
+            load: load_component::<T>,
+        };
+        add(&mut self.components, entry, "component");
+        self
+    }
+
+    /// Registers component `T`, which holds entity handles, under `name`: when a snapshot is
+    /// loaded into a world that already has entities, each handle inside `T` is rewritten to the
+    /// entity's new id with [`MapEntities::map_entities`].
+    ///
+    /// # Panics
+    /// If `name` or `T` is already registered as a component.
+    #[track_caller]
+    pub fn register_mapped<T>(&mut self, name: &str) -> &mut Self
+    where
+        T: Component + Serialize + DeserializeOwned + MapEntities,
+        for<'r> T::Ref<'r>: View<Value = T>,
+    {
+        let entry = Entry {
+            name: name.to_owned(),
+            type_id: TypeId::of::<T>(),
+            type_name: std::any::type_name::<T>(),
+            save: save_component::<T>,
+            load: load_mapped_component::<T>,
+        };
+        add(&mut self.components, entry, "component");
+        self
+    }
+
+    /// Registers resource `R` under `name`: saved when the world has one, inserted (replacing any)
+    /// on load. Entity handles inside a resource are not remapped.
+    ///
+    /// # Panics
+    /// If `name` or `R` is already registered as a resource.
+    #[track_caller]
+    pub fn register_resource<R>(&mut self, name: &str) -> &mut Self
+    where
+        R: Serialize + DeserializeOwned + Send + Sync + 'static,
+    {
+        let entry = Entry {
+            name: name.to_owned(),
+            type_id: TypeId::of::<R>(),
+            type_name: std::any::type_name::<R>(),
+            save: save_resource::<R>,
+            load: load_resource::<R>,
+        };
+        add(&mut self.resources, entry, "resource");
+        self
+    }
+
+    /// The registered component names, sorted.
+    pub fn component_names(&self) -> impl Iterator<Item = &str> {
+        self.components.iter().map(|e| e.name.as_str())
+    }
+
+    /// The registered resource names, sorted.
+    pub fn resource_names(&self) -> impl Iterator<Item = &str> {
+        self.resources.iter().map(|e| e.name.as_str())
+    }
+}
