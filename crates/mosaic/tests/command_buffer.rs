@@ -1,0 +1,220 @@
+//! The command buffer: changes recorded during a query, applied in recorded order; commands on
+//! dead entities skipped and counted; the buffer empty and reusable after `apply`.
+
+mod common;
+
+use common::{Marker, Name, Position, Velocity, assert_pools_consistent, panic_message, pool_len};
+use mosaic::{ApplyReport, CommandBuffer, Entity, World};
+
+#[test]
+fn commands_recorded_during_a_query_apply_afterwards() {
+    let mut world = World::new();
+    let entities = world.spawn_batch((0..10).map(|i| (Velocity(i), Position::new(i, 0))));
+    let mut commands = CommandBuffer::new();
+    for (e, v) in world.query::<(Entity, &Velocity)>() {
+        match v.0 % 3 {
+            0 => commands.despawn(e),
+            1 => commands.insert(e, Name(format!("n{}", v.0))),
+            _ => commands.remove::<Position>(e),
+        }
+        if v.0 < 2 {
+            commands.spawn((Velocity(100 + v.0), Marker));
+        }
+    }
+    assert_eq!(commands.len(), 12);
+    assert!(!commands.is_empty());
+    assert_eq!(world.len(), 10, "nothing changes before apply");
+
+    let report = commands.apply(&mut world);
+    assert_eq!(report, ApplyReport { applied: 12, skipped: 0, spawned: 2, despawned: 4 });
+    assert_eq!(world.len(), 10 - 4 + 2);
+    for (i, &e) in entities.iter().enumerate() {
+        let i = i as i32;
+        match i % 3 {
+            0 => assert!(!world.is_alive(e)),
+            1 => {
+                assert_eq!(world.get::<Name>(e), Ok(&Name(format!("n{i}"))));
+                assert!(world.contains::<Position>(e));
+            }
+            _ => {
+                assert!(!world.contains::<Position>(e));
+                assert!(!world.contains::<Name>(e));
+                assert_eq!(world.get::<Velocity>(e), Ok(&Velocity(i)));
+            }
+        }
+    }
+    let mut spawned: Vec<i32> =
+        world.query_filtered::<&Velocity, mosaic::With<Marker>>().into_iter().map(|v| v.0).collect();
+    spawned.sort();
+    assert_eq!(spawned, vec![100, 101]);
+    assert_pools_consistent(&world);
+}
+
+#[test]
+fn commands_apply_in_recorded_order() {
+    let mut world = World::new();
+    let a = world.spawn_empty();
+    let b = world.spawn(Velocity(0));
+    let c = world.spawn_empty();
+    let mut commands = CommandBuffer::new();
+    // Insert then remove: none left.
+    commands.insert(a, Velocity(1));
+    commands.remove::<Velocity>(a);
+    // Remove then insert: one left, the inserted one.
+    commands.remove::<Velocity>(b);
+    commands.insert(b, Velocity(2));
+    // Two inserts: the later wins.
+    commands.insert(c, Velocity(3));
+    commands.insert(c, (Velocity(4), Marker));
+    let report = commands.apply(&mut world);
+    assert_eq!((report.applied, report.skipped), (6, 0));
+    assert!(!world.contains::<Velocity>(a));
+    assert_eq!(world.get::<Velocity>(b), Ok(&Velocity(2)));
+    assert_eq!(world.get::<Velocity>(c), Ok(&Velocity(4)));
+    assert!(world.contains::<Marker>(c));
+    assert_eq!(pool_len::<Velocity>(&world), 2);
+}
+
+#[test]
+fn bundles_of_one_type_reach_their_own_entities() {
+    let mut world = World::new();
+    let entities = world.spawn_batch((0..5).map(|_| Marker));
+    let mut commands = CommandBuffer::new();
+    for round in 0..3 {
+        // Interleave two bundle types so each typed queue must keep its own order.
+        for (i, &e) in entities.iter().enumerate() {
+            let v = (round * 10 + i) as i32;
+            if i % 2 == 0 {
+                commands.insert(e, Velocity(v));
+            } else {
+                commands.insert(e, (Velocity(v), Name(v.to_string())));
+            }
+        }
+        let report = commands.apply(&mut world);
+        assert_eq!(report.applied, entities.len());
+        assert!(commands.is_empty());
+        for (i, &e) in entities.iter().enumerate() {
+            let v = (round * 10 + i) as i32;
+            assert_eq!(world.get::<Velocity>(e), Ok(&Velocity(v)), "round {round}");
+            if i % 2 == 1 {
+                assert_eq!(world.get::<Name>(e), Ok(&Name(v.to_string())));
+            }
+        }
+    }
+}
+
+#[test]
+fn despawn_recorded_twice_is_skipped_the_second_time() {
+    let mut world = World::new();
+    let e = world.spawn(Velocity(1));
+    let mut commands = CommandBuffer::new();
+    commands.despawn(e);
+    commands.despawn(e);
+    let report = commands.apply(&mut world);
+    assert_eq!(report, ApplyReport { applied: 1, skipped: 1, spawned: 0, despawned: 1 });
+    assert!(!world.is_alive(e));
+    assert!(world.is_empty());
+}
+
+#[test]
+fn commands_on_entities_dead_before_apply_are_skipped() {
+    let mut world = World::new();
+    let e = world.spawn((Velocity(1), Position::new(0, 0)));
+    let keep = world.spawn(Velocity(2));
+    let mut commands = CommandBuffer::new();
+    commands.insert(e, Name("late".into()));
+    commands.remove::<Position>(e);
+    commands.despawn(e);
+    commands.insert(keep, Name("kept".into()));
+    world.despawn(e);
+    // The slot is reused before apply: the stale commands must not reach the new occupant.
+    let reused = world.spawn(Position::new(7, 7));
+    assert_eq!(reused.index(), e.index());
+
+    let report = commands.apply(&mut world);
+    assert_eq!(report, ApplyReport { applied: 1, skipped: 3, spawned: 0, despawned: 0 });
+    assert_eq!(world.get::<Position>(reused), Ok(&Position::new(7, 7)));
+    assert!(!world.contains::<Name>(reused));
+    assert!(world.is_alive(reused));
+    assert_eq!(world.get::<Name>(keep), Ok(&Name("kept".into())));
+    assert_eq!(pool_len::<Name>(&world), 1);
+}
+
+#[test]
+fn commands_after_a_recorded_despawn_are_skipped() {
+    let mut world = World::new();
+    let e = world.spawn(Velocity(1));
+    let mut commands = CommandBuffer::new();
+    commands.despawn(e);
+    commands.insert(e, Marker);
+    commands.remove::<Velocity>(e);
+    commands.spawn(Marker);
+    let report = commands.apply(&mut world);
+    assert_eq!(report, ApplyReport { applied: 2, skipped: 2, spawned: 1, despawned: 1 });
+    assert_eq!(world.len(), 1);
+    assert_eq!(pool_len::<Marker>(&world), 1);
+    assert!(!world.contains::<Marker>(e));
+}
+
+#[test]
+fn removing_an_absent_component_is_applied_as_a_no_op() {
+    let mut world = World::new();
+    let e = world.spawn(Velocity(1));
+    let mut commands = CommandBuffer::new();
+    commands.remove::<Name>(e);
+    let report = commands.apply(&mut world);
+    assert_eq!((report.applied, report.skipped), (1, 0));
+    assert_eq!(world.get::<Velocity>(e), Ok(&Velocity(1)));
+}
+
+#[test]
+fn the_buffer_is_empty_after_apply_and_reusable() {
+    let mut world = World::new();
+    let mut commands = CommandBuffer::new();
+    assert!(commands.is_empty());
+    assert_eq!(commands.apply(&mut world), ApplyReport::default());
+
+    commands.spawn(Velocity(1));
+    commands.spawn(Velocity(2));
+    assert_eq!(commands.len(), 2);
+    assert_eq!(commands.apply(&mut world).spawned, 2);
+    assert!(commands.is_empty());
+    assert_eq!(commands.len(), 0);
+    // Applying again does nothing: the spawns are not repeated.
+    assert_eq!(commands.apply(&mut world), ApplyReport::default());
+    assert_eq!(world.len(), 2);
+
+    let entities: Vec<Entity> = world.query::<Entity>().into_iter().collect();
+    for &e in &entities {
+        commands.insert(e, Marker);
+    }
+    commands.spawn(Velocity(3));
+    let report = commands.apply(&mut world);
+    assert_eq!((report.applied, report.spawned), (3, 1));
+    assert_eq!(world.len(), 3);
+    assert_eq!(pool_len::<Marker>(&world), 2);
+    let mut values: Vec<i32> = world.query::<&Velocity>().into_iter().map(|v| v.0).collect();
+    values.sort();
+    assert_eq!(values, vec![1, 2, 3]);
+}
+
+#[test]
+fn a_panicking_apply_still_empties_the_buffer() {
+    let mut world = World::new();
+    let a = world.spawn_empty();
+    let b = world.spawn_empty();
+    let mut commands = CommandBuffer::new();
+    commands.insert(a, Velocity(1));
+    commands.spawn((Marker, Marker));
+    commands.insert(b, Velocity(2));
+    let message = panic_message(|| commands.apply(&mut world));
+    assert!(message.contains("twice"), "{message}");
+    assert!(commands.is_empty());
+    assert_eq!(world.get::<Velocity>(a), Ok(&Velocity(1)), "applied before the panic");
+    assert!(!world.contains::<Velocity>(b), "dropped after the panic");
+    // Still usable.
+    commands.insert(b, Velocity(3));
+    assert_eq!(commands.apply(&mut world).applied, 1);
+    assert_eq!(world.get::<Velocity>(b), Ok(&Velocity(3)));
+    assert_pools_consistent(&world);
+}

@@ -1,0 +1,225 @@
+//! Inserting and removing components: returned values, errors and their messages, bundles,
+//! `contains`, `get`/`get_mut`, and the `EntityRef` / `EntityMut` handles.
+
+mod common;
+
+use std::any::type_name;
+
+use common::{Marker, Name, Position, Velocity, assert_pools_consistent, panic_message, pool_len};
+use mosaic::{ComponentError, EntityError, World};
+
+#[test]
+fn insert_returns_the_replaced_value() {
+    let mut world = World::new();
+    let e = world.spawn_empty();
+    assert_eq!(world.insert(e, Velocity(1)), None);
+    assert_eq!(world.get::<Velocity>(e), Ok(&Velocity(1)));
+    assert_eq!(world.insert(e, Velocity(2)), Some(Velocity(1)));
+    assert_eq!(world.try_insert(e, Velocity(3)), Ok(Some(Velocity(2))));
+    assert_eq!(world.get::<Velocity>(e), Ok(&Velocity(3)));
+    // Replacing does not list the type twice or grow the pool.
+    assert_eq!(world.component_ids(e).unwrap().len(), 1);
+    assert_eq!(pool_len::<Velocity>(&world), 1);
+}
+
+#[test]
+fn insert_keeps_other_entities_and_components() {
+    let mut world = World::new();
+    let a = world.spawn(Position::new(1, 1));
+    let b = world.spawn(Position::new(2, 2));
+    world.insert(a, Name("a".into()));
+    world.insert(b, Velocity(2));
+    assert_eq!(world.get::<Position>(a), Ok(&Position::new(1, 1)));
+    assert_eq!(world.get::<Name>(a), Ok(&Name("a".into())));
+    assert!(!world.contains::<Velocity>(a));
+    assert_eq!(world.get::<Position>(b), Ok(&Position::new(2, 2)));
+    assert_eq!(world.get::<Velocity>(b), Ok(&Velocity(2)));
+    assert!(!world.contains::<Name>(b));
+    assert_pools_consistent(&world);
+}
+
+#[test]
+fn remove_returns_the_value_then_none() {
+    let mut world = World::new();
+    let e = world.spawn((Position::new(1, 2), Name("e".into())));
+    assert_eq!(world.remove::<Name>(e), Some(Name("e".into())));
+    assert_eq!(world.remove::<Name>(e), None);
+    assert!(!world.contains::<Name>(e));
+    assert_eq!(world.get::<Position>(e), Ok(&Position::new(1, 2)));
+    assert_eq!(world.component_ids(e), Ok(&[world.components().id::<Position>().unwrap()][..]));
+    // A type never registered is simply absent.
+    assert_eq!(world.remove::<Velocity>(e), None);
+    assert_eq!(pool_len::<Name>(&world), 0);
+    assert!(world.is_alive(e));
+}
+
+#[test]
+fn remove_from_the_middle_of_a_pool_keeps_the_others() {
+    let mut world = World::new();
+    let entities = world.spawn_batch((0..10).map(Velocity));
+    assert_eq!(world.remove::<Velocity>(entities[3]), Some(Velocity(3)));
+    assert_eq!(world.remove::<Velocity>(entities[0]), Some(Velocity(0)));
+    assert_eq!(world.remove::<Velocity>(entities[9]), Some(Velocity(9)));
+    for (i, &e) in entities.iter().enumerate() {
+        let expected = (![0, 3, 9].contains(&i)).then_some(Velocity(i as i32));
+        assert_eq!(world.get::<Velocity>(e).ok(), expected.as_ref());
+    }
+    assert_eq!(pool_len::<Velocity>(&world), 7);
+    assert_pools_consistent(&world);
+}
+
+#[test]
+fn try_remove_errors() {
+    let mut world = World::new();
+    let e = world.spawn(Position::new(0, 0));
+    world.register_component::<Velocity>();
+
+    let missing = world.try_remove::<Velocity>(e).unwrap_err();
+    assert_eq!(missing, ComponentError::MissingComponent { entity: e, component: type_name::<Velocity>() });
+    let message = missing.to_string();
+    assert!(message.contains(type_name::<Velocity>()), "{message}");
+    assert!(message.contains(&e.to_string()), "{message}");
+
+    // Never registered: the same error.
+    assert_eq!(
+        world.try_remove::<Name>(e),
+        Err(ComponentError::MissingComponent { entity: e, component: type_name::<Name>() })
+    );
+
+    world.despawn(e);
+    let dead = world.try_remove::<Position>(e).unwrap_err();
+    assert_eq!(dead, ComponentError::NoSuchEntity(e));
+    assert!(dead.to_string().contains(&e.to_string()));
+}
+
+#[test]
+fn remove_and_insert_on_a_dead_entity_panic_naming_it() {
+    let mut world = World::new();
+    let e = world.spawn(Velocity(0));
+    world.despawn(e);
+    let message = panic_message(|| world.remove::<Velocity>(e));
+    assert!(message.contains("cannot remove"), "{message}");
+    assert!(message.contains(type_name::<Velocity>()), "{message}");
+    assert!(message.contains(&e.to_string()), "{message}");
+    let message = panic_message(|| world.insert(e, Velocity(1)));
+    assert!(message.contains("cannot insert"), "{message}");
+    assert!(message.contains(&e.to_string()), "{message}");
+    assert_eq!(world.try_insert(e, Velocity(1)), Err(ComponentError::NoSuchEntity(e)));
+    assert_eq!(pool_len::<Velocity>(&world), 0);
+}
+
+#[test]
+fn insert_bundle_adds_and_replaces() {
+    let mut world = World::new();
+    let e = world.spawn(Velocity(1));
+    world.insert_bundle(e, (Velocity(2), Name("n".into()), Marker));
+    assert_eq!(world.get::<Velocity>(e), Ok(&Velocity(2)));
+    assert_eq!(world.get::<Name>(e), Ok(&Name("n".into())));
+    assert!(world.contains::<Marker>(e));
+    assert_eq!(world.component_ids(e).unwrap().len(), 3);
+    assert_eq!(world.try_insert_bundle(e, (Position::new(4, 4),)), Ok(()));
+    assert_eq!(world.get::<Position>(e), Ok(&Position::new(4, 4)));
+    assert_eq!(world.component_ids(e).unwrap().len(), 4);
+
+    world.despawn(e);
+    assert_eq!(world.try_insert_bundle(e, (Velocity(3), Marker)), Err(ComponentError::NoSuchEntity(e)));
+    let message = panic_message(|| world.insert_bundle(e, Marker));
+    assert!(message.contains("cannot insert bundle"), "{message}");
+    assert_eq!(pool_len::<Marker>(&world), 0);
+}
+
+#[test]
+fn contains_needs_a_live_entity_with_the_type() {
+    let mut world = World::new();
+    let e = world.spawn((Velocity(1), Marker));
+    let bare = world.spawn_empty();
+    assert!(world.contains::<Velocity>(e));
+    assert!(world.contains::<Marker>(e));
+    assert!(!world.contains::<Name>(e), "never-registered type");
+    assert!(!world.contains::<Velocity>(bare));
+    world.despawn(e);
+    assert!(!world.contains::<Velocity>(e));
+    assert!(!world.contains::<Marker>(e));
+}
+
+#[test]
+fn get_and_get_mut_error_variants() {
+    let mut world = World::new();
+    let e = world.spawn(Velocity(1));
+    *world.get_mut::<Velocity>(e).unwrap() = Velocity(5);
+    assert_eq!(world.get::<Velocity>(e), Ok(&Velocity(5)));
+
+    let missing = ComponentError::MissingComponent { entity: e, component: type_name::<Name>() };
+    assert_eq!(world.get::<Name>(e), Err(missing));
+    assert_eq!(world.get_mut::<Name>(e), Err(missing));
+    world.register_component::<Name>();
+    assert_eq!(world.get::<Name>(e), Err(missing));
+    assert!(missing.to_string().contains(type_name::<Name>()));
+
+    world.despawn(e);
+    assert_eq!(world.get::<Velocity>(e), Err(ComponentError::NoSuchEntity(e)));
+    assert_eq!(world.get_mut::<Velocity>(e), Err(ComponentError::NoSuchEntity(e)));
+    assert_eq!(world.get::<Name>(e), Err(ComponentError::NoSuchEntity(e)));
+}
+
+#[test]
+fn entity_ref_reads_one_entity() {
+    let mut world = World::new();
+    let e = world.spawn((Position::new(1, 2), Velocity(3)));
+    let other = world.spawn(Name("other".into()));
+    let entity = world.entity(e);
+    assert_eq!(entity.id(), e);
+    // Both borrows live as long as the world borrow, not the handle.
+    let (p, v) = (entity.get::<Position>(), entity.get::<Velocity>());
+    assert_eq!(p, Ok(&Position::new(1, 2)));
+    assert_eq!(v, Ok(&Velocity(3)));
+    assert_eq!(
+        entity.get::<Name>(),
+        Err(ComponentError::MissingComponent { entity: e, component: type_name::<Name>() })
+    );
+    assert!(entity.contains::<Velocity>());
+    assert!(!entity.contains::<Name>());
+    assert_eq!(entity.component_ids(), world.component_ids(e).unwrap());
+    assert_eq!(entity.component_ids().len(), 2);
+    assert_eq!(world.get_entity(other).map(|r| r.id()), Ok(other));
+
+    world.despawn(e);
+    assert_eq!(world.get_entity(e).map(|r| r.id()), Err(EntityError::NoSuchEntity(e)));
+}
+
+#[test]
+fn entity_mut_changes_one_entity() {
+    let mut world = World::new();
+    let e = world.spawn(Velocity(1));
+    let other = world.spawn(Velocity(100));
+    {
+        let mut entity = world.entity_mut(e);
+        assert_eq!(entity.id(), e);
+        assert_eq!(entity.get::<Velocity>(), Ok(&Velocity(1)));
+        entity.get_mut::<Velocity>().unwrap().0 += 1;
+        assert_eq!(entity.get::<Velocity>(), Ok(&Velocity(2)));
+        assert_eq!(entity.insert(Velocity(3)), Some(Velocity(2)));
+        assert_eq!(entity.insert(Name("e".into())), None);
+        assert!(entity.contains::<Name>());
+        entity.insert_bundle((Marker, Position::new(1, 1))).insert_bundle(Position::new(2, 2));
+        assert_eq!(entity.get::<Position>(), Ok(&Position::new(2, 2)));
+        assert_eq!(entity.remove::<Name>(), Some(Name("e".into())));
+        assert_eq!(entity.remove::<Name>(), None);
+        assert!(!entity.contains::<Name>());
+        assert_eq!(
+            entity.get_mut::<Name>().map(|n| n.0.clone()),
+            Err(ComponentError::MissingComponent { entity: e, component: type_name::<Name>() })
+        );
+    }
+    assert_eq!(world.get::<Velocity>(e), Ok(&Velocity(3)));
+    assert!(world.contains::<Marker>(e));
+    assert_eq!(world.get::<Velocity>(other), Ok(&Velocity(100)));
+
+    world.get_entity_mut(e).unwrap().despawn();
+    assert!(!world.is_alive(e));
+    assert!(world.is_alive(other));
+    assert!(world.get_entity_mut(e).is_err());
+    let message = panic_message(|| world.entity_mut(e).id());
+    assert!(message.contains(&e.to_string()), "{message}");
+    assert_pools_consistent(&world);
+}

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Runs mosaic-ecs's unit and integration tests under Miri, three ways:
+#   default            Stacked Borrows
+#   tree-borrows       MIRIFLAGS=-Zmiri-tree-borrows
+#   randomize-layout   RUSTFLAGS=-Zrandomize-layout, own target dir (target/miri-randomize)
+# Doctests are skipped (`--lib --tests`). Tests too slow for Miri run a smaller variant under
+# `cfg!(miri)`; none is skipped for speed.
+#
+# Test files that run work on rayon's thread pool (found by grepping tests/ for the
+# `threaded_pattern` below; add names with MIRI_THREADED_TESTS="a b") run separately in every
+# mode with `-Zmiri-tree-borrows -Zmiri-ignore-leaks`: rayon's crossbeam-epoch is not
+# Stacked-Borrows-compatible (crossbeam-rs/crossbeam#545; crossbeam's own CI uses Tree Borrows),
+# and rayon's pool threads outlive `main`, which Miri allows only with -Zmiri-ignore-leaks.
+# Everything else runs with Miri's leak checker on.
+#
+# Proptest's failure persistence reads and writes files, which Miri's isolation forbids; it is
+# turned off through PROPTEST_DISABLE_FAILURE_PERSISTENCE, forwarded into the interpreter.
+# `--no-fail-fast` runs every test binary even after one fails.
+#
+# Installs the nightly toolchain with Miri when it is missing. Prints one summary line per mode and
+# a final line; exits non-zero if Miri cannot be set up or any mode fails. Full logs go to
+# target/miri-logs/<mode>.log.
+#
+# Usage: scripts/miri.sh     (MIRI_TOOLCHAIN=nightly-YYYY-MM-DD pins a nightly; MIRIFLAGS and
+#                             RUSTFLAGS from the environment are added to every mode's own)
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+toolchain="${MIRI_TOOLCHAIN:-nightly}"
+package="mosaic-ecs"
+tests_dir="crates/mosaic/tests"
+log_dir="target/miri-logs"
+# Test files matching this run on rayon's pool: parallel iteration, the parallel executor.
+threaded_pattern='rayon|\.par_[a-z_]+\(|ExecutorKind::Parallel'
+
+die() {
+    echo "miri.sh: error: $*" >&2
+    exit 1
+}
+
+# --- Install Miri if needed -----------------------------------------------------------------------
+if ! cargo "+$toolchain" miri --version >/dev/null 2>&1; then
+    command -v rustup >/dev/null 2>&1 ||
+        die "cargo +$toolchain miri is unavailable and rustup is not installed; install rustup from https://rustup.rs"
+    echo "miri.sh: installing toolchain $toolchain with miri and rust-src..."
+    rustup toolchain install "$toolchain" --profile minimal --component miri --component rust-src ||
+        die "could not install toolchain $toolchain with miri (offline? or today's nightly lacks miri: set MIRI_TOOLCHAIN=nightly-YYYY-MM-DD)"
+    # An already-installed toolchain may not have taken the components above.
+    rustup component add --toolchain "$toolchain" miri rust-src ||
+        die "could not add the miri and rust-src components to toolchain $toolchain"
+fi
+cargo "+$toolchain" miri --version >/dev/null 2>&1 ||
+    die "cargo +$toolchain miri still does not run after installing it"
+echo "miri.sh: $(cargo "+$toolchain" miri --version)"
+if ! cargo "+$toolchain" miri setup >/dev/null 2>&1; then
+    cargo "+$toolchain" miri setup >&2 || true
+    die "cargo +$toolchain miri setup failed (it builds Miri's sysroot and needs the rust-src component)"
+fi
+
+# --- Test targets ---------------------------------------------------------------------------------
+[[ -d $tests_dir ]] || die "no $tests_dir directory; run from the mosaic workspace"
+threaded_tests=()
+main_args=(--lib)
+for file in "$tests_dir"/*.rs "$tests_dir"/*/main.rs; do
+    [[ -e $file ]] || continue
+    if [[ $file == */main.rs ]]; then
+        name=$(basename "$(dirname "$file")")
+    else
+        name=$(basename "$file" .rs)
+    fi
+    if grep -qE "$threaded_pattern" "$file" || [[ " ${MIRI_THREADED_TESTS:-} " == *" $name "* ]]; then
+        threaded_tests+=(--test "$name")
+    else
+        main_args+=(--test "$name")
+    fi
+done
+threaded_names="$(printf '%s ' "${threaded_tests[@]/--test/}" | tr -s ' ')"
+
+mkdir -p "$log_dir"
+
+# --- Run the modes --------------------------------------------------------------------------------
+summaries=()
+failed=0
+start_all=$SECONDS
+
+# run_mode NAME MIRIFLAGS [VAR=VALUE...]: runs every test binary with those flags (threaded ones
+# with Tree Borrows and leaks ignored) and records a summary line.
+run_mode() {
+    local name=$1 miriflags=$2
+    shift 2
+    local log="$log_dir/$name.log"
+    local start=$SECONDS status=PASS
+    : >"$log"
+    echo "miri.sh: mode '$name': MIRIFLAGS='$miriflags' $*  (log: $log)"
+    if ! env "$@" MIRIFLAGS="$miriflags" \
+        cargo "+$toolchain" miri test --no-fail-fast -p "$package" "${main_args[@]}" 2>&1 | tee -a "$log"; then
+        status=FAIL
+    fi
+    if ((${#threaded_tests[@]})); then
+        echo "miri.sh: mode '$name': threaded tests ($threaded_names) with Tree Borrows, leaks ignored"
+        if ! env "$@" MIRIFLAGS="$miriflags -Zmiri-tree-borrows -Zmiri-ignore-leaks" \
+            cargo "+$toolchain" miri test --no-fail-fast -p "$package" "${threaded_tests[@]}" 2>&1 |
+            tee -a "$log"; then
+            status=FAIL
+        fi
+    fi
+    # Sum the harness' "test result:" lines over every test binary.
+    local passed failures ignored
+    passed=$(sed -n 's/^test result: .* \([0-9][0-9]*\) passed;.*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
+    failures=$(sed -n 's/^test result: .* \([0-9][0-9]*\) failed;.*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
+    ignored=$(sed -n 's/^test result: .* \([0-9][0-9]*\) ignored;.*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
+    if [[ $passed -eq 0 ]]; then
+        status=FAIL # nothing ran: a failure, not a vacuous pass
+    fi
+    [[ $status == PASS ]] || failed=1
+    local detail="$passed tests"
+    if ((ignored > 0)); then detail+=", $ignored ignored"; fi
+    if ((failures > 0)); then detail+=", $failures failed"; fi
+    summaries+=("miri $name: $status ($detail, $((SECONDS - start))s)")
+}
+
+export PROPTEST_DISABLE_FAILURE_PERSISTENCE=1
+extra_miriflags="-Zmiri-env-forward=PROPTEST_DISABLE_FAILURE_PERSISTENCE ${MIRIFLAGS:-}"
+run_mode default "$extra_miriflags"
+run_mode tree-borrows "-Zmiri-tree-borrows $extra_miriflags"
+run_mode randomize-layout "$extra_miriflags" \
+    "RUSTFLAGS=-Zrandomize-layout ${RUSTFLAGS:-}" "CARGO_TARGET_DIR=target/miri-randomize"
+
+echo
+for line in "${summaries[@]}"; do
+    echo "$line"
+done
+if ((${#threaded_tests[@]})); then
+    echo "(threaded tests:$threaded_names ran with -Zmiri-tree-borrows -Zmiri-ignore-leaks in every mode)"
+fi
+if ((failed)); then
+    echo "miri.sh: FAIL after $((SECONDS - start_all))s; logs in $log_dir/"
+    exit 1
+fi
+echo "miri.sh: PASS, all ${#summaries[@]} modes, $((SECONDS - start_all))s"
