@@ -390,13 +390,22 @@ impl Column {
 
 impl Drop for Column {
     fn drop(&mut self) {
-        self.clear();
-        if self.info.layout.size() != 0 && self.capacity != 0 {
-            let layout = self.array_layout(self.capacity);
-            // SAFETY: the type is sized and capacity > 0, so `data` was allocated with exactly
-            // this layout (invariant) and is not used after this.
-            unsafe { alloc::dealloc(self.data.as_ptr(), layout) };
+        /// Frees the buffer when dropped: also when a value's `Drop` panics in `clear`.
+        struct Free<'a>(&'a mut Column);
+        impl Drop for Free<'_> {
+            fn drop(&mut self) {
+                let column = &mut *self.0;
+                if column.info.layout.size() != 0 && column.capacity != 0 {
+                    let layout = column.array_layout(column.capacity);
+                    // SAFETY: the type is sized and capacity > 0, so `data` was allocated with
+                    // exactly this layout (invariant); `clear` left no value in it (all were
+                    // dropped, even on unwind), and the column is not used after this.
+                    unsafe { alloc::dealloc(column.data.as_ptr(), layout) };
+                }
+            }
         }
+        let free = Free(self);
+        free.0.clear();
     }
 }
 

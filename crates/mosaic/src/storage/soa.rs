@@ -551,8 +551,15 @@ impl SoaColumns {
 
 impl Drop for SoaColumns {
     fn drop(&mut self) {
-        self.clear();
-        self.free_block();
+        /// Frees the block when dropped: also when a value's `Drop` panics in `clear`.
+        struct Free<'a>(&'a mut SoaColumns);
+        impl Drop for Free<'_> {
+            fn drop(&mut self) {
+                self.0.free_block();
+            }
+        }
+        let free = Free(self);
+        free.0.clear();
     }
 }
 
