@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes mosaic-ecs with cargo-fuzz (libFuzzer): the `operations` target decodes bytes into world
-# operations and checks them against a model. Installs nightly and cargo-fuzz if missing.
+# operations and checks them against a model; the `snapshot` target feeds bytes to the snapshot
+# decoders, which must only ever return `Err`. Installs nightly and cargo-fuzz if missing.
 #
 #   scripts/fuzz.sh [SECONDS]     default 600 (10 minutes) per target
 #
@@ -11,7 +12,7 @@ seconds="${1:-600}"
 toolchain="${FUZZ_TOOLCHAIN:-nightly}"
 rustup toolchain list | grep -q "^$toolchain" || rustup toolchain install "$toolchain" --profile minimal
 command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked
-for target in operations; do
+for target in operations snapshot; do
     start=$(date +%s)
     if cargo "+$toolchain" fuzz run "$target" -- -max_total_time="$seconds" -rss_limit_mb=4096 >"/tmp/fuzz-$target.log" 2>&1; then
         runs=$(grep -Eo 'Done [0-9]+ runs' "/tmp/fuzz-$target.log" | grep -Eo '[0-9]+' || echo "?")
