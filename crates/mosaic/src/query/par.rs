@@ -5,8 +5,10 @@ use rayon::prelude::*;
 use super::core::Driver;
 use super::{Query, QueryData, QueryFilter};
 
-/// Rows per parallel task, at least: smaller chunks cost more in scheduling than they gain.
-const MIN_CHUNK: usize = 1024;
+/// Rows per parallel task, at least. Small enough that a thousand expensive rows (heavy_compute)
+/// still spread over every thread; about four chunks per thread bound the scheduling cost for
+/// cheap rows.
+const MIN_CHUNK: usize = 64;
 
 impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     /// Calls `f` with each matching entity's item, splitting the driving pool's rows into chunks
@@ -14,9 +16,9 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     /// `ThreadPool::install` to choose one). Each entity is visited exactly once; the order across
     /// chunks is unspecified, so `f` should not depend on it.
     ///
-    /// Chunks are at least 1,024 rows, about four per thread. With one thread, fewer than 2,048
-    /// rows, or no required component (walking all live entities), it runs as [`Query::for_each`]
-    /// on the calling thread.
+    /// Chunks are at least 64 rows, about four per thread. With one thread, fewer than 128 rows,
+    /// or no required component (walking all live entities), it runs as [`Query::for_each`] on
+    /// the calling thread.
     pub fn par_for_each(&mut self, f: impl Fn(Q::Item<'_>) + Send + Sync) {
         let Driver::Pool(driving) = self.driver else {
             return self.for_each(f);
