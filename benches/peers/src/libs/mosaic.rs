@@ -1,0 +1,276 @@
+//! Mosaic: `World::extend` / `spawn_batch`, `Query::for_each`, `par_for_each`, `Schedule` of
+//! function systems; serialization is plain serde of query results, and, as a variant row, Mosaic's
+//! own snapshots.
+
+use std::any::Any;
+
+use mosaic::{ExecutorKind, Query, Schedule, SnapshotRegistry, World};
+
+use crate::components::{START_VELOCITY, heavy_step, start_position};
+use crate::library::{
+    Bench, Library, MAX_FILLERS, N_ADD_REMOVE, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE, Profile,
+    Scale, Workload, fresh, keep, repeat,
+};
+use crate::libs::serde_rows;
+
+crate::components!(#[derive(::mosaic::Component)]);
+crate::fillers!(#[derive(::mosaic::Component)]);
+
+/// How Mosaic is run: plainly, with an owning group for `simple_iter`, or with the
+/// single-threaded executor for `schedule`. Each variant is its own row; the plain one is the
+/// figure the ratios use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// Default storage and the parallel executor.
+    Plain,
+    /// `simple_iter` through an owning group of (Position, Velocity) (only that workload).
+    Group,
+    /// `schedule` on `ExecutorKind::SingleThreaded` (only that workload).
+    SingleThreaded,
+    /// The serialize workloads through Mosaic's own snapshots (`SnapshotRegistry`), which also
+    /// save and restore the entity allocator and each pool's row order.
+    Snapshot,
+}
+
+/// Mosaic under test.
+pub struct Mosaic(pub Variant);
+
+fn spawn_four(world: &mut World, n: usize) {
+    world.extend((0..n).map(row));
+}
+
+fn step(p: &mut Position, v: &Velocity) {
+    p.0 += v.0;
+}
+
+fn ab(mut q: Query<(&mut sched::A, &mut sched::B)>) {
+    q.for_each(|(a, b)| std::mem::swap(&mut a.0, &mut b.0));
+}
+fn cd(mut q: Query<(&mut sched::C, &mut sched::D)>) {
+    q.for_each(|(c, d)| std::mem::swap(&mut c.0, &mut d.0));
+}
+fn ce(mut q: Query<(&mut sched::C, &mut sched::E)>) {
+    q.for_each(|(c, e)| std::mem::swap(&mut c.0, &mut e.0));
+}
+
+fn move_system(mut q: Query<(&mut Position, &Velocity)>) {
+    q.for_each(|(p, v)| step(p, v));
+}
+fn idle_system(mut q: Query<&Filler<0>>) {
+    q.for_each(|f| {
+        std::hint::black_box(f);
+    });
+}
+
+/// A world with `types` filler component types registered.
+fn profiled_world(types: usize) -> World {
+    let mut world = World::new();
+    seq_macro::seq!(N in 0..512 {
+        if N < types {
+            world.register_component::<Filler<N>>();
+        }
+    });
+    debug_assert!(types <= MAX_FILLERS);
+    world
+}
+
+fn pos_vel(i: usize) -> (Position, Velocity) {
+    (Position(start_position(i)), Velocity(START_VELOCITY))
+}
+
+impl Mosaic {
+    fn plain(&self, workload: Workload) -> Option<Box<dyn Bench>> {
+        Some(match workload {
+            Workload::SimpleInsert => fresh(World::new, |w| spawn_four(w, N_SIMPLE)),
+            Workload::SimpleIter => {
+                let mut world = World::new();
+                spawn_four(&mut world, N_SIMPLE);
+                repeat(world, |w| w.query::<(&mut Position, &Velocity)>().for_each(|(p, v)| step(p, v)))
+            }
+            Workload::FragIter => {
+                let mut world = World::new();
+                macro_rules! spawn {
+                    ($($t:ident)*) => { $( world.extend((0..N_FRAG).map(|_| (frag::$t(0.0), frag::Data(1.0)))); )* };
+                }
+                spawn!(A B C D E F G H I J K L M N O P Q R S T U V W X Y Z);
+                repeat(world, |w| w.query::<&mut frag::Data>().for_each(|d| d.0 *= 2.0))
+            }
+            Workload::HeavyCompute => {
+                let mut world = World::new();
+                world.extend((0..N_HEAVY).map(row));
+                repeat(world, |w| {
+                    w.query::<(&mut Position, &mut Transform)>()
+                        .par_for_each(|(p, t)| heavy_step(&mut t.0, &mut p.0))
+                })
+            }
+            Workload::Schedule => {
+                let mut schedule = Schedule::new();
+                if self.0 == Variant::SingleThreaded {
+                    schedule.set_executor(ExecutorKind::SingleThreaded);
+                }
+                schedule.add_system(ab);
+                schedule.add_system(cd);
+                schedule.add_system(ce);
+                let mut world = World::new();
+                use sched::{A, B, C, D, E};
+                world.extend((0..N_SCHEDULE).map(|_| (A(0.0), B(1.0))));
+                world.extend((0..N_SCHEDULE).map(|_| (A(0.0), B(1.0), C(2.0))));
+                world.extend((0..N_SCHEDULE).map(|_| (A(0.0), B(1.0), C(2.0), D(3.0))));
+                world.extend((0..N_SCHEDULE).map(|_| (A(0.0), B(1.0), C(2.0), E(4.0))));
+                repeat((world, schedule), |(w, s)| s.run(w))
+            }
+            Workload::AddRemove => {
+                let mut world = World::new();
+                let entities = world.spawn_batch((0..N_ADD_REMOVE).map(|_| sched::A(0.0)));
+                repeat((world, entities), |(w, entities)| {
+                    for &e in entities.iter() {
+                        w.insert(e, sched::B(0.0));
+                    }
+                    for &e in entities.iter() {
+                        w.remove::<sched::B>(e);
+                    }
+                })
+            }
+            Workload::SerializeBinary | Workload::SerializeText => {
+                let mut world = World::new();
+                world.extend((0..N_SERIALIZE).map(row));
+                let text = workload == Workload::SerializeText;
+                keep(world, move |w| {
+                    let rows: Vec<Row> = {
+                        let mut rows = Vec::with_capacity(w.len() as usize);
+                        w.query::<(&Transform, &Position, &Rotation, &Velocity)>()
+                            .for_each(|(t, p, r, v)| rows.push((*t, *p, *r, *v)));
+                        rows
+                    };
+                    let back: Vec<Row> = serde_rows::round_trip(&rows, text);
+                    let mut out = World::new();
+                    out.extend(back);
+                    out
+                })
+            }
+        })
+    }
+}
+
+impl Library for Mosaic {
+    fn name(&self) -> &'static str {
+        match self.0 {
+            Variant::Plain => "mosaic",
+            Variant::Group => "mosaic (group)",
+            Variant::SingleThreaded => "mosaic (1 thread)",
+            Variant::Snapshot => "mosaic (snapshot)",
+        }
+    }
+
+    fn crate_name(&self) -> Option<&'static str> {
+        (self.0 == Variant::Plain).then_some("mosaic-ecs")
+    }
+
+    fn notes(&self) -> &'static str {
+        match self.0 {
+            Variant::Plain => {
+                "`World::extend` (batch spawn), `Query::for_each`, `par_for_each` (heavy_compute), `Schedule` \
+                 with the parallel executor, `insert`/`remove` per entity; serialize: query results copied \
+                 into a `Vec` of rows, serde, `extend` into a new world (its snapshots are the `mosaic (snapshot)` row)"
+            }
+            Variant::Group => {
+                "`simple_iter` only, through an owning group of (Position, Velocity) made before spawning"
+            }
+            Variant::SingleThreaded => "`schedule` only, on `ExecutorKind::SingleThreaded`",
+            Variant::Snapshot => {
+                "serialize workloads only, through `SnapshotRegistry::save_binary`/`save_ron` and \
+                 `load_binary`/`load_ron` into a new world (entity allocator and pool row order included)"
+            }
+        }
+    }
+
+    fn bench(&self, workload: Workload) -> Option<Box<dyn Bench>> {
+        match (self.0, workload) {
+            (Variant::Plain, _) => self.plain(workload),
+            (Variant::Group, Workload::SimpleIter) => {
+                let mut world = World::new();
+                world.group::<(Position, Velocity)>();
+                spawn_four(&mut world, N_SIMPLE);
+                Some(repeat(world, |w| w.query::<(&mut Position, &Velocity)>().for_each(|(p, v)| step(p, v))))
+            }
+            (Variant::SingleThreaded, Workload::Schedule) => self.plain(workload),
+            (Variant::Snapshot, Workload::SerializeBinary | Workload::SerializeText) => {
+                let text = workload == Workload::SerializeText;
+                let mut world = World::new();
+                world.extend((0..N_SERIALIZE).map(row));
+                let mut registry = SnapshotRegistry::new();
+                registry
+                    .register::<Transform>("Transform")
+                    .register::<Position>("Position")
+                    .register::<Rotation>("Rotation")
+                    .register::<Velocity>("Velocity");
+                Some(keep((world, registry), move |(w, registry)| {
+                    let mut out = World::new();
+                    if text {
+                        let saved = registry.save_ron(w).expect("snapshot save");
+                        registry.load_ron(&mut out, &saved).expect("snapshot load");
+                    } else {
+                        let saved = registry.save_binary(w).expect("snapshot save");
+                        registry.load_binary(&mut out, &saved).expect("snapshot load");
+                    }
+                    out
+                }))
+            }
+            _ => None,
+        }
+    }
+
+    fn scale(&self, op: Scale, n: usize, profile: Profile) -> Option<Box<dyn Bench>> {
+        if self.0 != Variant::Plain {
+            return None;
+        }
+        let types = profile.types;
+        Some(match op {
+            Scale::Create => fresh(move || profiled_world(types), move |w| w.extend((0..n).map(pos_vel))),
+            Scale::Iterate => {
+                let mut world = profiled_world(types);
+                world.extend((0..n).map(pos_vel));
+                let mut schedule = Schedule::new();
+                schedule.add_system(move_system);
+                for _ in 1..profile.systems {
+                    schedule.add_system(idle_system);
+                }
+                repeat((world, schedule), |(w, s)| s.run(w))
+            }
+            Scale::CreateDestroy => repeat(profiled_world(types), move |w| {
+                let entities = w.spawn_batch((0..n).map(pos_vel));
+                for e in entities {
+                    w.despawn(e);
+                }
+            }),
+        })
+    }
+
+    fn populate(&self, n: usize) -> Option<Box<dyn Any>> {
+        if self.0 != Variant::Plain {
+            return None;
+        }
+        let mut world = World::new();
+        world.extend((0..n).map(pos_vel));
+        Some(Box::new(world))
+    }
+}
+
+/// For `cachegrind`: the founding `iterate` workload under profile A, alone, `frames` times over
+/// `n` entities. Returns a checksum so the work cannot be optimised away.
+pub fn iterate_only(n: usize, frames: usize) -> f32 {
+    let profile = crate::library::PROFILES[0];
+    let mut world = profiled_world(profile.types);
+    world.extend((0..n).map(pos_vel));
+    let mut schedule = Schedule::new();
+    schedule.add_system(move_system);
+    for _ in 1..profile.systems {
+        schedule.add_system(idle_system);
+    }
+    for _ in 0..frames {
+        schedule.run(&mut world);
+    }
+    let mut sum = 0.0;
+    world.query::<&Position>().for_each(|p| sum += p.0.x);
+    sum
+}
