@@ -43,6 +43,8 @@
 
 extern crate self as mosaic;
 
+mod macros;
+
 pub mod component;
 pub mod entity;
 pub mod event;

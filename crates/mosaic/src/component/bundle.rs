@@ -74,16 +74,4 @@ macro_rules! tuple_bundle {
     };
 }
 
-tuple_bundle!();
-tuple_bundle!(A);
-tuple_bundle!(A, B);
-tuple_bundle!(A, B, C);
-tuple_bundle!(A, B, C, D);
-tuple_bundle!(A, B, C, D, E);
-tuple_bundle!(A, B, C, D, E, F);
-tuple_bundle!(A, B, C, D, E, F, G);
-tuple_bundle!(A, B, C, D, E, F, G, H);
-tuple_bundle!(A, B, C, D, E, F, G, H, I);
-tuple_bundle!(A, B, C, D, E, F, G, H, I, J);
-tuple_bundle!(A, B, C, D, E, F, G, H, I, J, K);
-tuple_bundle!(A, B, C, D, E, F, G, H, I, J, K, L);
+crate::macros::all_tuples!(tuple_bundle);

@@ -362,16 +362,4 @@ macro_rules! tuple_data {
     };
 }
 
-tuple_data!();
-tuple_data!(A);
-tuple_data!(A, B);
-tuple_data!(A, B, C);
-tuple_data!(A, B, C, D);
-tuple_data!(A, B, C, D, E);
-tuple_data!(A, B, C, D, E, F);
-tuple_data!(A, B, C, D, E, F, G);
-tuple_data!(A, B, C, D, E, F, G, H);
-tuple_data!(A, B, C, D, E, F, G, H, I);
-tuple_data!(A, B, C, D, E, F, G, H, I, J);
-tuple_data!(A, B, C, D, E, F, G, H, I, J, K);
-tuple_data!(A, B, C, D, E, F, G, H, I, J, K, L);
+crate::macros::all_tuples!(tuple_data);

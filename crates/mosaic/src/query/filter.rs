@@ -111,16 +111,4 @@ macro_rules! tuple_filter {
     };
 }
 
-tuple_filter!();
-tuple_filter!(A);
-tuple_filter!(A, B);
-tuple_filter!(A, B, C);
-tuple_filter!(A, B, C, D);
-tuple_filter!(A, B, C, D, E);
-tuple_filter!(A, B, C, D, E, F);
-tuple_filter!(A, B, C, D, E, F, G);
-tuple_filter!(A, B, C, D, E, F, G, H);
-tuple_filter!(A, B, C, D, E, F, G, H, I);
-tuple_filter!(A, B, C, D, E, F, G, H, I, J);
-tuple_filter!(A, B, C, D, E, F, G, H, I, J, K);
-tuple_filter!(A, B, C, D, E, F, G, H, I, J, K, L);
+crate::macros::all_tuples!(tuple_filter);

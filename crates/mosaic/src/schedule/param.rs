@@ -292,16 +292,4 @@ macro_rules! tuple_param {
     };
 }
 
-tuple_param!();
-tuple_param!(A);
-tuple_param!(A, B);
-tuple_param!(A, B, C);
-tuple_param!(A, B, C, D);
-tuple_param!(A, B, C, D, E);
-tuple_param!(A, B, C, D, E, F);
-tuple_param!(A, B, C, D, E, F, G);
-tuple_param!(A, B, C, D, E, F, G, H);
-tuple_param!(A, B, C, D, E, F, G, H, I);
-tuple_param!(A, B, C, D, E, F, G, H, I, J);
-tuple_param!(A, B, C, D, E, F, G, H, I, J, K);
-tuple_param!(A, B, C, D, E, F, G, H, I, J, K, L);
+crate::macros::all_tuples!(tuple_param);

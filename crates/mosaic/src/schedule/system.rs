@@ -87,19 +87,7 @@ macro_rules! impl_system_function {
     };
 }
 
-impl_system_function!();
-impl_system_function!(A);
-impl_system_function!(A, B);
-impl_system_function!(A, B, C);
-impl_system_function!(A, B, C, D);
-impl_system_function!(A, B, C, D, E);
-impl_system_function!(A, B, C, D, E, F);
-impl_system_function!(A, B, C, D, E, F, G);
-impl_system_function!(A, B, C, D, E, F, G, H);
-impl_system_function!(A, B, C, D, E, F, G, H, I);
-impl_system_function!(A, B, C, D, E, F, G, H, I, J);
-impl_system_function!(A, B, C, D, E, F, G, H, I, J, K);
-impl_system_function!(A, B, C, D, E, F, G, H, I, J, K, L);
+crate::macros::all_tuples!(impl_system_function);
 
 /// The last segment of a type name's path, keeping generics: `app::physics::movement` -> `movement`.
 pub(crate) fn short_name(full: &'static str) -> &'static str {
