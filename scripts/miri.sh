@@ -21,8 +21,10 @@
 # a final line; exits non-zero if Miri cannot be set up or any mode fails. Full logs go to
 # target/miri-logs/<mode>.log.
 #
-# Usage: scripts/miri.sh     (MIRI_TOOLCHAIN=nightly-YYYY-MM-DD pins a nightly; MIRIFLAGS and
-#                             RUSTFLAGS from the environment are added to every mode's own)
+# Usage: scripts/miri.sh [TARGET...]
+#   TARGET: `lib` (unit tests) or the name of a file in crates/mosaic/tests; default: all of them.
+#   MIRI_TOOLCHAIN=nightly-YYYY-MM-DD pins a nightly; MIRIFLAGS and RUSTFLAGS from the environment
+#   are added to every mode's own.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -60,8 +62,12 @@ fi
 
 # --- Test targets ---------------------------------------------------------------------------------
 [[ -d $tests_dir ]] || die "no $tests_dir directory; run from the mosaic workspace"
+# With arguments, only the named targets run: `lib` for the unit tests, else a tests/ file name.
+selected=" $* "
+wanted() { [[ $selected == "  " || $selected == *" $1 "* ]]; }
 threaded_tests=()
-main_args=(--lib)
+main_args=()
+if wanted lib; then main_args+=(--lib); fi
 for file in "$tests_dir"/*.rs "$tests_dir"/*/main.rs; do
     [[ -e $file ]] || continue
     if [[ $file == */main.rs ]]; then
@@ -69,12 +75,14 @@ for file in "$tests_dir"/*.rs "$tests_dir"/*/main.rs; do
     else
         name=$(basename "$file" .rs)
     fi
+    wanted "$name" || continue
     if grep -qE "$threaded_pattern" "$file" || [[ " ${MIRI_THREADED_TESTS:-} " == *" $name "* ]]; then
         threaded_tests+=(--test "$name")
     else
         main_args+=(--test "$name")
     fi
 done
+((${#main_args[@]} + ${#threaded_tests[@]})) || die "no test target matches: $*"
 threaded_names="$(printf '%s ' "${threaded_tests[@]/--test/}" | tr -s ' ')"
 
 mkdir -p "$log_dir"
@@ -93,7 +101,7 @@ run_mode() {
     local start=$SECONDS status=PASS
     : >"$log"
     echo "miri.sh: mode '$name': MIRIFLAGS='$miriflags' $*  (log: $log)"
-    if ! env "$@" MIRIFLAGS="$miriflags" \
+    if ((${#main_args[@]})) && ! env "$@" MIRIFLAGS="$miriflags" \
         cargo "+$toolchain" miri test --no-fail-fast -p "$package" "${main_args[@]}" 2>&1 | tee -a "$log"; then
         status=FAIL
     fi
