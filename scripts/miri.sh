@@ -23,6 +23,7 @@
 #
 # Usage: scripts/miri.sh [TARGET...]
 #   TARGET: `lib` (unit tests) or the name of a file in crates/mosaic/tests; default: all of them.
+#   MIRI_MODES="tree-borrows default" runs only those modes, in that order (default: all three);
 #   MIRI_TOOLCHAIN=nightly-YYYY-MM-DD pins a nightly; MIRIFLAGS and RUSTFLAGS from the environment
 #   are added to every mode's own.
 set -euo pipefail
@@ -130,10 +131,17 @@ run_mode() {
 
 export PROPTEST_DISABLE_FAILURE_PERSISTENCE=1
 extra_miriflags="-Zmiri-env-forward=PROPTEST_DISABLE_FAILURE_PERSISTENCE ${MIRIFLAGS:-}"
-run_mode default "$extra_miriflags"
-run_mode tree-borrows "-Zmiri-tree-borrows $extra_miriflags"
-run_mode randomize-layout "$extra_miriflags" \
-    "RUSTFLAGS=-Zrandomize-layout ${RUSTFLAGS:-}" "CARGO_TARGET_DIR=target/miri-randomize"
+for mode in ${MIRI_MODES:-default tree-borrows randomize-layout}; do
+    case $mode in
+        default) run_mode default "$extra_miriflags" ;;
+        tree-borrows) run_mode tree-borrows "-Zmiri-tree-borrows $extra_miriflags" ;;
+        randomize-layout)
+            run_mode randomize-layout "$extra_miriflags" \
+                "RUSTFLAGS=-Zrandomize-layout ${RUSTFLAGS:-}" "CARGO_TARGET_DIR=target/miri-randomize"
+            ;;
+        *) die "unknown mode '$mode' in MIRI_MODES (default, tree-borrows, randomize-layout)" ;;
+    esac
+done
 
 echo
 for line in "${summaries[@]}"; do

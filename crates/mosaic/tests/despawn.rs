@@ -105,9 +105,10 @@ fn double_despawn_panics() {
 #[test]
 fn despawn_of_a_handle_never_spawned_here_is_refused() {
     let mut world = World::new();
-    let forged = Entity::from_bits((1 << 32) | 5).unwrap();
-    assert_eq!(world.try_despawn(forged), Err(EntityError::NoSuchEntity(forged)));
     let live = world.spawn(Velocity(0));
+    // This world's tag, another slot: never handed out here.
+    let forged = Entity::from_bits(live.to_bits() + 5).unwrap();
+    assert_eq!(world.try_despawn(forged), Err(EntityError::NoSuchEntity(forged)));
     let wrong_generation = Entity::from_bits(live.to_bits() + (1 << 32)).unwrap();
     assert_eq!(world.try_despawn(wrong_generation), Err(EntityError::NoSuchEntity(wrong_generation)));
     assert!(world.is_alive(live));

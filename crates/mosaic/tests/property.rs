@@ -214,9 +214,11 @@ fn spawn_batch(world: &mut World, shape: (bool, bool, bool), rows: &[Row]) -> Ve
     }
 }
 
-/// A handle no world in this test ever issues.
-fn never_issued() -> Entity {
-    Entity::from_bits((1 << 32) | u64::from(u32::MAX - 1)).unwrap()
+/// A handle with `world`'s tag that no world in this test ever issues (its index is never
+/// reached).
+fn never_issued(world: &World) -> Entity {
+    let tag = u64::from(world.entities().world_tag());
+    Entity::from_bits(tag << 56 | 1 << 32 | u64::from(u32::MAX - 1)).unwrap()
 }
 
 /// The world under test beside its model.
@@ -252,7 +254,7 @@ impl Harness {
         } else if !self.handles.is_empty() {
             self.handles[pick.n % self.handles.len()]
         } else {
-            never_issued()
+            never_issued(&self.world)
         }
     }
 
@@ -353,7 +355,9 @@ impl Harness {
                     entity.generation().checked_sub(1).filter(|&g| g > 0)
                 };
                 if let Some(generation) = generation {
-                    let bits = (u64::from(generation) << 32) | u64::from(entity.index());
+                    // Same world tag (top 8 bits) and index, another generation.
+                    let bits = (entity.to_bits() & !(u64::from(Entity::MAX_GENERATION) << 32))
+                        | (u64::from(generation) << 32);
                     let forged = Entity::from_bits(bits).unwrap();
                     self.check_entity(forged);
                     // A forged handle changes nothing unless it names a live entity.
@@ -696,7 +700,7 @@ impl Harness {
         for &e in &self.handles {
             assert_eq!(self.world.is_alive(e), self.model.contains_key(&e), "{e}");
         }
-        assert!(!self.world.is_alive(never_issued()));
+        assert!(!self.world.is_alive(never_issued(&self.world)));
     }
 }
 

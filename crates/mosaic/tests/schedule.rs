@@ -250,11 +250,19 @@ fn c_plus(mut q: Query<&mut C, With<A>>, mut commands: Commands, mut frame: Loca
     q.for_each(|c| c.0 = c.0.wrapping_mul(31).wrapping_add(*frame));
     commands.spawn((A(*frame), B(0)));
 }
+/// Rows of (entity id without its world tag, which differs per world, mixed with A ^ B; A ^ B; C; D).
 fn checksum(world: &mut World) -> Vec<(u64, u64, Option<u64>, Option<u64>)> {
     let mut rows: Vec<_> = world
         .query::<(Entity, &A, &B, Option<&C>, Option<&D>)>()
         .into_iter()
-        .map(|(e, a, b, c, d)| (e.to_bits(), a.0 ^ b.0, c.map(|c| c.0), d.map(|d| d.0)))
+        .map(|(e, a, b, c, d)| {
+            (
+                u64::from(e.generation()) << 32 | u64::from(e.index()),
+                a.0 ^ b.0,
+                c.map(|c| c.0),
+                d.map(|d| d.0),
+            )
+        })
         .map(|(e, ab, c, d)| (e ^ ab, ab, c, d))
         .collect();
     rows.sort_unstable();

@@ -222,6 +222,7 @@ type RawColumn = (String, Vec<(u32, Pos)>, Vec<u32>);
 #[serde(rename = "Snapshot")]
 struct Raw {
     format: u32,
+    world: u8,
     generations: Vec<u32>,
     free: Vec<u32>,
     entities: Vec<u32>,
@@ -232,7 +233,8 @@ struct Raw {
 
 fn raw() -> Raw {
     Raw {
-        format: 1,
+        format: 2,
+        world: 1,
         generations: vec![1, 1, 2],
         free: vec![2],
         entities: vec![0, 1],
@@ -306,8 +308,8 @@ fn truncated_input_is_an_error_at_every_length() {
 #[test]
 fn huge_counts_do_not_allocate_or_panic() {
     let registry = registry();
-    // format 1, then a varint count of u32::MAX slots and nothing else.
-    let mut bytes = vec![1u8];
+    // format 2, world tag 1, then a varint count of u32::MAX slots and nothing else.
+    let mut bytes = vec![2u8, 1];
     bytes.extend([0xff, 0xff, 0xff, 0xff, 0x0f]);
     assert!(matches!(registry.load_binary(&mut World::new(), &bytes), Err(SnapshotError::DecodePostcard(_))));
     // A column claiming u32::MAX rows.
@@ -470,9 +472,12 @@ fn inconsistent_allocators_and_versions_are_refused() {
     raw.free = vec![2, 2];
     assert!(matches!(load_both(&raw).0, SnapshotError::Allocator { .. }));
     let mut raw = self::raw();
+    raw.world = 0;
+    assert!(matches!(load_both(&raw).0, SnapshotError::Allocator { .. }), "world tag 0");
+    let mut raw = self::raw();
     raw.format = 99;
     let (binary, ron) = load_both(&raw);
-    assert!(matches!(binary, SnapshotError::Version { found: 99, expected: 1 }), "{binary}");
+    assert!(matches!(binary, SnapshotError::Version { found: 99, expected: 2 }), "{binary}");
     assert!(matches!(ron, SnapshotError::Version { found: 99, .. }), "{ron}");
     // A world with narrower limits refuses a snapshot that does not fit them.
     let mut registry = SnapshotRegistry::new();

@@ -127,7 +127,8 @@ fn absorb(hash: u64, tag: u64, value: u64) -> u64 {
 
 /// An order-independent hash of every live entity and its arena components.
 ///
-/// Each entity's hash mixes [`Entity::to_bits`], the `f32::to_bits` of its position and
+/// Each entity's hash mixes its index and generation (not its world tag, which depends on how
+/// many worlds the process made before), the `f32::to_bits` of its position and
 /// velocity, its health, team, lifetime and spawner state; the per-entity hashes are combined with
 /// wrapping addition, so the order the world stores entities in does not matter. O(n) in the live
 /// entities.
@@ -144,7 +145,8 @@ pub fn checksum(world: &World) -> u64 {
             Option<&Spawner>,
         )>()
         .for_each(|(entity, position, velocity, health, team, lifetime, spawner)| {
-            let mut h = absorb(0, 1, entity.to_bits());
+            let id = u64::from(entity.generation()) << 32 | u64::from(entity.index());
+            let mut h = absorb(0, 1, id);
             if let Some(p) = position {
                 h = absorb(h, 2, u64::from(p.x.to_bits()) << 32 | u64::from(p.y.to_bits()));
             }

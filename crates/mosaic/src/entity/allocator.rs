@@ -2,12 +2,14 @@
 
 use std::num::NonZeroU32;
 
+use super::tag::TagLease;
 use super::{Entity, EntityError};
 
 /// One slot of the allocator.
 #[derive(Clone, Copy, Debug)]
 struct Slot {
-    /// The generation a live occupant carries, or the next occupant will carry when free.
+    /// The packed generation (world tag and generation, as in [`Entity`]) a live occupant
+    /// carries, or the next occupant will carry when free.
     generation: NonZeroU32,
     /// Whether a live entity holds the slot.
     alive: bool,
@@ -20,6 +22,10 @@ struct Slot {
 /// would pass the maximum is retired: it is never reused, so a stale handle can never be revived by
 /// wrap-around. Spawning fails with [`EntityError::Exhausted`] once every index is in use or
 /// retired.
+///
+/// Every allocator holds a world tag (see [`Entity::world_tag`]) for its lifetime and stamps it
+/// into its handles, so [`Entities::check`] tells a handle from another allocator from a stale
+/// one.
 ///
 /// Complexity: `alloc`, `free`, `is_alive` are O(1); memory is 8 bytes per slot ever used plus
 /// 4 bytes per free slot.
@@ -37,6 +43,8 @@ pub struct Entities {
     max_slots: u32,
     /// Largest generation a slot may reach before it is retired.
     max_generation: u32,
+    /// The world tag stamped into every handle.
+    tag: TagLease,
 }
 
 impl Default for Entities {
@@ -46,12 +54,14 @@ impl Default for Entities {
 }
 
 impl Entities {
-    /// An empty allocator with the full 32-bit index and generation spaces.
+    /// An empty allocator with the full 32-bit index space and generations up to
+    /// [`Entity::MAX_GENERATION`], holding a fresh world tag.
     pub fn new() -> Self {
-        Self::with_limits(u32::MAX, u32::MAX)
+        Self::with_limits(u32::MAX, Entity::MAX_GENERATION)
     }
 
-    /// An empty allocator limited to `max_slots` indices and generations up to `max_generation`.
+    /// An empty allocator limited to `max_slots` indices and generations up to `max_generation`
+    /// (clamped to [`Entity::MAX_GENERATION`]), holding a fresh world tag.
     ///
     /// Narrow limits let tests reach index exhaustion and slot retirement in milliseconds.
     ///
@@ -60,7 +70,20 @@ impl Entities {
     #[track_caller]
     pub fn with_limits(max_slots: u32, max_generation: u32) -> Self {
         assert!(max_generation >= 1, "max_generation must be at least 1");
-        Self { slots: Vec::new(), free: Vec::new(), alive_count: 0, max_slots, max_generation }
+        Self {
+            slots: Vec::new(),
+            free: Vec::new(),
+            alive_count: 0,
+            max_slots,
+            max_generation: max_generation.min(Entity::MAX_GENERATION),
+            tag: TagLease::new(),
+        }
+    }
+
+    /// The world tag stamped into this allocator's handles, in `1..=255`.
+    #[inline]
+    pub fn world_tag(&self) -> u8 {
+        self.tag.get()
     }
 
     /// Allocates an id, reusing the most recently freed slot if there is one.
@@ -73,15 +96,15 @@ impl Entities {
             let slot = &mut self.slots[index as usize];
             debug_assert!(!slot.alive, "free list names a live slot");
             slot.alive = true;
-            Entity::from_parts(index, slot.generation)
+            Entity::from_packed(index, slot.generation)
         } else {
             let index = self.slots.len();
             if index >= self.max_slots as usize {
                 return Err(EntityError::Exhausted { limit: self.max_slots });
             }
-            let generation = NonZeroU32::MIN;
-            self.slots.push(Slot { generation, alive: true });
-            Entity::from_parts(index as u32, generation)
+            let entity = Entity::new(index as u32, NonZeroU32::MIN, self.tag.get());
+            self.slots.push(Slot { generation: entity.packed_generation(), alive: true });
+            entity
         };
         self.alive_count += 1;
         Ok(entity)
@@ -90,36 +113,54 @@ impl Entities {
     /// Frees a live entity's slot.
     ///
     /// # Errors
-    /// [`EntityError::NoSuchEntity`] if `entity` is not alive (double free, stale handle).
+    /// As [`Entities::check`]: [`EntityError::ForeignEntity`] for a handle of another world,
+    /// else [`EntityError::NoSuchEntity`] if `entity` is not alive (double free, stale handle).
     #[inline]
     pub fn free(&mut self, entity: Entity) -> Result<(), EntityError> {
-        if !self.is_alive(entity) {
-            return Err(EntityError::NoSuchEntity(entity));
-        }
+        self.check(entity)?;
         let slot = &mut self.slots[entity.index() as usize];
         slot.alive = false;
         self.alive_count -= 1;
-        // A slot whose next generation would pass the maximum is retired: never put back.
-        if let Some(next) = slot.generation.checked_add(1).filter(|g| g.get() <= self.max_generation) {
-            slot.generation = next;
+        // A slot whose next generation would pass the maximum is retired: never put back. The
+        // generation is the low bits of the packed value, so adding 1 leaves the tag alone.
+        if entity.generation() < self.max_generation {
+            slot.generation = slot.generation.saturating_add(1);
             self.free.push(entity.index());
         }
         Ok(())
     }
 
-    /// Whether `entity` names a live entity of this allocator. O(1).
+    /// Whether `entity` names a live entity of this allocator. O(1): one compare of the packed
+    /// generation, which also rejects handles of other worlds.
     #[inline]
     pub fn is_alive(&self, entity: Entity) -> bool {
         self.slots
             .get(entity.index() as usize)
-            .is_some_and(|slot| slot.alive && slot.generation == generation_of(entity))
+            .is_some_and(|slot| slot.alive && slot.generation == entity.packed_generation())
+    }
+
+    /// `Ok` if `entity` is alive, else the reason it is not. O(1).
+    ///
+    /// # Errors
+    /// [`EntityError::ForeignEntity`] if the handle carries another world's tag;
+    /// [`EntityError::NoSuchEntity`] if it carries this world's tag but is stale, despawned, or
+    /// was never handed out.
+    #[inline]
+    pub fn check(&self, entity: Entity) -> Result<(), EntityError> {
+        if self.is_alive(entity) {
+            Ok(())
+        } else if entity.world_tag() != self.tag.get() {
+            Err(EntityError::ForeignEntity { entity, world_tag: self.tag.get() })
+        } else {
+            Err(EntityError::NoSuchEntity(entity))
+        }
     }
 
     /// The live entity in slot `index`, if any.
     #[inline]
     pub fn alive_at(&self, index: u32) -> Option<Entity> {
         let slot = self.slots.get(index as usize)?;
-        slot.alive.then(|| Entity::from_parts(index, slot.generation))
+        slot.alive.then(|| Entity::from_packed(index, slot.generation))
     }
 
     /// Number of live entities.
@@ -157,8 +198,8 @@ impl Entities {
         self.free.shrink_to_fit();
     }
 
-    /// The largest generation a slot may reach before it is retired (`u32::MAX` unless narrowed
-    /// by [`Entities::with_limits`]).
+    /// The largest generation a slot may reach before it is retired ([`Entity::MAX_GENERATION`]
+    /// unless narrowed by [`Entities::with_limits`]).
     #[inline]
     pub fn max_generation(&self) -> u32 {
         self.max_generation
@@ -174,7 +215,7 @@ impl Entities {
     /// will carry when free (a retired slot keeps its last). For snapshots; length
     /// [`Entities::slot_count`].
     pub fn slot_generations(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
-        self.slots.iter().map(|slot| slot.generation.get())
+        self.slots.iter().map(|slot| slot.generation.get() & Entity::MAX_GENERATION)
     }
 
     /// The free list, in the order it is kept (the last entry is reused first). For snapshots.
@@ -182,22 +223,24 @@ impl Entities {
         &self.free
     }
 
-    /// An allocator with this one's limits and the given state: slot `i` has generation
-    /// `generations[i]`, the slots in `live` (strictly increasing indices) hold live entities,
-    /// the free list is `free` (reused from its end), and every other slot is retired. The inverse
-    /// of [`Entities::slot_generations`], [`Entities::iter`] and [`Entities::free_list`], for
-    /// loading snapshots. O(slots).
+    /// An allocator with this one's limits and the given state: world tag `world_tag` (shared
+    /// with whichever allocator holds it now), slot `i` has generation `generations[i]`, the
+    /// slots in `live` (strictly increasing indices) hold live entities, the free list is `free`
+    /// (reused from its end), and every other slot is retired. The inverse of
+    /// [`Entities::world_tag`], [`Entities::slot_generations`], [`Entities::iter`] and
+    /// [`Entities::free_list`], for loading snapshots. O(slots).
     ///
-    /// Returns `None`, changing nothing, if the state breaks an invariant: more slots than
+    /// Returns `None`, changing nothing, if the state breaks an invariant: world tag 0; more slots than
     /// `max_slots`; a generation of 0 or above `max_generation`; `live` not strictly increasing or
     /// out of range; a free entry out of range, repeated, or live.
-    pub fn restored(&self, generations: &[u32], live: &[u32], free: &[u32]) -> Option<Self> {
-        if generations.len() > self.max_slots as usize {
+    pub fn restored(&self, world_tag: u8, generations: &[u32], live: &[u32], free: &[u32]) -> Option<Self> {
+        if generations.len() > self.max_slots as usize || world_tag == 0 {
             return None;
         }
         let mut slots = Vec::with_capacity(generations.len());
         for &generation in generations {
             let generation = NonZeroU32::new(generation).filter(|g| g.get() <= self.max_generation)?;
+            let generation = Entity::new(0, generation, world_tag).packed_generation();
             slots.push(Slot { generation, alive: false });
         }
         let mut previous = None;
@@ -221,6 +264,7 @@ impl Entities {
             alive_count: live.len() as u32,
             max_slots: self.max_slots,
             max_generation: self.max_generation,
+            tag: TagLease::on(world_tag),
         })
     }
 
@@ -228,11 +272,6 @@ impl Entities {
     pub fn iter(&self) -> AliveIter<'_> {
         AliveIter { slots: self.slots.iter().enumerate() }
     }
-}
-
-#[inline]
-fn generation_of(entity: Entity) -> NonZeroU32 {
-    NonZeroU32::new(entity.generation()).unwrap_or(NonZeroU32::MIN)
 }
 
 /// Iterator over live entities in index order, from [`Entities::iter`].
@@ -249,7 +288,7 @@ impl Iterator for AliveIter<'_> {
         self.slots
             .by_ref()
             .find(|(_, slot)| slot.alive)
-            .map(|(index, slot)| Entity::from_parts(index as u32, slot.generation))
+            .map(|(index, slot)| Entity::from_packed(index as u32, slot.generation))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -295,9 +334,43 @@ mod tests {
     #[test]
     fn exhaustion_is_an_error() {
         let mut entities = Entities::with_limits(2, u32::MAX);
+        assert_eq!(entities.max_generation(), Entity::MAX_GENERATION, "clamped");
         entities.alloc().unwrap();
         entities.alloc().unwrap();
         assert_eq!(entities.alloc(), Err(EntityError::Exhausted { limit: 2 }));
+    }
+
+    #[test]
+    fn handles_of_another_allocator_are_foreign_not_stale() {
+        let mut ours = Entities::new();
+        let mut theirs = Entities::new();
+        assert_ne!(ours.world_tag(), theirs.world_tag());
+        let mine = ours.alloc().unwrap();
+        let other = theirs.alloc().unwrap();
+        assert_eq!((mine.index(), mine.generation()), (other.index(), other.generation()));
+        assert!(!ours.is_alive(other));
+        let foreign = EntityError::ForeignEntity { entity: other, world_tag: ours.world_tag() };
+        assert_eq!(ours.check(other), Err(foreign));
+        assert_eq!(ours.free(other), Err(foreign));
+        ours.free(mine).unwrap();
+        assert_eq!(ours.check(mine), Err(EntityError::NoSuchEntity(mine)));
+        assert_eq!(ours.alloc().unwrap().world_tag(), ours.world_tag(), "recycled slots keep the tag");
+    }
+
+    #[test]
+    fn retirement_at_the_full_generation_range() {
+        let mut entities = Entities::new();
+        let e = entities.alloc().unwrap();
+        // Jump the slot to the last generation, as if it had been reused 2^24 - 2 times.
+        entities.slots[0].generation =
+            Entity::new(0, NonZeroU32::new(Entity::MAX_GENERATION).unwrap(), entities.world_tag())
+                .packed_generation();
+        let last = entities.alive_at(0).unwrap();
+        assert_ne!(last, e);
+        assert_eq!(last.generation(), Entity::MAX_GENERATION);
+        entities.free(last).unwrap();
+        assert_eq!(entities.retired_count(), 1, "the generation never wraps into the tag");
+        assert_eq!(entities.alloc().unwrap().index(), 1);
     }
 
     #[test]
@@ -308,18 +381,20 @@ mod tests {
         entities.free(all[0]).unwrap();
         let generations: Vec<u32> = entities.slot_generations().collect();
         let live: Vec<u32> = entities.iter().map(Entity::index).collect();
-        let copy = entities.restored(&generations, &live, entities.free_list()).unwrap();
+        let tag = entities.world_tag();
+        let copy = entities.restored(tag, &generations, &live, entities.free_list()).unwrap();
+        assert_eq!(copy.world_tag(), tag);
         assert_eq!(copy.slot_generations().collect::<Vec<_>>(), generations);
         assert_eq!(copy.iter().collect::<Vec<_>>(), entities.iter().collect::<Vec<_>>());
         assert_eq!(copy.free_list(), entities.free_list());
         assert_eq!((copy.len(), copy.max_slots(), copy.max_generation()), (2, 10, 5));
-        assert!(entities.restored(&[1; 11], &[], &[]).is_none(), "too many slots");
-        assert!(entities.restored(&[0], &[], &[]).is_none(), "generation 0");
-        assert!(entities.restored(&[6], &[], &[]).is_none(), "generation above the maximum");
-        assert!(entities.restored(&[1, 1], &[1, 0], &[]).is_none(), "live not increasing");
-        assert!(entities.restored(&[1, 1], &[0], &[0]).is_none(), "a live slot on the free list");
-        assert!(entities.restored(&[1, 1], &[], &[1, 1]).is_none(), "a free slot listed twice");
-        assert!(entities.restored(&[1], &[3], &[]).is_none(), "live out of range");
+        assert!(entities.restored(tag, &[1; 11], &[], &[]).is_none(), "too many slots");
+        assert!(entities.restored(tag, &[0], &[], &[]).is_none(), "generation 0");
+        assert!(entities.restored(tag, &[6], &[], &[]).is_none(), "generation above the maximum");
+        assert!(entities.restored(tag, &[1, 1], &[1, 0], &[]).is_none(), "live not increasing");
+        assert!(entities.restored(tag, &[1, 1], &[0], &[0]).is_none(), "a live slot on the free list");
+        assert!(entities.restored(tag, &[1, 1], &[], &[1, 1]).is_none(), "a free slot listed twice");
+        assert!(entities.restored(tag, &[1], &[3], &[]).is_none(), "live out of range");
     }
 
     #[test]

@@ -12,6 +12,19 @@ pub enum EntityError {
          check `World::is_alive` before using a handle that may be stale"
     )]
     NoSuchEntity(Entity),
+    /// The handle was made by another world (its world tag differs from this world's).
+    #[error(
+        "entity {entity} belongs to another world (world tag {}), not this one (world tag \
+         {world_tag}); a handle is meaningful only in the world that spawned it, so look it up \
+         there, or map it with the `EntityMap` a snapshot load returns",
+        .entity.world_tag()
+    )]
+    ForeignEntity {
+        /// The handle.
+        entity: Entity,
+        /// This world's tag.
+        world_tag: u8,
+    },
     /// Every entity index is in use or retired; no more entities can be spawned.
     #[error(
         "the entity index space is exhausted ({limit} slots in use or retired); \

@@ -11,6 +11,18 @@ pub enum HierarchyError {
          check `World::is_alive` before using a handle that may be stale"
     )]
     NoSuchEntity(Entity),
+    /// The handle was made by another world (its world tag differs from this world's).
+    #[error(
+        "entity {entity} belongs to another world (world tag {}), not this one (world tag \
+         {world_tag}); a handle is meaningful only in the world that spawned it",
+        .entity.world_tag()
+    )]
+    ForeignEntity {
+        /// The handle.
+        entity: Entity,
+        /// This world's tag.
+        world_tag: u8,
+    },
     /// Making `parent` the parent of `child` would close a loop: `parent` is `child` itself or
     /// one of its descendants.
     #[error(

@@ -6,7 +6,7 @@ use std::sync::{Mutex, PoisonError};
 
 use super::component::{detach_children, link_last, rel, unlink};
 use super::{HierarchyError, Relationship};
-use crate::entity::Entity;
+use crate::entity::{Entity, EntityError};
 use crate::world::World;
 
 /// Dirty entries past which marking stops and the next ordering pass sorts the whole pool: keeps
@@ -98,8 +98,13 @@ impl World {
     }
 
     /// Checks `entity` is alive.
-    fn check_alive_in_hierarchy(&self, entity: Entity) -> Result<(), HierarchyError> {
-        if self.is_alive(entity) { Ok(()) } else { Err(HierarchyError::NoSuchEntity(entity)) }
+    pub(crate) fn check_alive_in_hierarchy(&self, entity: Entity) -> Result<(), HierarchyError> {
+        self.entities.check(entity).map_err(|error| match error {
+            EntityError::ForeignEntity { entity, world_tag } => {
+                HierarchyError::ForeignEntity { entity, world_tag }
+            }
+            _ => HierarchyError::NoSuchEntity(entity),
+        })
     }
 
     /// Makes `parent` the parent of `child`, appending `child` to `parent`'s children (last in

@@ -161,9 +161,7 @@ impl World {
     /// [`HierarchyError::NoSuchEntity`] if either entity is not alive.
     pub fn relate<R: Relation>(&mut self, source: Entity, target: Entity) -> Result<(), HierarchyError> {
         for entity in [source, target] {
-            if !self.is_alive(entity) {
-                return Err(HierarchyError::NoSuchEntity(entity));
-            }
+            self.check_alive_in_hierarchy(entity)?;
         }
         self.init_relation::<R>();
         if self.target::<R>(source) == Some(target) {

@@ -7,7 +7,7 @@ use super::{Driving, QueryData, QueryError, QueryFilter, QueryIter, ReadOnlyQuer
 use smallvec::SmallVec;
 
 use crate::component::Components;
-use crate::entity::{Entities, Entity};
+use crate::entity::{Entities, Entity, EntityError};
 use crate::storage::SparseSet;
 use crate::world::World;
 
@@ -172,8 +172,13 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     /// [`QueryError::NoSuchEntity`] if `entity` is not alive; [`QueryError::NoMatch`] if it lacks
     /// a required component or fails the filter.
     pub fn get(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryError> {
-        if !self.entities.is_alive(entity) {
-            return Err(QueryError::NoSuchEntity(entity));
+        if let Err(error) = self.entities.check(entity) {
+            return Err(match error {
+                EntityError::ForeignEntity { entity, world_tag } => {
+                    QueryError::ForeignEntity { entity, world_tag }
+                }
+                _ => QueryError::NoSuchEntity(entity),
+            });
         }
         let no_match = QueryError::NoMatch { entity, query: std::any::type_name::<Q>() };
         let components: &Components = self.components;

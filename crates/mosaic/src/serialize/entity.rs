@@ -8,27 +8,34 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::entity::Entity;
 
-/// An entity is written as the tuple struct `Entity(index, generation)`.
+/// An entity is written as the tuple struct `Entity(index, generation, world_tag)`.
 impl Serialize for Entity {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut tuple = serializer.serialize_tuple_struct("Entity", 2)?;
+        let mut tuple = serializer.serialize_tuple_struct("Entity", 3)?;
         tuple.serialize_field(&self.index())?;
         tuple.serialize_field(&self.generation())?;
+        tuple.serialize_field(&self.world_tag())?;
         tuple.end()
     }
 }
 
-/// Reads the `Entity(index, generation)` written by `Serialize`; generation 0 (which no handle
-/// has) is an error.
+/// Reads the `Entity(index, generation, world_tag)` written by `Serialize`; a generation of 0
+/// or above [`Entity::MAX_GENERATION`] (which no handle has) is an error.
 impl<'de> Deserialize<'de> for Entity {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
         #[serde(rename = "Entity")]
-        struct Parts(u32, u32);
-        let Parts(index, generation) = Parts::deserialize(deserializer)?;
-        NonZeroU32::new(generation).map(|generation| Entity::from_parts(index, generation)).ok_or_else(|| {
-            serde::de::Error::custom(format!("entity {index}v0 has generation 0, which no handle has"))
-        })
+        struct Parts(u32, u32, u8);
+        let Parts(index, generation, world_tag) = Parts::deserialize(deserializer)?;
+        NonZeroU32::new(generation)
+            .filter(|g| g.get() <= Entity::MAX_GENERATION)
+            .map(|generation| Entity::new(index, generation, world_tag))
+            .ok_or_else(|| {
+                serde::de::Error::custom(format!(
+                    "entity {index}v{generation} has a generation outside 1..={}, which no handle has",
+                    Entity::MAX_GENERATION
+                ))
+            })
     }
 }
 

@@ -18,6 +18,7 @@ use crate::world::World;
 
 /// A snapshot read but not yet checked or applied.
 struct Parsed {
+    world: u8,
     generations: Vec<u32>,
     free: Vec<u32>,
     entities: Vec<u32>,
@@ -49,6 +50,7 @@ fn stash<E: de::Error>(stash: Stash<'_>, error: SnapshotError) -> E {
 #[serde(field_identifier, rename_all = "snake_case")]
 enum Field {
     Format,
+    World,
     Generations,
     Free,
     Entities,
@@ -58,7 +60,7 @@ enum Field {
 }
 
 const FIELDS: &[&str] =
-    &["format", "generations", "free", "entities", "hierarchy", "components", "resources"];
+    &["format", "world", "generations", "free", "entities", "hierarchy", "components", "resources"];
 
 struct SnapshotSeed<'a> {
     registry: &'a SnapshotRegistry,
@@ -104,16 +106,17 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Parsed, A::Error> {
-        let missing = |i| de::Error::invalid_length(i, &"a snapshot of 7 fields");
+        let missing = |i| de::Error::invalid_length(i, &"a snapshot of 8 fields");
         let format: u32 = seq.next_element()?.ok_or_else(|| missing(0))?;
         self.check_format(format)?;
         Ok(Parsed {
-            generations: seq.next_element()?.ok_or_else(|| missing(1))?,
-            free: seq.next_element()?.ok_or_else(|| missing(2))?,
-            entities: seq.next_element()?.ok_or_else(|| missing(3))?,
-            hierarchy: seq.next_element()?.ok_or_else(|| missing(4))?,
-            components: seq.next_element_seed(self.components())?.ok_or_else(|| missing(5))?,
-            resources: seq.next_element_seed(self.resources())?.ok_or_else(|| missing(6))?,
+            world: seq.next_element()?.ok_or_else(|| missing(1))?,
+            generations: seq.next_element()?.ok_or_else(|| missing(2))?,
+            free: seq.next_element()?.ok_or_else(|| missing(3))?,
+            entities: seq.next_element()?.ok_or_else(|| missing(4))?,
+            hierarchy: seq.next_element()?.ok_or_else(|| missing(5))?,
+            components: seq.next_element_seed(self.components())?.ok_or_else(|| missing(6))?,
+            resources: seq.next_element_seed(self.resources())?.ok_or_else(|| missing(7))?,
         })
     }
 
@@ -124,7 +127,7 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
                 Some(_) => Err(E::duplicate_field(name)),
             }
         }
-        let (mut format, mut generations, mut free, mut entities) = (None, None, None, None);
+        let (mut format, mut world, mut generations, mut free, mut entities) = (None, None, None, None, None);
         let (mut hierarchy, mut components, mut resources) = (None, None, None);
         while let Some(field) = map.next_key::<Field>()? {
             match field {
@@ -133,6 +136,7 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
                     self.check_format(found)?;
                     once(&mut format, found, "format")?;
                 }
+                Field::World => once(&mut world, map.next_value()?, "world")?,
                 Field::Generations => once(&mut generations, map.next_value()?, "generations")?,
                 Field::Free => once(&mut free, map.next_value()?, "free")?,
                 Field::Entities => once(&mut entities, map.next_value()?, "entities")?,
@@ -147,6 +151,7 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
         }
         format.ok_or_else(|| de::Error::missing_field("format"))?;
         Ok(Parsed {
+            world: world.ok_or_else(|| de::Error::missing_field("world"))?,
             generations: generations.ok_or_else(|| de::Error::missing_field("generations"))?,
             free: free.ok_or_else(|| de::Error::missing_field("free"))?,
             entities: entities.ok_or_else(|| de::Error::missing_field("entities"))?,
@@ -407,8 +412,9 @@ fn apply(world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> 
     // The saved allocator must be consistent in any case; restoring it also needs this world's
     // limits to fit it.
     let limits = if pristine { world.entities().clone() } else { Entities::new() };
-    let restored =
-        limits.restored(&parsed.generations, &parsed.entities, &parsed.free).ok_or_else(allocator_error)?;
+    let restored = limits
+        .restored(parsed.world, &parsed.generations, &parsed.entities, &parsed.free)
+        .ok_or_else(allocator_error)?;
     let mut live = vec![false; parsed.generations.len()];
     for &index in &parsed.entities {
         live[index as usize] = true;
@@ -420,7 +426,7 @@ fn apply(world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> 
     let now: FxHashMap<u32, Entity> = if pristine {
         world.entities = restored;
         world.component_lists.resize_with(parsed.generations.len(), Default::default);
-        parsed.entities.iter().map(|&index| (index, saved_entity(&parsed.generations, index))).collect()
+        parsed.entities.iter().map(|&index| (index, saved_entity(&parsed, index))).collect()
     } else {
         let entities = world.entities();
         let available =
@@ -433,7 +439,8 @@ fn apply(world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> 
         parsed.entities.iter().map(|&index| (index, world.spawn_empty())).collect()
     };
     let entity_of = |index: u32| now[&index];
-    let Parsed { entities, hierarchy, components, resources, generations, .. } = parsed;
+    let saved: Vec<Entity> = parsed.entities.iter().map(|&index| saved_entity(&parsed, index)).collect();
+    let Parsed { world: saved_world, hierarchy, components, resources, generations, .. } = parsed;
     let orders: Vec<(TypeId, Vec<u32>)> = components.iter().map(|c| (c.type_id, c.order.clone())).collect();
     if pristine {
         for column in components {
@@ -445,7 +452,12 @@ fn apply(world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> 
         let mut remap = |handle: Entity| {
             let index = handle.index();
             match now.get(&index) {
-                Some(&entity) if generations.get(index as usize) == Some(&handle.generation()) => entity,
+                Some(&entity)
+                    if handle.world_tag() == saved_world
+                        && generations.get(index as usize) == Some(&handle.generation()) =>
+                {
+                    entity
+                }
                 _ => dead,
             }
         };
@@ -461,15 +473,17 @@ fn apply(world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> 
         resource.data.apply(world, &entity_of, None);
     }
     restore_row_orders(world, &orders, &entity_of);
-    for index in entities {
-        map.insert(saved_entity(&generations, index), now[&index]);
+    for entity in saved {
+        map.insert(entity, now[&entity.index()]);
     }
     Ok(map)
 }
 
-/// The handle a live entity had when saved.
-fn saved_entity(generations: &[u32], index: u32) -> Entity {
-    Entity::from_parts(index, NonZeroU32::new(generations[index as usize]).unwrap_or(NonZeroU32::MIN))
+/// The handle a live entity had when saved. `index` is in range and its generation valid:
+/// checked by [`Entities::restored`] before this is called.
+fn saved_entity(parsed: &Parsed, index: u32) -> Entity {
+    let generation = NonZeroU32::new(parsed.generations[index as usize]).unwrap_or(NonZeroU32::MIN);
+    Entity::new(index, generation, parsed.world)
 }
 
 /// Reorders each loaded column's pool to its saved row order (the saved entities first, in that

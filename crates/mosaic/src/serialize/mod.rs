@@ -17,10 +17,13 @@
 //! the world: corrupt or hostile input (truncated, absurd counts, duplicate or missing entities,
 //! unknown names, hierarchy cycles) is a [`SnapshotError`], never a panic or a huge allocation.
 //!
-//! Format, in field order (RON shows the names): `format` ([`FORMAT_VERSION`]), `generations`
+//! Format, in field order (RON shows the names): `format` ([`FORMAT_VERSION`]), `world` (`u8`,
+//! the saved world's tag: see [`Entity::world_tag`](crate::Entity::world_tag)), `generations`
 //! (`[u32]` per slot), `free` (`[u32]`, reused from the end), `entities` (`[u32]`, increasing),
 //! `hierarchy` (`[(u32, u32)]`), `components` (`[(name, [(u32, value)], order: [u32])]`),
-//! `resources` (`[(name, value)]`).
+//! `resources` (`[(name, value)]`). An [`Entity`](crate::Entity) inside a value is written as
+//! `Entity(index, generation, world_tag)`. Loading into an empty world gives it the saved tag,
+//! so saved handles stay valid there.
 #![deny(unsafe_code)]
 
 mod entity;

@@ -8,7 +8,7 @@ use crate::entity::Entity;
 use crate::world::World;
 
 /// The snapshot format this library writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// A named resource, written as a `(name, data)` pair.
 type Named<'a> = (&'a str, Box<dyn erased_serde::Serialize + 'a>);
@@ -21,6 +21,7 @@ type Column<'a> = (&'a str, Box<dyn erased_serde::Serialize + 'a>, Vec<u32>);
 #[serde(rename = "Snapshot")]
 struct SnapshotOut<'a> {
     format: u32,
+    world: u8,
     generations: Vec<u32>,
     free: &'a [u32],
     entities: Vec<u32>,
@@ -68,6 +69,7 @@ impl SnapshotRegistry {
     fn snapshot_out<'a>(&'a self, world: &'a World) -> SnapshotOut<'a> {
         SnapshotOut {
             format: FORMAT_VERSION,
+            world: world.entities().world_tag(),
             generations: world.entities().slot_generations().collect(),
             free: world.entities().free_list(),
             entities: world.entities().iter().map(Entity::index).collect(),

@@ -573,7 +573,7 @@ mod tests {
     use std::num::NonZeroU32;
 
     fn entity(index: u32, generation: u32) -> Entity {
-        Entity::from_parts(index, NonZeroU32::new(generation).unwrap())
+        Entity::new(index, NonZeroU32::new(generation).unwrap(), 1)
     }
 
     #[test]

@@ -155,7 +155,7 @@ impl World {
     /// Checks `entity` is alive.
     #[inline]
     pub(crate) fn check_alive(&self, entity: Entity) -> Result<(), EntityError> {
-        if self.entities.is_alive(entity) { Ok(()) } else { Err(EntityError::NoSuchEntity(entity)) }
+        self.entities.check(entity)
     }
 
     /// Despawns `entity`, dropping all its components. O(k) in its k components.

@@ -11,6 +11,18 @@ pub enum ComponentError {
          check `World::is_alive` before using a handle that may be stale"
     )]
     NoSuchEntity(Entity),
+    /// The handle was made by another world (its world tag differs from this world's).
+    #[error(
+        "entity {entity} belongs to another world (world tag {}), not this one (world tag \
+         {world_tag}); a handle is meaningful only in the world that spawned it",
+        .entity.world_tag()
+    )]
+    ForeignEntity {
+        /// The handle.
+        entity: Entity,
+        /// This world's tag.
+        world_tag: u8,
+    },
     /// The entity is alive but has no component of this type.
     #[error(
         "entity {entity} has no `{component}` component; insert one first, or use \
@@ -28,6 +40,7 @@ impl From<EntityError> for ComponentError {
     fn from(error: EntityError) -> Self {
         match error {
             EntityError::NoSuchEntity(entity) => Self::NoSuchEntity(entity),
+            EntityError::ForeignEntity { entity, world_tag } => Self::ForeignEntity { entity, world_tag },
             EntityError::Exhausted { .. } => unreachable!("component access never allocates ids"),
         }
     }
