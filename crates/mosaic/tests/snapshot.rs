@@ -231,6 +231,59 @@ struct Raw {
     resources: Vec<(String, u64)>,
 }
 
+/// A byte string, as the binary format writes each entry's data.
+struct Bytes(Vec<u8>);
+
+impl Serialize for Bytes {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(&self.0)
+    }
+}
+
+/// [`Raw`] as the binary format lays it out: each column's rows as a postcard byte string.
+#[derive(Serialize)]
+#[serde(rename = "Snapshot")]
+struct RawBinary<'a> {
+    format: u32,
+    world: u8,
+    generations: &'a [u32],
+    free: &'a [u32],
+    entities: &'a [u32],
+    hierarchy: &'a [(u32, u32)],
+    components: Vec<(&'a str, Bytes, &'a [u32])>,
+    resources: Vec<(&'a str, Bytes)>,
+}
+
+/// The postcard encoding of `value`, as a byte string.
+fn postcard_bytes(value: &impl Serialize) -> Bytes {
+    Bytes(postcard::to_allocvec(value).unwrap())
+}
+
+impl Raw {
+    /// The binary encoding of this content.
+    fn binary(&self) -> Vec<u8> {
+        postcard::to_allocvec(&RawBinary {
+            format: self.format,
+            world: self.world,
+            generations: &self.generations,
+            free: &self.free,
+            entities: &self.entities,
+            hierarchy: &self.hierarchy,
+            components: self
+                .components
+                .iter()
+                .map(|(name, rows, order)| (name.as_str(), postcard_bytes(rows), order.as_slice()))
+                .collect(),
+            resources: self
+                .resources
+                .iter()
+                .map(|(name, value)| (name.as_str(), postcard_bytes(value)))
+                .collect(),
+        })
+        .unwrap()
+    }
+}
+
 fn raw() -> Raw {
     Raw {
         format: 2,
@@ -253,7 +306,7 @@ fn raw() -> Raw {
 fn load_both(raw: &Raw) -> (SnapshotError, SnapshotError) {
     let mut registry = SnapshotRegistry::new();
     registry.register::<Pos>("position");
-    let bytes = postcard::to_allocvec(raw).unwrap();
+    let bytes = raw.binary();
     let text = ron::to_string(raw).unwrap();
     let mut errors = Vec::new();
     for empty in [true, false] {
@@ -275,7 +328,7 @@ fn the_raw_layout_is_the_real_one() {
     let mut registry = SnapshotRegistry::new();
     registry.register::<Pos>("position");
     let mut world = World::new();
-    registry.load_binary(&mut world, &postcard::to_allocvec(&raw()).unwrap()).unwrap();
+    registry.load_binary(&mut world, &raw().binary()).unwrap();
     assert_eq!(world.len(), 2);
     let mut world = World::new();
     registry.load_ron(&mut world, &ron::to_string(&raw()).unwrap()).unwrap();
@@ -315,14 +368,20 @@ fn huge_counts_do_not_allocate_or_panic() {
     // A column claiming u32::MAX rows.
     let mut raw = raw();
     raw.components.clear();
-    let mut bytes = postcard::to_allocvec(&raw).unwrap();
+    let mut bytes = raw.binary();
     bytes.truncate(bytes.len() - 2); // drop the two empty sequences
     bytes.extend([1, 8]); // one column...
     bytes.extend(b"position");
-    bytes.extend([0xff, 0xff, 0xff, 0xff, 0x0f]); // ...of u32::MAX rows
-    assert!(matches!(registry.load_binary(&mut World::new(), &bytes), Err(SnapshotError::DecodePostcard(_))));
+    let mut huge_column = bytes.clone();
+    huge_column.extend([5, 0xff, 0xff, 0xff, 0xff, 0x0f]); // ...of u32::MAX rows...
+    huge_column.extend([0, 0]); // ...no row order, and no resources
+    let error = registry.load_binary(&mut World::new(), &huge_column).unwrap_err();
+    assert!(matches!(error, SnapshotError::DecodePostcard(_)), "{error}");
+    bytes.extend([0xff, 0xff, 0xff, 0xff, 0x0f]); // ...of u32::MAX bytes
+    let error = registry.load_binary(&mut World::new(), &bytes).unwrap_err();
+    assert!(matches!(error, SnapshotError::DecodePostcard(_)), "{error}");
     // As many component entries as u32::MAX.
-    let mut bytes = postcard::to_allocvec(&raw).unwrap();
+    let mut bytes = raw.binary();
     bytes.truncate(bytes.len() - 2);
     bytes.extend([0xff, 0xff, 0xff, 0xff, 0x0f]);
     assert!(registry.load_binary(&mut World::new(), &bytes).is_err());
@@ -408,10 +467,10 @@ fn row_order_survives_and_groups_stay_packed() {
     registry.register::<Pos>("position").register::<Shadow>("shadow");
     let mut grouped = World::new();
     grouped.group::<(Pos, Shadow)>();
-    registry.load_binary(&mut grouped, &postcard::to_allocvec(&raw).unwrap()).unwrap();
+    registry.load_binary(&mut grouped, &raw.binary()).unwrap();
     grouped.assert_group_invariants();
     let mut plain = World::new();
-    registry.load_binary(&mut plain, &postcard::to_allocvec(&raw).unwrap()).unwrap();
+    registry.load_binary(&mut plain, &raw.binary()).unwrap();
     let shadows: Vec<u32> = plain.query::<(Entity, &Shadow)>().into_iter().map(|(e, _)| e.index()).collect();
     assert_eq!(shadows, [1, 0], "ungrouped, each pool takes its own saved order");
 }
@@ -483,7 +542,7 @@ fn inconsistent_allocators_and_versions_are_refused() {
     let mut registry = SnapshotRegistry::new();
     registry.register::<Pos>("position");
     let mut small = World::with_entity_limits(2, 10);
-    let error = registry.load_binary(&mut small, &postcard::to_allocvec(&self::raw()).unwrap()).unwrap_err();
+    let error = registry.load_binary(&mut small, &self::raw().binary()).unwrap_err();
     assert!(matches!(error, SnapshotError::Allocator { slots: 3, .. }), "{error}");
 }
 

@@ -65,6 +65,8 @@ const FIELDS: &[&str] =
 struct SnapshotSeed<'a> {
     registry: &'a SnapshotRegistry,
     stash: Stash<'a>,
+    /// Each entry's data is a byte string of postcard (binary snapshots), not a nested value.
+    binary: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for SnapshotSeed<'_> {
@@ -90,11 +92,18 @@ impl SnapshotSeed<'_> {
             kind: "component",
             ordered: true,
             stash: self.stash,
+            binary: self.binary,
         }
     }
 
     fn resources(&self) -> EntriesSeed<'_> {
-        EntriesSeed { entries: &self.registry.resources, kind: "resource", ordered: false, stash: self.stash }
+        EntriesSeed {
+            entries: &self.registry.resources,
+            kind: "resource",
+            ordered: false,
+            stash: self.stash,
+            binary: self.binary,
+        }
     }
 }
 
@@ -169,6 +178,7 @@ struct EntriesSeed<'a> {
     kind: &'static str,
     ordered: bool,
     stash: Stash<'a>,
+    binary: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for EntriesSeed<'_> {
@@ -223,8 +233,9 @@ impl<'de> Visitor<'de> for EntrySeed<'_> {
             return Err(stash(parent.stash, SnapshotError::Unknown { kind: parent.kind, name }));
         };
         let entry = &parent.entries[at];
-        let data =
-            seq.next_element_seed(DataSeed { entry })?.ok_or_else(|| de::Error::invalid_length(1, &self))?;
+        let data = seq
+            .next_element_seed(DataSeed { entry, binary: parent.binary, stash: parent.stash })?
+            .ok_or_else(|| de::Error::invalid_length(1, &self))?;
         let order = if parent.ordered {
             seq.next_element()?.ok_or_else(|| de::Error::invalid_length(2, &self))?
         } else {
@@ -234,15 +245,22 @@ impl<'de> Visitor<'de> for EntrySeed<'_> {
     }
 }
 
-/// The data of one registered type, read through its type-erased loader.
+/// The data of one registered type: a byte string decoded by the type's own postcard code in a
+/// binary snapshot, else read through its type-erased loader.
 struct DataSeed<'a> {
     entry: &'a Entry,
+    binary: bool,
+    stash: Stash<'a>,
 }
 
 impl<'de> DeserializeSeed<'de> for DataSeed<'_> {
     type Value = Box<dyn Pending>;
 
     fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        if self.binary {
+            let bytes = <&'de [u8]>::deserialize(deserializer)?;
+            return (self.entry.load_binary)(bytes).map_err(|error| stash(self.stash, error));
+        }
         let mut erased = <dyn erased_serde::Deserializer>::erase(deserializer);
         (self.entry.load)(&mut erased).map_err(de::Error::custom)
     }
@@ -263,39 +281,42 @@ fn validate(parsed: &Parsed, live: &[bool]) -> Result<(), SnapshotError> {
     let is_live = |index: u32| live.get(index as usize).copied().unwrap_or(false);
     check_names(&parsed.components, "component")?;
     check_names(&parsed.resources, "resource")?;
+    // Per slot index, for the column being checked: 0 = not in it, 1 = in it, 2 = also listed in
+    // its row order. Reset after each column, so one buffer serves all. O(rows) per column.
+    const IN_COLUMN: u8 = 1;
+    const ORDERED: u8 = 2;
+    let mut mark = vec![0u8; live.len()];
     for column in &parsed.components {
         let place = || format!("component `{}`", column.name);
-        let mut indices = Vec::new();
+        let in_order = || format!("the row order of component `{}`", column.name);
+        let mut previous = None;
         for index in column.data.indices() {
-            if indices.last().is_some_and(|&p| p >= index) {
+            if previous.is_some_and(|p| p >= index) {
                 return Err(SnapshotError::DuplicateEntity { index, place: place() });
             }
             if !is_live(index) {
                 return Err(SnapshotError::MissingEntity { index, place: place() });
             }
-            indices.push(index);
+            previous = Some(index);
+            mark[index as usize] = IN_COLUMN;
         }
         // The row order must list exactly the column's entities, once each.
-        let mut seen = vec![false; indices.len()];
         for &index in &column.order {
-            let Ok(at) = indices.binary_search(&index) else {
-                return Err(SnapshotError::MissingEntity {
-                    index,
-                    place: format!("the row order of {}", place()),
-                });
-            };
-            if std::mem::replace(&mut seen[at], true) {
-                return Err(SnapshotError::DuplicateEntity {
-                    index,
-                    place: format!("the row order of {}", place()),
-                });
+            match mark.get(index as usize) {
+                Some(&IN_COLUMN) => mark[index as usize] = ORDERED,
+                Some(&ORDERED) => return Err(SnapshotError::DuplicateEntity { index, place: in_order() }),
+                _ => return Err(SnapshotError::MissingEntity { index, place: in_order() }),
             }
         }
-        if let Some(at) = seen.iter().position(|&s| !s) {
-            return Err(SnapshotError::MissingEntity {
-                index: indices[at],
-                place: format!("the row order of {}", place()),
-            });
+        let mut unlisted = None;
+        for index in column.data.indices() {
+            if mark[index as usize] != ORDERED && unlisted.is_none() {
+                unlisted = Some(index);
+            }
+            mark[index as usize] = 0;
+        }
+        if let Some(index) = unlisted {
+            return Err(SnapshotError::MissingEntity { index, place: in_order() });
         }
     }
     let mut parent_of: FxHashMap<u32, u32> = FxHashMap::default();
@@ -361,7 +382,9 @@ impl SnapshotRegistry {
     pub fn load_ron(&self, world: &mut World, text: &str) -> Result<EntityMap, SnapshotError> {
         let stash = RefCell::new(None);
         let mut deserializer = ron::Deserializer::from_str(text).map_err(SnapshotError::DecodeRon)?;
-        let parsed = match (SnapshotSeed { registry: self, stash: &stash }).deserialize(&mut deserializer) {
+        let parsed = match (SnapshotSeed { registry: self, stash: &stash, binary: false })
+            .deserialize(&mut deserializer)
+        {
             Ok(parsed) => parsed,
             Err(error) => {
                 return Err(stash
@@ -384,7 +407,9 @@ impl SnapshotRegistry {
     pub fn load_binary(&self, world: &mut World, bytes: &[u8]) -> Result<EntityMap, SnapshotError> {
         let stash = RefCell::new(None);
         let mut deserializer = postcard::Deserializer::from_bytes(bytes);
-        let parsed = match (SnapshotSeed { registry: self, stash: &stash }).deserialize(&mut deserializer) {
+        let parsed = match (SnapshotSeed { registry: self, stash: &stash, binary: true })
+            .deserialize(&mut deserializer)
+        {
             Ok(parsed) => parsed,
             Err(error) => return Err(stash.take().unwrap_or(SnapshotError::DecodePostcard(error))),
         };
@@ -422,11 +447,14 @@ fn apply(world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> 
     validate(&parsed, &live)?;
     let mut map = EntityMap::default();
     map.reserve(parsed.entities.len());
-    // Where each saved live index lives now.
-    let now: FxHashMap<u32, Entity> = if pristine {
+    // Per saved slot index, where its live entity lives now (`None` for a slot not live).
+    let mut now: Vec<Option<Entity>> = vec![None; parsed.generations.len()];
+    if pristine {
         world.entities = restored;
         world.component_lists.resize_with(parsed.generations.len(), Default::default);
-        parsed.entities.iter().map(|&index| (index, saved_entity(&parsed, index))).collect()
+        for &index in &parsed.entities {
+            now[index as usize] = Some(saved_entity(&parsed, index));
+        }
     } else {
         let entities = world.entities();
         let available =
@@ -436,9 +464,12 @@ fn apply(world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> 
             return Err(SnapshotError::Exhausted { needed: parsed.entities.len(), available });
         }
         world.reserve(parsed.entities.len());
-        parsed.entities.iter().map(|&index| (index, world.spawn_empty())).collect()
-    };
-    let entity_of = |index: u32| now[&index];
+        for &index in &parsed.entities {
+            now[index as usize] = Some(world.spawn_empty());
+        }
+    }
+    // Every index reaching this is live: checked by `validate`.
+    let entity_of = |index: u32| now[index as usize].unwrap_or_else(|| unreachable!("{index} was validated"));
     let saved: Vec<Entity> = parsed.entities.iter().map(|&index| saved_entity(&parsed, index)).collect();
     let Parsed { world: saved_world, hierarchy, components, resources, generations, .. } = parsed;
     let orders: Vec<(TypeId, Vec<u32>)> = components.iter().map(|c| (c.type_id, c.order.clone())).collect();
@@ -451,8 +482,8 @@ fn apply(world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> 
         world.despawn(dead);
         let mut remap = |handle: Entity| {
             let index = handle.index();
-            match now.get(&index) {
-                Some(&entity)
+            match now.get(index as usize).copied().flatten() {
+                Some(entity)
                     if handle.world_tag() == saved_world
                         && generations.get(index as usize) == Some(&handle.generation()) =>
                 {
@@ -474,7 +505,7 @@ fn apply(world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> 
     }
     restore_row_orders(world, &orders, &entity_of);
     for entity in saved {
-        map.insert(entity, now[&entity.index()]);
+        map.insert(entity, entity_of(entity.index()));
     }
     Ok(map)
 }

@@ -21,7 +21,9 @@
 //! the saved world's tag: see [`Entity::world_tag`](crate::Entity::world_tag)), `generations`
 //! (`[u32]` per slot), `free` (`[u32]`, reused from the end), `entities` (`[u32]`, increasing),
 //! `hierarchy` (`[(u32, u32)]`), `components` (`[(name, [(u32, value)], order: [u32])]`),
-//! `resources` (`[(name, value)]`). An [`Entity`](crate::Entity) inside a value is written as
+//! `resources` (`[(name, value)]`). In the binary format each `[(u32, value)]` and resource
+//! `value` is a byte string holding its own postcard encoding, written and read by code compiled
+//! for the type (the text format nests the values, read through `erased_serde`). An [`Entity`](crate::Entity) inside a value is written as
 //! `Entity(index, generation, world_tag)`. Loading into an empty world gives it the saved tag,
 //! so saved handles stay valid there.
 #![deny(unsafe_code)]

@@ -7,9 +7,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde::ser::SerializeSeq;
 
-use super::MapEntities;
+use super::{MapEntities, SnapshotError};
 use crate::component::{Component, View};
 use crate::entity::Entity;
+use crate::storage::try_for_each_row;
 use crate::world::World;
 
 /// Writes one registered column (or resource) of a world, or `None` when there is nothing to
@@ -18,6 +19,11 @@ pub(crate) type SaveFn = for<'a> fn(&'a World) -> Option<Box<dyn erased_serde::S
 /// Reads one registered column (or resource) into a value not yet put in a world.
 pub(crate) type LoadFn =
     for<'de> fn(&mut dyn erased_serde::Deserializer<'de>) -> Result<Box<dyn Pending>, erased_serde::Error>;
+/// Writes one registered column (or resource) as postcard bytes, or `None` when there is nothing
+/// to write. Monomorphised per type: no dynamic call per value.
+pub(crate) type SaveBinaryFn = fn(&World) -> Option<Result<Vec<u8>, postcard::Error>>;
+/// Reads the postcard bytes of one registered column (or resource), all of them.
+pub(crate) type LoadBinaryFn = fn(&[u8]) -> Result<Box<dyn Pending>, SnapshotError>;
 /// Rewrites the entity handles inside one value.
 type MapFn<T> = fn(&mut T, &mut dyn FnMut(Entity) -> Entity);
 
@@ -26,8 +32,12 @@ pub(crate) struct Entry {
     pub(crate) name: String,
     pub(crate) type_id: TypeId,
     pub(crate) type_name: &'static str,
+    /// RON: through `erased_serde`.
     pub(crate) save: SaveFn,
     pub(crate) load: LoadFn,
+    /// Binary: typed postcard code, embedded in the snapshot as a byte string.
+    pub(crate) save_binary: SaveBinaryFn,
+    pub(crate) load_binary: LoadBinaryFn,
 }
 
 /// Data read from a snapshot, checked and then put into a world.
@@ -61,14 +71,15 @@ impl<T: Component> Pending for PendingRows<T> {
         entity_of: &dyn Fn(u32) -> Entity,
         mut map: Option<&mut dyn FnMut(Entity) -> Entity>,
     ) {
-        world.reserve_component::<T>(self.rows.len());
-        for (index, mut value) in self.rows {
-            if let (Some(map_fn), Some(map)) = (self.map, map.as_deref_mut()) {
+        let map_fn = self.map;
+        let rows = self.rows.into_iter().map(|(index, mut value)| {
+            if let (Some(map_fn), Some(map)) = (map_fn, map.as_deref_mut()) {
                 map_fn(&mut value, map);
             }
-            // A user's hook may have despawned the entity meanwhile: the value is then dropped.
-            let _ = world.try_insert(entity_of(index), value);
-        }
+            (entity_of(index), value)
+        });
+        // A user's hook may have despawned the entity meanwhile: the value is then dropped.
+        world.insert_rows(rows, |_, _| {});
     }
 }
 
@@ -103,17 +114,24 @@ where
 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let world = self.world;
-        let mut rows: Vec<Entity> = world
-            .components()
-            .pool_of::<T>()
-            .map(|pool| pool.entities().iter().copied().filter(|&e| world.is_alive(e)).collect())
-            .unwrap_or_default();
-        rows.sort_unstable_by_key(|e| e.index());
+        let Some(pool) = world.components().pool_of::<T>() else {
+            return serializer.collect_seq(std::iter::empty::<(u32, T)>());
+        };
+        // (entity index, row) of the live rows, in index order.
+        let mut rows: Vec<(u32, usize)> = pool
+            .entities()
+            .iter()
+            .enumerate()
+            .filter(|&(_, &entity)| world.is_alive(entity))
+            .map(|(row, entity)| (entity.index(), row))
+            .collect();
+        rows.sort_unstable_by_key(|&(index, _)| index);
         let mut seq = serializer.serialize_seq(Some(rows.len()))?;
-        for entity in rows {
-            let value = world.get::<T>(entity).map_err(serde::ser::Error::custom)?.read();
-            seq.serialize_element(&(entity.index(), value))?;
-        }
+        let mut indices = rows.iter().map(|&(index, _)| index);
+        try_for_each_row::<T, _>(pool, rows.iter().map(|&(_, row)| row), |view| {
+            let index = indices.next().unwrap_or_default();
+            seq.serialize_element(&(index, view.read()))
+        })?;
         seq.end()
     }
 }
@@ -124,6 +142,47 @@ where
     for<'r> T::Ref<'r>: View<Value = T>,
 {
     Some(Box::new(Rows::<T> { world, _marker: PhantomData }))
+}
+
+fn save_component_binary<T>(world: &World) -> Option<Result<Vec<u8>, postcard::Error>>
+where
+    T: Component + Serialize,
+    for<'r> T::Ref<'r>: View<Value = T>,
+{
+    // Sized up front: growing the buffer row by row would copy it again and again.
+    let rows = world.components().pool_of::<T>().map_or(0, |pool| pool.len());
+    let buffer = Vec::with_capacity(rows * (size_of::<(u32, T)>() + 1) + 8);
+    Some(postcard::to_extend(&Rows::<T> { world, _marker: PhantomData }, buffer))
+}
+
+/// Decodes all of `bytes` as a `V`.
+fn decode_all<V: DeserializeOwned>(bytes: &[u8]) -> Result<V, SnapshotError> {
+    let (value, rest) = postcard::take_from_bytes(bytes).map_err(SnapshotError::DecodePostcard)?;
+    if rest.is_empty() { Ok(value) } else { Err(SnapshotError::TrailingBytes(rest.len())) }
+}
+
+fn load_component_binary<T: Component + DeserializeOwned>(
+    bytes: &[u8],
+) -> Result<Box<dyn Pending>, SnapshotError> {
+    Ok(Box::new(PendingRows::<T> { rows: decode_all(bytes)?, map: None }))
+}
+
+fn load_mapped_component_binary<T: Component + DeserializeOwned + MapEntities>(
+    bytes: &[u8],
+) -> Result<Box<dyn Pending>, SnapshotError> {
+    Ok(Box::new(PendingRows::<T> { rows: decode_all(bytes)?, map: Some(<T as MapEntities>::map_entities) }))
+}
+
+fn save_resource_binary<R: Serialize + Send + Sync + 'static>(
+    world: &World,
+) -> Option<Result<Vec<u8>, postcard::Error>> {
+    world.get_resource::<R>().map(postcard::to_allocvec)
+}
+
+fn load_resource_binary<R: DeserializeOwned + Send + Sync + 'static>(
+    bytes: &[u8],
+) -> Result<Box<dyn Pending>, SnapshotError> {
+    Ok(Box::new(PendingResource::<R>(decode_all(bytes)?)))
 }
 
 fn load_component<T: Component + DeserializeOwned>(
@@ -243,6 +302,8 @@ impl SnapshotRegistry {
             type_name: std::any::type_name::<T>(),
             save: save_component::<T>,
             load: load_component::<T>,
+            save_binary: save_component_binary::<T>,
+            load_binary: load_component_binary::<T>,
         };
         add(&mut self.components, entry, "component");
         self
@@ -266,6 +327,8 @@ impl SnapshotRegistry {
             type_name: std::any::type_name::<T>(),
             save: save_component::<T>,
             load: load_mapped_component::<T>,
+            save_binary: save_component_binary::<T>,
+            load_binary: load_mapped_component_binary::<T>,
         };
         add(&mut self.components, entry, "component");
         self
@@ -287,6 +350,8 @@ impl SnapshotRegistry {
             type_name: std::any::type_name::<R>(),
             save: save_resource::<R>,
             load: load_resource::<R>,
+            save_binary: save_resource_binary::<R>,
+            load_binary: load_resource_binary::<R>,
         };
         add(&mut self.resources, entry, "resource");
         self

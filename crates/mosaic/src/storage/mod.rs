@@ -22,4 +22,4 @@ pub use resource_map::ResourceMap;
 pub use soa::{DropRowFn, FieldColumn, SoaColumns, SoaInfo, SoaLayout, SoaReader, SoaWriter};
 pub use sparse::{PAGE_SIZE, SparseArray, SparseView};
 pub use sparse_set::{RowLookup, SparseSet};
-pub use stored::{StorageInfo, Stored, sorted_rows};
+pub use stored::{StorageInfo, Stored, sorted_rows, try_for_each_row};

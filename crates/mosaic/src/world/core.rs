@@ -264,6 +264,49 @@ impl World {
         Ok(old)
     }
 
+    /// Adds or replaces `T` on many entities: `rows` yields `(entity, value)`. The type lookup
+    /// is done once, not per row, so this is the fast way to give a component to a known set of
+    /// entities (as bevy's `insert_batch`). Hooks, watches and groups see each row as an
+    /// [`World::insert`]. O(rows) amortised.
+    ///
+    /// # Panics
+    /// If an entity is not alive (stale, despawned, or of another world), after the rows before
+    /// it were inserted; the value is dropped. See [`World::insert`].
+    #[track_caller]
+    pub fn insert_batch<T: Component>(&mut self, rows: impl IntoIterator<Item = (Entity, T)>) {
+        self.insert_rows(rows, |entity, error| {
+            panic!("cannot insert `{}` on {entity}: {error}", std::any::type_name::<T>())
+        });
+    }
+
+    /// [`World::insert_batch`], calling `on_dead(entity, error)` (and dropping the value) for a
+    /// row whose entity is not alive.
+    pub(crate) fn insert_rows<T: Component>(
+        &mut self,
+        rows: impl IntoIterator<Item = (Entity, T)>,
+        mut on_dead: impl FnMut(Entity, EntityError),
+    ) {
+        let rows = rows.into_iter();
+        let id = self.components.register::<T>();
+        self.components.pool_mut(id).reserve(rows.size_hint().0);
+        for (entity, value) in rows {
+            if let Err(error) = self.check_alive(entity) {
+                on_dead(entity, error);
+                continue;
+            }
+            if self.observers.any {
+                self.insert_observed(entity, id, value);
+                continue;
+            }
+            if T::insert(self.components.pool_mut(id), entity, value).is_none() {
+                self.component_lists[entity.index() as usize].push(id);
+                if !self.groups.is_empty() {
+                    self.groups_after_add(entity, &[id]);
+                }
+            }
+        }
+    }
+
     /// `try_insert` for a live entity when hooks or watches exist.
     fn insert_observed<T: Component>(&mut self, entity: Entity, id: ComponentId, value: T) -> Option<T> {
         if self.components.pool(id).contains(entity) {
