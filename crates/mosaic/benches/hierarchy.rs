@@ -7,8 +7,7 @@
 //!   only the moved subtrees.
 //! - `sort_hierarchy`: the full depth-first sort of the pool, for scale.
 //!
-//! There is no peer (bevy) comparison in this bench; the peer crate (`benches/peers`) is where
-//! such comparisons live.
+//! The bevy comparison of `propagate` is `benches/peers`' `peers-transform` binary.
 //!
 //! Run: `cargo bench -p mosaic-ecs --bench hierarchy`.
 

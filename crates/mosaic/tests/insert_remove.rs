@@ -6,7 +6,7 @@ mod common;
 use std::any::type_name;
 
 use common::{Marker, Name, Position, Velocity, assert_pools_consistent, panic_message, pool_len};
-use mosaic::{ComponentError, EntityError, World};
+use mosaic::{ComponentError, Entity, EntityError, World};
 
 #[test]
 fn insert_returns_the_replaced_value() {
@@ -222,4 +222,33 @@ fn entity_mut_changes_one_entity() {
     let message = panic_message(|| world.entity_mut(e).id());
     assert!(message.contains(&e.to_string()), "{message}");
     assert_pools_consistent(&world);
+}
+
+#[test]
+fn insert_batch_adds_and_replaces_in_one_call() {
+    let mut world = World::new();
+    let entities: Vec<Entity> = (0..100).map(|i| world.spawn(Position::new(i, i))).collect();
+    world.insert(entities[3], Velocity(-1));
+    world.insert_batch(entities.iter().map(|&e| (e, Velocity(e.index() as i32))));
+    for &e in &entities {
+        assert_eq!(world.get::<Velocity>(e), Ok(&Velocity(e.index() as i32)), "{e}");
+        assert_eq!(world.get::<Position>(e), Ok(&Position::new(e.index() as i32, e.index() as i32)));
+    }
+    assert_eq!(world.query::<&Velocity>().iter().count(), 100, "the replaced row is not doubled");
+    world.despawn(entities[7]);
+    assert_eq!(world.query::<(&Position, &Velocity)>().iter().count(), 99);
+}
+
+#[test]
+#[should_panic(expected = "Velocity` on 1v1: entity 1v1 does not exist")]
+fn insert_batch_panics_on_a_dead_entity_after_the_rows_before_it() {
+    let mut world = World::new();
+    let a = world.spawn_empty();
+    let b = world.spawn_empty();
+    world.despawn(b);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        world.insert_batch([(a, Velocity(1)), (b, Velocity(2))]);
+    }));
+    assert_eq!(world.get::<Velocity>(a), Ok(&Velocity(1)), "rows before the dead entity are kept");
+    std::panic::resume_unwind(result.unwrap_err());
 }
