@@ -202,7 +202,7 @@ fn main() {
         match (arg.as_str(), args.next()) {
             ("--out", Some(dir)) => out = Some(dir.into()),
             ("--rounds", Some(n)) if n.parse::<usize>().is_ok_and(|n| n > 0) => {
-                rounds = n.parse().unwrap_or(15)
+                rounds = n.parse().expect("checked by the guard")
             }
             _ => {
                 eprintln!("usage: peers-transform [--out DIR] [--rounds N]");

@@ -40,6 +40,25 @@ pub(crate) struct Entry {
     pub(crate) load_binary: LoadBinaryFn,
 }
 
+impl Entry {
+    /// The entry of type `T` under `name`, with its RON and binary functions.
+    fn new<T: 'static>(
+        name: &str,
+        (save, load): (SaveFn, LoadFn),
+        (save_binary, load_binary): (SaveBinaryFn, LoadBinaryFn),
+    ) -> Self {
+        Self {
+            name: name.to_owned(),
+            type_id: TypeId::of::<T>(),
+            type_name: std::any::type_name::<T>(),
+            save,
+            load,
+            save_binary,
+            load_binary,
+        }
+    }
+}
+
 /// Data read from a snapshot, checked and then put into a world.
 pub(crate) trait Pending {
     /// The entity indices the data is for, in the order read (components only).
@@ -127,10 +146,9 @@ where
             .collect();
         rows.sort_unstable_by_key(|&(index, _)| index);
         let mut seq = serializer.serialize_seq(Some(rows.len()))?;
-        let mut indices = rows.iter().map(|&(index, _)| index);
-        try_for_each_row::<T, _>(pool, rows.iter().map(|&(_, row)| row), |view| {
-            let index = indices.next().unwrap_or_default();
-            seq.serialize_element(&(index, view.read()))
+        let entities = pool.entities();
+        try_for_each_row::<T, _>(pool, rows.iter().map(|&(_, row)| row), |row, view| {
+            seq.serialize_element(&(entities[row].index(), view.read()))
         })?;
         seq.end()
     }
@@ -296,15 +314,11 @@ impl SnapshotRegistry {
         T: Component + Serialize + DeserializeOwned,
         for<'r> T::Ref<'r>: View<Value = T>,
     {
-        let entry = Entry {
-            name: name.to_owned(),
-            type_id: TypeId::of::<T>(),
-            type_name: std::any::type_name::<T>(),
-            save: save_component::<T>,
-            load: load_component::<T>,
-            save_binary: save_component_binary::<T>,
-            load_binary: load_component_binary::<T>,
-        };
+        let entry = Entry::new::<T>(
+            name,
+            (save_component::<T>, load_component::<T>),
+            (save_component_binary::<T>, load_component_binary::<T>),
+        );
         add(&mut self.components, entry, "component");
         self
     }
@@ -321,15 +335,11 @@ impl SnapshotRegistry {
         T: Component + Serialize + DeserializeOwned + MapEntities,
         for<'r> T::Ref<'r>: View<Value = T>,
     {
-        let entry = Entry {
-            name: name.to_owned(),
-            type_id: TypeId::of::<T>(),
-            type_name: std::any::type_name::<T>(),
-            save: save_component::<T>,
-            load: load_mapped_component::<T>,
-            save_binary: save_component_binary::<T>,
-            load_binary: load_mapped_component_binary::<T>,
-        };
+        let entry = Entry::new::<T>(
+            name,
+            (save_component::<T>, load_mapped_component::<T>),
+            (save_component_binary::<T>, load_mapped_component_binary::<T>),
+        );
         add(&mut self.components, entry, "component");
         self
     }
@@ -344,15 +354,11 @@ impl SnapshotRegistry {
     where
         R: Serialize + DeserializeOwned + Send + Sync + 'static,
     {
-        let entry = Entry {
-            name: name.to_owned(),
-            type_id: TypeId::of::<R>(),
-            type_name: std::any::type_name::<R>(),
-            save: save_resource::<R>,
-            load: load_resource::<R>,
-            save_binary: save_resource_binary::<R>,
-            load_binary: load_resource_binary::<R>,
-        };
+        let entry = Entry::new::<R>(
+            name,
+            (save_resource::<R>, load_resource::<R>),
+            (save_resource_binary::<R>, load_resource_binary::<R>),
+        );
         add(&mut self.resources, entry, "resource");
         self
     }

@@ -20,7 +20,7 @@ pub fn sorted_rows<T: Stored>(
     order
 }
 
-/// Calls `f` with the view of each of `rows` of `pool`, in the order given, stopping at the first
+/// Calls `f(row, view)` for each of `rows` of `pool`, in the order given, stopping at the first
 /// error `f` returns. O(rows): no lookup per row.
 ///
 /// # Errors
@@ -31,7 +31,7 @@ pub fn sorted_rows<T: Stored>(
 pub fn try_for_each_row<T: Stored, E>(
     pool: &SparseSet,
     rows: impl IntoIterator<Item = usize>,
-    mut f: impl FnMut(T::Ref<'_>) -> Result<(), E>,
+    mut f: impl FnMut(usize, T::Ref<'_>) -> Result<(), E>,
 ) -> Result<(), E> {
     let columns = T::columns(pool);
     let len = pool.len();
@@ -39,7 +39,7 @@ pub fn try_for_each_row<T: Stored, E>(
         assert!(row < len, "row {row} is out of range for a pool of {len} rows");
         // SAFETY: `row < len` was checked above; the shared borrow of `pool` keeps it unchanged
         // and rules out `&mut` views for as long as the view lives (it cannot outlive `f`'s call).
-        f(unsafe { T::row_ref(columns, row) })?;
+        f(row, unsafe { T::row_ref(columns, row) })?;
     }
     Ok(())
 }
