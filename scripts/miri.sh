@@ -24,6 +24,8 @@
 # Usage: scripts/miri.sh [TARGET...]
 #   TARGET: `lib` (unit tests) or the name of a file in crates/mosaic/tests; default: all of them.
 #   MIRI_MODES="tree-borrows default" runs only those modes, in that order (default: all three);
+#   PROPTEST_CASES=N runs N cases of every selected property test instead of its Miri default
+#   (e.g. `PROPTEST_CASES=150 MIRI_MODES=default scripts/miri.sh property`);
 #   MIRI_TOOLCHAIN=nightly-YYYY-MM-DD pins a nightly; MIRIFLAGS and RUSTFLAGS from the environment
 #   are added to every mode's own.
 set -euo pipefail
@@ -130,7 +132,13 @@ run_mode() {
 }
 
 export PROPTEST_DISABLE_FAILURE_PERSISTENCE=1
-extra_miriflags="-Zmiri-env-forward=PROPTEST_DISABLE_FAILURE_PERSISTENCE ${MIRIFLAGS:-}"
+extra_miriflags="-Zmiri-env-forward=PROPTEST_DISABLE_FAILURE_PERSISTENCE"
+# PROPTEST_CASES, when set, overrides every property test's case count inside the interpreter too.
+if [[ -n ${PROPTEST_CASES:-} ]]; then
+    extra_miriflags+=" -Zmiri-env-forward=PROPTEST_CASES"
+    echo "miri.sh: PROPTEST_CASES=$PROPTEST_CASES forwarded into the interpreter"
+fi
+extra_miriflags+=" ${MIRIFLAGS:-}"
 for mode in ${MIRI_MODES:-default tree-borrows randomize-layout}; do
     case $mode in
         default) run_mode default "$extra_miriflags" ;;
