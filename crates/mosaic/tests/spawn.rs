@@ -224,13 +224,20 @@ fn spawn_with_duplicate_component_panics() {
 }
 
 #[test]
-#[ignore = "library bug: try_spawn allocates the entity before checking the bundle for \
-            duplicates, so the panic leaves an empty live entity behind"]
 fn duplicate_bundle_panic_spawns_nothing() {
     let mut world = World::new();
-    panic_message(|| world.spawn((Velocity(1), Velocity(2))));
-    assert_eq!(world.len(), 0, "a panicking spawn must not leave an entity behind");
-    assert!(world.query::<Entity>().into_iter().next().is_none());
+    let kept = world.spawn(Velocity(0));
+    let message = panic_message(|| world.spawn((Velocity(1), Velocity(2))));
+    assert!(message.contains("twice"), "{message}");
+    let message = panic_message(|| world.spawn_batch([(Velocity(3), Velocity(4))]));
+    assert!(message.contains("twice"), "{message}");
+    assert_eq!(world.len(), 1, "a panicking spawn must not leave an entity behind");
+    assert_eq!(world.entities().slot_count(), 1, "no index was taken");
+    assert_eq!(world.query::<Entity>().into_iter().collect::<Vec<_>>(), [kept]);
+    assert_eq!(pool_len::<Velocity>(&world), 1);
+    // The world still spawns normally, into the next index.
+    let next = world.spawn(Velocity(5));
+    assert_eq!(next.index(), kept.index() + 1);
 }
 
 #[test]

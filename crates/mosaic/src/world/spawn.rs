@@ -9,7 +9,7 @@ use super::World;
 use super::core::ComponentList;
 use super::observe::HookKind;
 use crate::component::{Bundle, BundleSink, Component, ComponentId, Components};
-use crate::entity::{Entity, EntityError};
+use crate::entity::{Entities, Entity, EntityError};
 use crate::storage::SparseSet;
 use crate::world::ComponentError;
 
@@ -64,6 +64,19 @@ fn bundle_ids<'a, B: Bundle>(
     })
 }
 
+/// Allocates an entity id and makes sure its component list exists; a free function over the two
+/// fields it touches, so callers can hold a bundle's cached ids meanwhile.
+#[inline]
+fn alloc_entity(entities: &mut Entities, lists: &mut Vec<ComponentList>) -> Result<Entity, EntityError> {
+    let entity = entities.alloc()?;
+    let index = entity.index() as usize;
+    if index == lists.len() {
+        lists.push(ComponentList::new());
+    }
+    debug_assert!(lists[index].is_empty(), "a new entity starts with no components");
+    Ok(entity)
+}
+
 impl World {
     /// Keeps groups packed after a bundle added the components listed from position `before` of
     /// `entity`'s component list on.
@@ -80,13 +93,7 @@ impl World {
     /// Allocates an entity id and makes sure its component list exists.
     #[inline]
     fn alloc_entity(&mut self) -> Result<Entity, EntityError> {
-        let entity = self.entities.alloc()?;
-        let index = entity.index() as usize;
-        if index == self.component_lists.len() {
-            self.component_lists.push(ComponentList::new());
-        }
-        debug_assert!(self.component_lists[index].is_empty(), "a new entity starts with no components");
-        Ok(entity)
+        alloc_entity(&mut self.entities, &mut self.component_lists)
     }
 
     /// Spawns an entity with the components of `bundle` and returns its handle.
@@ -115,25 +122,46 @@ impl World {
     /// [`EntityError::Exhausted`] when no entity index is left (the bundle is dropped).
     ///
     /// # Panics
-    /// If the bundle holds a component type twice.
+    /// If the bundle holds a component type twice; the check comes first, so nothing is spawned.
     #[track_caller]
     pub fn try_spawn<B: Bundle>(&mut self, bundle: B) -> Result<Entity, EntityError> {
-        let entity = self.alloc_entity()?;
-        self.put_bundle(entity, bundle);
-        Ok(entity)
+        self.put_bundle_into(None, bundle)
     }
 
     /// Inserts `bundle` into live `entity`, firing hooks and watches if any exist.
     #[track_caller]
     fn put_bundle<B: Bundle>(&mut self, entity: Entity, bundle: B) {
+        if let Err(error) = self.put_bundle_into(Some(entity), bundle) {
+            unreachable!("a bundle put into a live entity allocates nothing, yet failed: {error}");
+        }
+    }
+
+    /// Inserts `bundle` into live entity `target`, or into a new entity when `target` is `None`,
+    /// firing hooks and watches if any exist, and returns the entity.
+    ///
+    /// The bundle's ids are resolved, and checked for duplicates, before a new entity is
+    /// allocated: a bundle that holds a type twice panics with nothing spawned.
+    ///
+    /// # Errors
+    /// [`EntityError::Exhausted`] when `target` is `None` and no index is left.
+    #[track_caller]
+    fn put_bundle_into<B: Bundle>(
+        &mut self,
+        target: Option<Entity>,
+        bundle: B,
+    ) -> Result<Entity, EntityError> {
         let ids = bundle_ids::<B>(&mut self.bundles, &mut self.components);
+        let entity = match target {
+            Some(entity) => entity,
+            None => alloc_entity(&mut self.entities, &mut self.component_lists)?,
+        };
         if !self.observers.any {
             let list = &mut self.component_lists[entity.index() as usize];
             let before = list.len();
             let pools = self.components.pools_mut();
             bundle.put_each(&mut InsertSink { pools, ids, next: 0, entity, list });
             self.groups_after_bundle(entity, before);
-            return;
+            return Ok(entity);
         }
         let ids: SmallVec<[ComponentId; 8]> = ids.into();
         let mut added = SmallVec::<[ComponentId; 8]>::new();
@@ -157,6 +185,7 @@ impl World {
         }
         self.fire_watches(entity, &transitions, true);
         self.flush_deferred();
+        Ok(entity)
     }
 
     /// Spawns an entity with no components.
