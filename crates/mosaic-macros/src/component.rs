@@ -1,4 +1,4 @@
-//! `#[derive(Component)]`: implements `mosaic::storage::Stored` (the layout protocol) and
+//! `#[derive(Component)]`: implements `mosaic::component::Stored` (the layout protocol) and
 //! `mosaic::Component`, with views generated for struct-of-arrays components.
 
 use proc_macro2::TokenStream;
@@ -15,12 +15,14 @@ enum Storage {
 struct Options {
     storage: Storage,
     lazy: bool,
+    immutable: bool,
 }
 
-/// Reads `#[component(storage = "...", cleanup = "...")]`.
+/// Reads `#[component(storage = "...", cleanup = "...", immutable)]`.
 fn parse_options(input: &DeriveInput) -> syn::Result<Options> {
     let mut storage = Storage::Aos;
     let mut lazy = false;
+    let mut immutable = false;
     for attr in input.attrs.iter().filter(|a| a.path().is_ident("component")) {
         attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("storage") {
@@ -49,14 +51,17 @@ fn parse_options(input: &DeriveInput) -> syn::Result<Options> {
                     }
                 };
                 Ok(())
+            } else if meta.path.is_ident("immutable") {
+                immutable = true;
+                Ok(())
             } else {
                 Err(meta.error(
-                    "unknown component option; supported: `storage = \"aos\" | \"soa\"`, `cleanup = \"eager\" | \"lazy\"`",
+                    "unknown component option; supported: `storage = \"aos\" | \"soa\"`, `cleanup = \"eager\" | \"lazy\"`, `immutable`",
                 ))
             }
         })?;
     }
-    Ok(Options { storage, lazy })
+    Ok(Options { storage, lazy, immutable })
 }
 
 /// Expands the derive.
@@ -71,13 +76,14 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
     } else {
         TokenStream::new()
     };
+    let mutable = !options.immutable;
     match options.storage {
-        Storage::Aos => Ok(derive_aos(&input, &lazy)),
-        Storage::Soa => derive_soa(&input, &lazy),
+        Storage::Aos => Ok(derive_aos(&input, &lazy, mutable)),
+        Storage::Soa => derive_soa(&input, &lazy, mutable),
     }
 }
 
-fn derive_aos(input: &DeriveInput, lazy: &TokenStream) -> TokenStream {
+fn derive_aos(input: &DeriveInput, lazy: &TokenStream, mutable: bool) -> TokenStream {
     let name = &input.ident;
     let mut generics = input.generics.clone();
     generics
@@ -85,23 +91,29 @@ fn derive_aos(input: &DeriveInput, lazy: &TokenStream) -> TokenStream {
         .predicates
         .push(syn::parse_quote!(Self: ::core::marker::Send + ::core::marker::Sync + 'static));
     let (impl_generics, type_generics, where_clause) = generics.split_for_impl();
+    let mutable_impl = mutable.then(|| {
+        quote! {
+            #[automatically_derived]
+            impl #impl_generics ::mosaic::MutableComponent for #name #type_generics #where_clause {}
+        }
+    });
     quote! {
         // SAFETY: array-of-structs storage through the pool's own checked column; every view is
         // built from the row the caller vouches for.
         #[allow(unsafe_code)]
         #[automatically_derived]
-        unsafe impl #impl_generics ::mosaic::storage::Stored for #name #type_generics #where_clause {
+        unsafe impl #impl_generics ::mosaic::__private::Stored for #name #type_generics #where_clause {
             type Ref<'a> = &'a Self;
             type Mut<'a> = &'a mut Self;
             type Slice<'a> = &'a [Self];
             type SliceMut<'a> = &'a mut [Self];
-            type Columns<'a> = ::mosaic::storage::FieldColumn<'a, Self>;
+            type Columns<'a> = ::mosaic::__private::FieldColumn<'a, Self>;
 
-            fn storage_info() -> ::mosaic::storage::StorageInfo {
-                ::mosaic::storage::StorageInfo::aos::<Self>()
+            fn storage_info() -> ::mosaic::__private::StorageInfo {
+                ::mosaic::__private::StorageInfo::aos::<Self>()
             }
             #[inline]
-            fn columns(pool: &::mosaic::storage::SparseSet) -> Self::Columns<'_> {
+            fn columns(pool: &::mosaic::__private::SparseSet) -> Self::Columns<'_> {
                 pool.aos_column::<Self>()
             }
             #[inline(always)]
@@ -121,11 +133,11 @@ fn derive_aos(input: &DeriveInput, lazy: &TokenStream) -> TokenStream {
                 unsafe { columns.slice_mut(start, len) }
             }
             #[inline]
-            fn insert(pool: &mut ::mosaic::storage::SparseSet, entity: ::mosaic::Entity, value: Self) -> ::core::option::Option<Self> {
+            fn insert(pool: &mut ::mosaic::__private::SparseSet, entity: ::mosaic::Entity, value: Self) -> ::core::option::Option<Self> {
                 pool.insert(entity, value)
             }
             #[inline]
-            fn remove(pool: &mut ::mosaic::storage::SparseSet, entity: ::mosaic::Entity) -> ::core::option::Option<Self> {
+            fn remove(pool: &mut ::mosaic::__private::SparseSet, entity: ::mosaic::Entity) -> ::core::option::Option<Self> {
                 pool.remove(entity)
             }
             #lazy
@@ -133,10 +145,11 @@ fn derive_aos(input: &DeriveInput, lazy: &TokenStream) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics ::mosaic::Component for #name #type_generics #where_clause {}
+        #mutable_impl
     }
 }
 
-fn derive_soa(input: &DeriveInput, lazy: &TokenStream) -> syn::Result<TokenStream> {
+fn derive_soa(input: &DeriveInput, lazy: &TokenStream, mutable: bool) -> syn::Result<TokenStream> {
     let name = &input.ident;
     let fields = match &input.data {
         Data::Struct(data) => match &data.fields {
@@ -163,6 +176,12 @@ fn derive_soa(input: &DeriveInput, lazy: &TokenStream) -> syn::Result<TokenStrea
             "`storage = \"soa\"` components cannot be generic",
         ));
     }
+    let mutable_impl = mutable.then(|| {
+        quote! {
+            #[automatically_derived]
+            impl ::mosaic::MutableComponent for #name {}
+        }
+    });
     let vis = &input.vis;
     let names: Vec<_> = fields.iter().map(|f| f.ident.clone().expect("named field")).collect();
     let types: Vec<_> = fields.iter().map(|f| &f.ty).collect();
@@ -209,7 +228,7 @@ fn derive_soa(input: &DeriveInput, lazy: &TokenStream) -> syn::Result<TokenStrea
         #[doc(hidden)]
         #[derive(Clone, Copy)]
         #[allow(dead_code)]
-        #vis struct #columns_name<'a> { #( #names: ::mosaic::storage::FieldColumn<'a, #types>, )* }
+        #vis struct #columns_name<'a> { #( #names: ::mosaic::__private::FieldColumn<'a, #types>, )* }
 
         impl #ref_name<'_> {
             /// Copies the fields out into an owned value.
@@ -254,14 +273,14 @@ fn derive_soa(input: &DeriveInput, lazy: &TokenStream) -> syn::Result<TokenStrea
         // its own type.
         #[allow(unsafe_code)]
         #[automatically_derived]
-        unsafe impl ::mosaic::storage::SoaLayout for #name {
-            fn fields(out: &mut ::std::vec::Vec<::mosaic::storage::ColumnInfo>) {
-                #( out.push(::mosaic::storage::ColumnInfo::of::<#types>()); )*
+        unsafe impl ::mosaic::__private::SoaLayout for #name {
+            fn fields(out: &mut ::std::vec::Vec<::mosaic::__private::ColumnInfo>) {
+                #( out.push(::mosaic::__private::ColumnInfo::of::<#types>()); )*
             }
-            fn split(self, writer: &mut ::mosaic::storage::SoaWriter<'_>) {
+            fn split(self, writer: &mut ::mosaic::__private::SoaWriter<'_>) {
                 #( writer.put::<#types>(self.#names); )*
             }
-            fn join(reader: &mut ::mosaic::storage::SoaReader<'_>) -> Self {
+            fn join(reader: &mut ::mosaic::__private::SoaReader<'_>) -> Self {
                 Self { #( #names: reader.take::<#types>(), )* }
             }
         }
@@ -270,18 +289,18 @@ fn derive_soa(input: &DeriveInput, lazy: &TokenStream) -> syn::Result<TokenStrea
         // type, and every view is built from the rows the caller vouches for.
         #[allow(unsafe_code)]
         #[automatically_derived]
-        unsafe impl ::mosaic::storage::Stored for #name {
+        unsafe impl ::mosaic::__private::Stored for #name {
             type Ref<'a> = #ref_name<'a>;
             type Mut<'a> = #mut_name<'a>;
             type Slice<'a> = #slices_name<'a>;
             type SliceMut<'a> = #slices_mut_name<'a>;
             type Columns<'a> = #columns_name<'a>;
 
-            fn storage_info() -> ::mosaic::storage::StorageInfo {
-                ::mosaic::storage::StorageInfo::soa::<Self>()
+            fn storage_info() -> ::mosaic::__private::StorageInfo {
+                ::mosaic::__private::StorageInfo::soa::<Self>()
             }
             #[inline]
-            fn columns(pool: &::mosaic::storage::SparseSet) -> Self::Columns<'_> {
+            fn columns(pool: &::mosaic::__private::SparseSet) -> Self::Columns<'_> {
                 let soa = pool.soa();
                 #columns_name { #( #names: soa.field::<#types>(#indices), )* }
             }
@@ -302,11 +321,11 @@ fn derive_soa(input: &DeriveInput, lazy: &TokenStream) -> syn::Result<TokenStrea
                 #slices_mut_name { #( #names: unsafe { columns.#names.slice_mut(start, len) }, )* }
             }
             #[inline]
-            fn insert(pool: &mut ::mosaic::storage::SparseSet, entity: ::mosaic::Entity, value: Self) -> ::core::option::Option<Self> {
+            fn insert(pool: &mut ::mosaic::__private::SparseSet, entity: ::mosaic::Entity, value: Self) -> ::core::option::Option<Self> {
                 pool.insert_soa(entity, value)
             }
             #[inline]
-            fn remove(pool: &mut ::mosaic::storage::SparseSet, entity: ::mosaic::Entity) -> ::core::option::Option<Self> {
+            fn remove(pool: &mut ::mosaic::__private::SparseSet, entity: ::mosaic::Entity) -> ::core::option::Option<Self> {
                 pool.remove_soa(entity)
             }
             #lazy
@@ -314,5 +333,6 @@ fn derive_soa(input: &DeriveInput, lazy: &TokenStream) -> syn::Result<TokenStrea
 
         #[automatically_derived]
         impl ::mosaic::Component for #name {}
+        #mutable_impl
     })
 }

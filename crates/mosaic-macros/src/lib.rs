@@ -4,12 +4,13 @@ mod component;
 
 use proc_macro::TokenStream;
 
-/// Derives `mosaic::Component` (and its layout protocol `mosaic::storage::Stored`) for a struct
+/// Derives `mosaic::Component` (and its layout protocol `mosaic::component::Stored`) for a struct
 /// or enum.
 ///
 /// Options go in `#[component(...)]`:
 /// - `storage = "aos"` (the default): values stored whole; views are `&T` / `&mut T`.
-/// - `storage = "soa"`: for structs with named fields and no generics; each field gets its own
+/// - `storage = "soa"`: for structs with named fields and no generics, every field `Send + Sync`;
+///   each field gets its own
 ///   column, and the derive generates the views `TRef<'a>` / `TMut<'a>` (one reference per field,
 ///   same field names and visibility) and `TSlices<'a>` / `TSlicesMut<'a>` (one slice per field).
 ///   A tuple struct, enum or generic struct is a compile error saying why.
@@ -17,6 +18,8 @@ use proc_macro::TokenStream;
 /// - `cleanup = "lazy"`: despawn leaves the entity's value in place; `World::collect_lazy`
 ///   (called by every schedule run) removes dead entities' values by random sampling. Queries
 ///   never yield dead entities. `cleanup = "eager"` is the default.
+/// - `immutable`: no `&mut` access (`Query<&mut T>`, `World::get_mut::<T>` do not compile); the
+///   value changes only by `World::insert` replacing it whole, or by removal.
 ///
 /// Anything else is a compile error naming the option. The expansion contains `unsafe impl`s
 /// (allowed locally with `#[allow(unsafe_code)]`) that uphold `Stored`'s contract by building views

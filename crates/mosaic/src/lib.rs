@@ -52,10 +52,10 @@ pub mod hierarchy;
 pub mod query;
 pub mod schedule;
 pub mod serialize;
-pub mod storage;
+mod storage;
 pub mod world;
 
-pub use component::{AosComponent, Bundle, Component, ComponentId, View, ViewMut};
+pub use component::{AosComponent, Bundle, Component, ComponentId, MutableComponent, View, ViewMut};
 pub use entity::{Entity, EntityError};
 pub use event::{EventReader, EventWriter, Events, Retention};
 pub use hierarchy::{GlobalTransform, HierarchyError, LocalTransform, Relationship};
@@ -67,6 +67,17 @@ pub use world::{
     ApplyReport, CommandBuffer, ComponentError, EntityMut, EntityRef, HookContext, ResourceError, WatchId,
     World,
 };
+
+/// What `#[derive(Component)]` expands to names these by path. Not part of the API: no semver
+/// promise, and nothing here lets safe code build a storage type from hand-made parts (every
+/// constructor is typed, and [`Stored`](component::Stored) and `SoaLayout` are `unsafe` to
+/// implement).
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::storage::{
+        ColumnInfo, FieldColumn, SoaLayout, SoaReader, SoaWriter, SparseSet, StorageInfo, Stored,
+    };
+}
 
 /// The README's examples, compiled and run as doctests.
 #[doc = include_str!("../../../README.md")]

@@ -17,7 +17,7 @@ use mosaic::{AosComponent, Component, Entity, World};
 const MAX: u32 = if cfg!(miri) { 17 } else { 300 };
 
 /// A component type under test, built from a number so values can be checked.
-trait Probe: AosComponent + Debug + PartialEq {
+trait Probe: AosComponent + mosaic::MutableComponent + Debug + PartialEq {
     fn make(i: u32) -> Self;
 }
 

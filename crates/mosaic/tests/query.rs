@@ -404,3 +404,40 @@ fn queries_see_spawns_inserts_and_removals_between_them() {
         world.query_filtered::<Entity, (With<Velocity>, Without<Marker>)>().into_iter().collect();
     assert_eq!(entities, vec![f]);
 }
+
+/// Every entity `for_each_chunk` hands out, in order, flattened.
+fn chunked<F: mosaic::query::QueryFilter>(world: &mut World) -> Vec<Entity> {
+    let mut seen = Vec::new();
+    world.query_filtered::<Entity, F>().for_each_chunk(|chunk| seen.extend_from_slice(chunk));
+    seen
+}
+
+#[test]
+fn for_each_chunk_without_required_components_agrees_with_iter() {
+    let mut world = World::new();
+    let es: Vec<Entity> = (0..20)
+        .map(|i| match i % 3 {
+            0 => world.spawn(A(i)),
+            1 => world.spawn((A(i), B(i))),
+            _ => world.spawn_empty(),
+        })
+        .collect();
+    world.despawn(es[4]);
+    world.despawn(es[9]);
+
+    let all: Vec<Entity> = world.query::<Entity>().into_iter().collect();
+    assert_eq!(all.len(), 18, "every live entity, the empty ones too");
+    assert_eq!(chunked::<()>(&mut world), all);
+
+    let without_b: Vec<Entity> = world.query_filtered::<Entity, Without<B>>().into_iter().collect();
+    assert_eq!(without_b.len(), 12);
+    assert_eq!(chunked::<Without<B>>(&mut world), without_b);
+
+    // A filter that requires a component drives by its pool, as before.
+    let with_b: Vec<Entity> = world.query_filtered::<Entity, With<B>>().into_iter().collect();
+    assert_eq!(chunked::<With<B>>(&mut world), with_b);
+
+    let mut tuples = Vec::new();
+    world.query::<(Entity,)>().for_each_chunk(|(chunk,)| tuples.extend_from_slice(chunk));
+    assert_eq!(tuples, all);
+}

@@ -5,6 +5,7 @@ mod bundle;
 mod registry;
 mod view;
 
+pub use crate::storage::Stored;
 pub use bundle::{Bundle, BundleSink};
-pub use registry::{AosComponent, Component, ComponentId, Components};
+pub use registry::{AosComponent, Component, ComponentId, Components, MutableComponent};
 pub use view::{View, ViewMut};

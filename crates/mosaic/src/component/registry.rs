@@ -17,9 +17,17 @@ use crate::storage::{SparseSet, Stored};
 ///   `TMut { field: &mut F, .. }`, and chunked iteration hands out per-field slices. Insert takes
 ///   the plain struct and remove gives it back, so switching layout is a one-attribute change.
 ///
-/// The layout itself is described by the [`Stored`] supertrait, which the derive implements.
-/// Any `Send + Sync + 'static` type qualifies: the bounds let pools move between threads and be
-/// read from several at once.
+/// - `immutable`: no `&mut` access at all. `Query<&mut T>`, `World::get_mut::<T>` and
+///   `EntityMut::get_mut::<T>` do not compile for it; the value changes only by being replaced
+///   whole (`World::insert`, which runs the `on_replace` hooks) or removed. Components whose
+///   invariants the library keeps ([`Relationship`](crate::Relationship),
+///   [`Pair`](crate::hierarchy::Pair)) are immutable. bevy's immutable components (0.16).
+///
+/// The layout itself is described by the [`Stored`] supertrait, which the derive implements, and
+/// whether `&mut` access exists by [`MutableComponent`]. The derive accepts any
+/// `Send + Sync + 'static` type (struct-of-arrays: every field `Send + Sync` too): the bounds let
+/// pools move between threads and be read from several at once. Implementing the traits by hand
+/// needs `unsafe` ([`Stored`] is an `unsafe` trait); use the derive.
 ///
 /// # Examples
 /// ```
@@ -48,6 +56,23 @@ use crate::storage::{SparseSet, Stored};
 /// assert_eq!(world.remove::<Velocity>(e), Some(Velocity { x: 1.0, y: 2.0 }));
 /// ```
 pub trait Component: Stored {}
+
+/// A component that can be written in place: `&mut T` in queries, [`World::get_mut`] and
+/// [`EntityMut::get_mut`](crate::EntityMut::get_mut) need it. `#[derive(Component)]` implements
+/// it unless the type says `#[component(immutable)]`; an immutable component changes only by
+/// being replaced whole ([`World::insert`], which runs its `on_replace` hooks) or removed. bevy's
+/// immutable components (0.16), as a marker trait so the compiler's message names the rule.
+///
+/// [`World::get_mut`]: crate::World::get_mut
+/// [`World::insert`]: crate::World::insert
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is an immutable component: it cannot be borrowed mutably",
+    label = "`&mut {Self}` is not available",
+    note = "replace the value whole with `World::insert` (its `on_replace` hooks run), or drop \
+            `#[component(immutable)]` from its derive; components whose links the library keeps \
+            (`Relationship`, `Pair`) change only through their own API"
+)]
+pub trait MutableComponent: Component {}
 
 /// A component stored array-of-structs, whose views are plain references: in generic code,
 /// `T: AosComponent` lets `world.get::<T>(e)` be used as `&T` and a `Query<&mut T>` item as
@@ -121,10 +146,12 @@ impl Components {
         self.pools.is_empty()
     }
 
-    /// The pool of a registered component.
+    /// The pool of a registered component. Read-only; for tests and diagnostics (hidden: the
+    /// pool type is not part of the API).
     ///
     /// # Panics
     /// If `id` was not made by this registry.
+    #[doc(hidden)]
     #[inline]
     #[track_caller]
     pub fn pool(&self, id: ComponentId) -> &SparseSet {
@@ -137,11 +164,12 @@ impl Components {
     /// If `id` was not made by this registry.
     #[inline]
     #[track_caller]
-    pub fn pool_mut(&mut self, id: ComponentId) -> &mut SparseSet {
+    pub(crate) fn pool_mut(&mut self, id: ComponentId) -> &mut SparseSet {
         &mut self.pools[id.index()]
     }
 
     /// The pool of `T`, if registered.
+    #[doc(hidden)]
     #[inline]
     pub fn pool_of<T: Component>(&self) -> Option<&SparseSet> {
         self.id::<T>().map(|id| self.pool(id))
@@ -149,12 +177,13 @@ impl Components {
 
     /// The pool of `T` mutably, if registered.
     #[inline]
-    pub fn pool_of_mut<T: Component>(&mut self) -> Option<&mut SparseSet> {
+    pub(crate) fn pool_of_mut<T: Component>(&mut self) -> Option<&mut SparseSet> {
         let id = self.id::<T>()?;
         Some(self.pool_mut(id))
     }
 
     /// All pools, indexed by [`ComponentId::index`].
+    #[doc(hidden)]
     #[inline]
     pub fn pools(&self) -> &[SparseSet] {
         &self.pools
@@ -162,7 +191,7 @@ impl Components {
 
     /// All pools mutably, indexed by [`ComponentId::index`].
     #[inline]
-    pub fn pools_mut(&mut self) -> &mut [SparseSet] {
+    pub(crate) fn pools_mut(&mut self) -> &mut [SparseSet] {
         &mut self.pools
     }
 }

@@ -45,9 +45,9 @@ impl std::fmt::Debug for Link {
 /// neither may keep an empty one until [`World::update_hierarchy_order`] prunes it). Read it
 /// through [`World::parent`], [`World::children`], [`World::ancestors`],
 /// [`World::descendants`], or a `Query<&Relationship>` and the accessors below; change it only
-/// through [`World::set_parent`], [`World::remove_parent`] and despawning. Writing a
-/// `Relationship` through `get_mut` or a `&mut` query (e.g. swapping two values) is not
-/// supported: it would break the links. Removing it (`World::remove`) detaches the entity from its
+/// through [`World::set_parent`], [`World::remove_parent`] and despawning. It is an immutable
+/// component: `Query<&mut Relationship>` and `World::get_mut::<Relationship>` do not compile, so
+/// links cannot be broken by writing them (e.g. swapping two values). Removing it (`World::remove`) detaches the entity from its
 /// parent and children first and hands back an empty value; replacing it (`World::insert`) does the
 /// same before the new value lands.
 ///
@@ -60,6 +60,7 @@ impl std::fmt::Debug for Link {
 //   each `prev` naming the one before it (none for the first); the walk ends at `last`;
 // - no link names a dead entity, and following `parent` never comes back to the start.
 #[derive(Component, Debug, Default)]
+#[component(immutable)]
 pub struct Relationship {
     parent: Link,
     first: Link,

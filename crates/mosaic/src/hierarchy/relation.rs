@@ -54,11 +54,13 @@ pub trait Relation: Send + Sync + 'static {
 /// The pair `(R, target)` on a source entity: a component keyed by its target. An entity has at
 /// most one pair per relation kind `R` (relating it again moves the pair to the new target).
 ///
-/// Made only by [`World::relate`]; removing it (`World::remove`, [`World::unrelate`], despawning
+/// Made only by [`World::relate`], and immutable (no `&mut` access: the target index would go
+/// stale); removing it (`World::remove`, [`World::unrelate`], despawning
 /// the source) takes the source out of the target's index, and the value handed back by
 /// `World::remove` is empty (no target). Query all sources of `R` with `Query<(Entity,
 /// &Pair<R>)>`; the sources of one target with [`World::related`], which reads the index.
 #[derive(Component)]
+#[component(immutable)]
 pub struct Pair<R: Relation> {
     /// The target's bits (`0`: none); atomic so the remove hook can empty the value through
     /// `&World`.

@@ -3,7 +3,7 @@
 use super::core::Driver;
 use super::data::PoolFetch;
 use super::{Query, QueryData, QueryFilter};
-use crate::component::Component;
+use crate::component::{Component, Components, MutableComponent};
 use crate::entity::Entity;
 
 /// A [`QueryData`] that can be fetched as slices over a run of rows: `&T`, `&mut T`, [`Entity`]
@@ -69,7 +69,7 @@ unsafe impl<T: Component> ChunkQueryData for &T {
 }
 
 // SAFETY: the slices cover the given rows of `T`'s pool only, each handed out once.
-unsafe impl<T: Component> ChunkQueryData for &mut T {
+unsafe impl<T: MutableComponent> ChunkQueryData for &mut T {
     type Chunk<'w> = T::SliceMut<'w>;
 
     #[inline]
@@ -148,7 +148,9 @@ impl<Q: ChunkQueryData, F: QueryFilter> Query<'_, Q, F> {
     /// Shape: the rows that every required pool holds in the same order as the driving pool
     /// come as maximal runs (one chunk when no filter splits them); every other matching entity
     /// comes as a chunk of length 1. Each matching entity is in exactly one chunk; chunk order
-    /// follows the driving pool's rows. A query that requires no component yields nothing.
+    /// follows the driving pool's rows. A query that requires no component (`Query<Entity>`,
+    /// with or without filters) walks every live entity as [`Query::iter`] does: each match is a
+    /// chunk of length 1, in index order, and the matches are gathered into one buffer per call.
     ///
     /// # Examples
     /// ```
@@ -172,7 +174,11 @@ impl<Q: ChunkQueryData, F: QueryFilter> Query<'_, Q, F> {
     /// assert!(world.query::<&Position>().into_iter().all(|p| *p.y == 2.0));
     /// ```
     pub fn for_each_chunk(&mut self, mut f: impl FnMut(Q::Chunk<'_>)) {
-        let Driver::Pool(driving) = self.driver else { return };
+        let driving = match self.driver {
+            Driver::Pool(driving) => driving,
+            Driver::Empty => return,
+            Driver::All => return self.for_each_chunk_of_every_entity(f),
+        };
         let data = Q::init_fetch(self.components, Some(driving));
         let filter = F::init_fetch(self.components);
         let entities = driving.rows();
@@ -200,6 +206,24 @@ impl<Q: ChunkQueryData, F: QueryFilter> Query<'_, Q, F> {
                 if let Some(chunk) = unsafe { Q::chunk_one(&data, entities, row) } {
                     f(chunk);
                 }
+            }
+        }
+    }
+
+    /// [`Query::for_each_chunk`] when no component is required: every live entity that passes
+    /// the filter, one chunk each, through the checked lookup path.
+    fn for_each_chunk_of_every_entity(&mut self, mut f: impl FnMut(Q::Chunk<'_>)) {
+        let filter = F::init_fetch(self.components);
+        let matching: Vec<Entity> =
+            self.entities.iter().filter(|&entity| F::matches(&filter, entity)).collect();
+        let components: &Components = self.components;
+        let data = Q::init_fetch(components, None);
+        for row in 0..matching.len() {
+            // SAFETY: the fetch was made from the world this query borrows, unchanged since; it
+            // has no driver, so every required row (none here) would be found by lookup; each
+            // entity is handed out once.
+            if let Some(chunk) = unsafe { Q::chunk_one(&data, &matching, row) } {
+                f(chunk);
             }
         }
     }

@@ -3,7 +3,7 @@
 use std::marker::PhantomData;
 
 use super::access::ComponentAccess;
-use crate::component::{Component, ComponentId, Components};
+use crate::component::{Component, ComponentId, Components, MutableComponent};
 use crate::entity::Entity;
 use crate::storage::{RowLookup, SparseSet};
 
@@ -192,7 +192,7 @@ unsafe impl<T: Component> QueryData for &T {
 unsafe impl<T: Component> ReadOnlyQueryData for &T {}
 
 // SAFETY: reports its one write; `fetch` hands out only the row of `entity` in `T`'s pool.
-unsafe impl<T: Component> QueryData for &mut T {
+unsafe impl<T: MutableComponent> QueryData for &mut T {
     type Item<'w> = T::Mut<'w>;
     type Fetch<'w> = PoolFetch<'w, T>;
 
@@ -260,7 +260,7 @@ unsafe impl<T: Component> QueryData for Option<&T> {
 unsafe impl<T: Component> ReadOnlyQueryData for Option<&T> {}
 
 // SAFETY: same access and fetch as `&mut T`, but nothing is required.
-unsafe impl<T: Component> QueryData for Option<&mut T> {
+unsafe impl<T: MutableComponent> QueryData for Option<&mut T> {
     type Item<'w> = Option<T::Mut<'w>>;
     type Fetch<'w> = PoolFetch<'w, T>;
 

@@ -5,21 +5,31 @@ use std::any::TypeId;
 use std::ptr::NonNull;
 
 /// What a [`Column`] needs to know about the type it stores, without being generic over it.
+///
+/// Made only by [`ColumnInfo::of`], from a real type: the fields carry the column's soundness
+/// (a wrong size overflows the buffer, a wrong drop fn runs on foreign bytes, a non-`Send` type
+/// would cross threads with the column), so they are private to the storage layer and there is
+/// no constructor from hand-made parts.
+//
+// Invariant: `layout`, `drop` and `type_id` all describe one `Send + Sync + 'static` type, whose
+// name is `type_name`.
 #[derive(Clone, Copy, Debug)]
 pub struct ColumnInfo {
     /// Size and alignment of one value.
-    pub layout: Layout,
+    pub(super) layout: Layout,
     /// Drops one value in place; `None` when the type needs no drop.
-    pub drop: Option<unsafe fn(*mut u8)>,
+    pub(super) drop: Option<unsafe fn(*mut u8)>,
     /// The Rust type stored, checked by every typed access.
-    pub type_id: TypeId,
+    pub(super) type_id: TypeId,
     /// The type's name, for messages.
-    pub type_name: &'static str,
+    pub(super) type_name: &'static str,
 }
 
 impl ColumnInfo {
     /// The info of type `T`.
-    pub fn of<T: 'static>() -> Self {
+    ///
+    /// The `Send + Sync` bound is what lets [`Column`] (and every pool) be `Send + Sync`.
+    pub fn of<T: Send + Sync + 'static>() -> Self {
         /// # Safety
         /// `ptr` must point to a valid, initialized `T` that is not used again.
         unsafe fn drop_value<T>(ptr: *mut u8) {
@@ -32,6 +42,12 @@ impl ColumnInfo {
             type_id: TypeId::of::<T>(),
             type_name: std::any::type_name::<T>(),
         }
+    }
+
+    /// The stored type's name, for messages.
+    #[inline]
+    pub fn type_name(&self) -> &'static str {
+        self.type_name
     }
 }
 
@@ -59,17 +75,15 @@ pub struct Column {
     info: ColumnInfo,
 }
 
-// SAFETY: a column owns its values like a `Vec<T>`; it is only created for component types, which
-// the component layer requires to be `Send + Sync`, so moving or sharing the column across threads
-// moves or shares `T`s, which is allowed.
+// SAFETY: a column owns its values like a `Vec<T>`. Its `ColumnInfo` can only come from
+// `ColumnInfo::of::<T>`, which requires `T: Send + Sync` (the fields are private to storage), so
+// moving or sharing the column across threads moves or shares `T`s, which is allowed.
 unsafe impl Send for Column {}
 // SAFETY: as above; shared access hands out `&T` only, and `T: Sync`.
 unsafe impl Sync for Column {}
 
 impl Column {
     /// An empty column for the type described by `info`. Allocates nothing.
-    ///
-    /// The caller must only create columns for `Send + Sync` types (see the `Send`/`Sync` impls).
     pub fn new(info: ColumnInfo) -> Self {
         let capacity = if info.layout.size() == 0 { usize::MAX } else { 0 };
         Self { data: dangling(info.layout.align()), len: 0, capacity, info }
@@ -87,14 +101,8 @@ impl Column {
         self.len
     }
 
-    /// Whether the column holds no value.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// Number of values the column can hold before it reallocates.
-    #[inline]
+    #[cfg(test)]
     pub fn capacity(&self) -> usize {
         self.capacity
     }
@@ -119,14 +127,6 @@ impl Column {
         if required > self.capacity {
             let doubled = self.capacity.saturating_mul(2);
             self.grow_to(required.max(doubled).max(4));
-        }
-    }
-
-    /// Makes room for exactly `additional` more values (no doubling).
-    pub fn reserve_exact(&mut self, additional: usize) {
-        let required = self.len.checked_add(additional).expect("column capacity overflow");
-        if required > self.capacity {
-            self.grow_to(required);
         }
     }
 
@@ -427,13 +427,13 @@ fn dangling(align: usize) -> NonNull<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::cell::Cell;
-    use std::rc::Rc;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-    struct Counted(Rc<Cell<usize>>);
+    struct Counted(Arc<AtomicUsize>);
     impl Drop for Counted {
         fn drop(&mut self) {
-            self.0.set(self.0.get() + 1);
+            self.0.fetch_add(1, Relaxed);
         }
     }
 
@@ -455,24 +455,24 @@ mod tests {
 
     #[test]
     fn drops_each_value_once() {
-        let drops = Rc::new(Cell::new(0));
+        let drops = Arc::new(AtomicUsize::new(0));
         {
             let mut column = Column::new(ColumnInfo::of::<Counted>());
             for _ in 0..10 {
                 column.push(Counted(drops.clone()));
             }
             column.swap_remove_and_drop(0);
-            assert_eq!(drops.get(), 1);
+            assert_eq!(drops.load(Relaxed), 1);
             let taken = column.swap_remove::<Counted>(0);
-            assert_eq!(drops.get(), 1);
+            assert_eq!(drops.load(Relaxed), 1);
             drop(taken);
-            assert_eq!(drops.get(), 2);
+            assert_eq!(drops.load(Relaxed), 2);
             let old = column.replace(0, Counted(drops.clone()));
             drop(old);
-            assert_eq!(drops.get(), 3);
+            assert_eq!(drops.load(Relaxed), 3);
         }
         // 8 values remained in the column when it dropped.
-        assert_eq!(drops.get(), 11);
+        assert_eq!(drops.load(Relaxed), 11);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Packed component storage: the only layer that holds `unsafe` besides query fetch.
+//! Packed component storage: type-erased columns behind a typed, checked API.
 //!
 //! Per component type one [`SparseSet`]: a paged [`SparseArray`] from entity index to dense row,
 //! a packed array of the entities, and the packed values in a type-erased [`Column`]. Insert and
@@ -9,6 +9,12 @@
 //! scheduler hand one system a `&mut` while others share the map.
 //!
 //! Storage never names the world, queries or systems: it only knows entities and values.
+//!
+//! The module is private to the crate. What `#[derive(Component)]` expands to needs a few of its
+//! items by path; they are re-exported in the hidden module `mosaic::__private`. Every type there
+//! whose fields carry soundness ([`ColumnInfo`], [`SoaInfo`]) has private fields and is built only
+//! from a real `Send + Sync + 'static` type, so no safe call sequence reaches undefined behaviour
+//! (the compile-fail tests in `tests/ui/storage_*.rs` pin this).
 
 mod column;
 mod resource_map;
@@ -19,7 +25,7 @@ mod stored;
 
 pub use column::{Column, ColumnInfo};
 pub use resource_map::ResourceMap;
-pub use soa::{DropRowFn, FieldColumn, SoaColumns, SoaInfo, SoaLayout, SoaReader, SoaWriter};
-pub use sparse::{PAGE_SIZE, SparseArray, SparseView};
+pub use soa::{FieldColumn, SoaColumns, SoaInfo, SoaLayout, SoaReader, SoaWriter};
+pub use sparse::{SparseArray, SparseView};
 pub use sparse_set::{RowLookup, SparseSet};
 pub use stored::{StorageInfo, Stored, sorted_rows, try_for_each_row};

@@ -28,23 +28,35 @@ pub unsafe trait SoaLayout: Sized + Send + Sync + 'static {
 }
 
 /// Rebuilds a struct from its fields at the given pointers (described by the infos) and drops it.
-pub type DropRowFn = unsafe fn(&[*mut u8], &[ColumnInfo]);
+type DropRowFn = unsafe fn(&[*mut u8], &[ColumnInfo]);
 
 /// What a [`SoaColumns`] needs to know about the struct it stores.
+///
+/// Made only by [`SoaInfo::of`], from a type that implements the `unsafe` [`SoaLayout`]: the
+/// fields carry the columns' soundness, so they are private to the storage layer.
+//
+// Invariant: `fields` are `T::fields()` for the one `T: SoaLayout` whose `TypeId` is `type_id`,
+// and `drop_row` is `drop_row::<T>` (or `None` when `T` needs no drop).
 #[derive(Clone, Debug)]
 pub struct SoaInfo {
     /// One entry per field, in declaration order.
-    pub fields: Vec<ColumnInfo>,
+    pub(super) fields: Vec<ColumnInfo>,
     /// Rebuilds the struct from its fields at the given pointers and drops it (so a struct with
     /// its own `Drop` is dropped as a whole); `None` when nothing needs dropping.
-    pub drop_row: Option<DropRowFn>,
+    pub(super) drop_row: Option<DropRowFn>,
     /// The struct's type, checked by typed access.
-    pub type_id: TypeId,
+    pub(super) type_id: TypeId,
     /// The struct's name, for messages.
-    pub type_name: &'static str,
+    pub(super) type_name: &'static str,
 }
 
 impl SoaInfo {
+    /// The stored struct's name, for messages.
+    #[inline]
+    pub fn type_name(&self) -> &'static str {
+        self.type_name
+    }
+
     /// The info of `T`.
     pub fn of<T: SoaLayout>() -> Self {
         /// # Safety
@@ -217,8 +229,9 @@ pub struct SoaColumns {
     info: SoaInfo,
 }
 
-// SAFETY: the columns own values of a `Send + Sync` struct's fields (the component layer requires
-// components to be `Send + Sync`), like a `Vec` of them.
+// SAFETY: the columns own values of a `Send + Sync` struct's fields, like a `Vec` of them: the
+// `SoaInfo` can only come from `SoaInfo::of::<T>` with `T: SoaLayout: Send + Sync`, and each field's
+// `ColumnInfo` from `ColumnInfo::of`, which requires the field type to be `Send + Sync` too.
 unsafe impl Send for SoaColumns {}
 // SAFETY: as above; shared access hands out shared references only.
 unsafe impl Sync for SoaColumns {}

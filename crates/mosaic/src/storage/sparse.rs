@@ -69,6 +69,7 @@ impl SparseArray {
     }
 
     /// Number of pages allocated.
+    #[cfg(test)]
     pub fn page_count(&self) -> usize {
         self.pages.iter().filter(|p| p.is_some()).count()
     }

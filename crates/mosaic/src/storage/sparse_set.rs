@@ -100,8 +100,8 @@ impl SparseSet {
     /// The stored type's name.
     pub fn type_name(&self) -> &'static str {
         match &self.data {
-            PoolData::Aos(column) => column.info().type_name,
-            PoolData::Soa(columns) => columns.info().type_name,
+            PoolData::Aos(column) => column.info().type_name(),
+            PoolData::Soa(columns) => columns.info().type_name(),
         }
     }
 
@@ -116,7 +116,7 @@ impl SparseSet {
         match &self.data {
             PoolData::Aos(column) => column,
             PoolData::Soa(columns) => {
-                panic!("the pool of `{}` is struct-of-arrays, not a column", columns.info().type_name)
+                panic!("the pool of `{}` is struct-of-arrays, not a column", columns.info().type_name())
             }
         }
     }
@@ -127,7 +127,7 @@ impl SparseSet {
         match &mut self.data {
             PoolData::Aos(column) => column,
             PoolData::Soa(columns) => {
-                panic!("the pool of `{}` is struct-of-arrays, not a column", columns.info().type_name)
+                panic!("the pool of `{}` is struct-of-arrays, not a column", columns.info().type_name())
             }
         }
     }
@@ -141,7 +141,9 @@ impl SparseSet {
     pub fn soa(&self) -> &SoaColumns {
         match &self.data {
             PoolData::Soa(columns) => columns,
-            PoolData::Aos(column) => panic!("the pool of `{}` is array-of-structs", column.info().type_name),
+            PoolData::Aos(column) => {
+                panic!("the pool of `{}` is array-of-structs", column.info().type_name())
+            }
         }
     }
 
@@ -150,7 +152,9 @@ impl SparseSet {
     fn soa_mut(&mut self) -> &mut SoaColumns {
         match &mut self.data {
             PoolData::Soa(columns) => columns,
-            PoolData::Aos(column) => panic!("the pool of `{}` is array-of-structs", column.info().type_name),
+            PoolData::Aos(column) => {
+                panic!("the pool of `{}` is array-of-structs", column.info().type_name())
+            }
         }
     }
 

@@ -67,8 +67,8 @@ impl StorageInfo {
     /// The stored type's name.
     pub fn type_name(&self) -> &'static str {
         match self {
-            Self::Aos(info) => info.type_name,
-            Self::Soa(info) => info.type_name,
+            Self::Aos(info) => info.type_name(),
+            Self::Soa(info) => info.type_name(),
         }
     }
 }

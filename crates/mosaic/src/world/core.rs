@@ -8,7 +8,7 @@ use smallvec::SmallVec;
 use super::group::Groups;
 use super::observe::{HookKind, Observers};
 use super::{ComponentError, ResourceError, Resources};
-use crate::component::{Component, ComponentId, Components};
+use crate::component::{Component, ComponentId, Components, MutableComponent};
 use crate::entity::{Entities, Entity, EntityError};
 
 /// The component ids one entity has, in insertion order. Inline up to 4, so most entities cost
@@ -397,10 +397,13 @@ impl World {
 
     /// `entity`'s `T`, mutably: `&mut T`, or the generated `TMut` view. O(1).
     ///
+    /// Not available for immutable components (`#[component(immutable)]`): replace those with
+    /// [`World::insert`].
+    ///
     /// # Errors
     /// As [`World::get`].
     #[inline]
-    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<T::Mut<'_>, ComponentError> {
+    pub fn get_mut<T: MutableComponent>(&mut self, entity: Entity) -> Result<T::Mut<'_>, ComponentError> {
         self.check_alive(entity)?;
         self.components
             .pool_of_mut::<T>()

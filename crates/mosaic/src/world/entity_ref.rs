@@ -1,7 +1,7 @@
 //! Handles to one live entity: [`EntityRef`] (shared) and [`EntityMut`] (exclusive).
 
 use super::{ComponentError, World};
-use crate::component::{Bundle, Component, ComponentId};
+use crate::component::{Bundle, Component, ComponentId, MutableComponent};
 use crate::entity::{Entity, EntityError};
 
 /// Shared access to one live entity, from [`World::entity`] or [`World::get_entity`].
@@ -69,7 +69,7 @@ impl EntityMut<'_> {
     /// # Errors
     /// [`ComponentError::MissingComponent`] if it has no `T`.
     #[inline]
-    pub fn get_mut<T: Component>(&mut self) -> Result<T::Mut<'_>, ComponentError> {
+    pub fn get_mut<T: MutableComponent>(&mut self) -> Result<T::Mut<'_>, ComponentError> {
         self.world.get_mut::<T>(self.entity)
     }
 
