@@ -482,3 +482,30 @@ fn a_cycle_is_named_when_a_system_after_it_was_added_first() {
     assert_eq!(systems.len(), 3, "{systems:?}");
     assert!(!systems.iter().any(|s| s == "third"), "{systems:?}");
 }
+
+#[test]
+fn a_label_naming_two_systems_is_an_error() {
+    let mut schedule = Schedule::new();
+    schedule.add_system(first);
+    schedule.add_system(second).named("first");
+    schedule.add_system(third).after("first");
+    let error = schedule.build().unwrap_err();
+    let ScheduleError::AmbiguousLabel { system, label, matches } = &error else {
+        panic!("expected an ambiguous label, got {error:?}")
+    };
+    assert_eq!((system.as_str(), label.as_str()), ("third", "first"));
+    assert_eq!(matches, &["system `first` (added 1st)", "system `first` (added 2nd)"]);
+    let message = error.to_string();
+    assert!(message.contains("`third`") && message.contains("named("), "{message}");
+
+    // A label naming a system and a set is ambiguous too.
+    let mut schedule = Schedule::new();
+    schedule.add_system(second);
+    schedule.add_system(first).in_set("second");
+    schedule.add_system(third).after("second");
+    let error = schedule.build().unwrap_err();
+    let ScheduleError::AmbiguousLabel { matches, .. } = &error else {
+        panic!("expected an ambiguous label, got {error:?}")
+    };
+    assert_eq!(matches, &["system `second` (added 1st)", "set `second`"]);
+}

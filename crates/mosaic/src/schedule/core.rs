@@ -143,19 +143,23 @@ pub struct SystemConfig<'a> {
 }
 
 impl SystemConfig<'_> {
-    /// Renames the system (the name `before`/`after` refer to and profiles show).
+    /// Renames the system (the name `before`/`after` refer to and profiles show). Two systems may
+    /// share a name, but then no `before`/`after` may use it ([`ScheduleError::AmbiguousLabel`]):
+    /// order a group of systems through a set instead.
     pub fn named(self, name: impl Into<String>) -> Self {
         self.node.name = name.into();
         self
     }
 
-    /// Runs the system before `label` (a system's name or a set's).
+    /// Runs the system before `label`: the name of exactly one system, or of a set (never both;
+    /// see [`Schedule::build`]).
     pub fn before(self, label: impl Into<String>) -> Self {
         self.node.before.push(label.into());
         self
     }
 
-    /// Runs the system after `label` (a system's name or a set's).
+    /// Runs the system after `label`: the name of exactly one system, or of a set (never both;
+    /// see [`Schedule::build`]).
     pub fn after(self, label: impl Into<String>) -> Self {
         self.node.after.push(label.into());
         self
@@ -341,6 +345,7 @@ impl Schedule {
     ///
     /// # Errors
     /// - [`ScheduleError::UnknownLabel`] if a `before`/`after` names no system and no set;
+    /// - [`ScheduleError::AmbiguousLabel`] if one names several systems, or a system and a set;
     /// - [`ScheduleError::SetCycle`] if sets are ordered in a cycle, with or without systems;
     /// - [`ScheduleError::ConflictingSets`] if a system is in two sets one of which must run
     ///   before the other;

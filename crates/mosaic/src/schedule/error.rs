@@ -58,6 +58,20 @@ pub enum ScheduleError {
         /// The unknown name.
         label: String,
     },
+    /// A `before`/`after` names more than one system, or a system and a set.
+    #[error(
+        "`{system}` is ordered relative to `{label}`, which names {}; give the systems distinct names \
+         with `.named(..)`, or put them in a set and order against the set",
+        .matches.join(" and ")
+    )]
+    AmbiguousLabel {
+        /// The system (or set) with the constraint.
+        system: String,
+        /// The ambiguous name.
+        label: String,
+        /// What the name matches, in the order added: ``system `foo` (added 1st)``, ``set `foo` ``.
+        matches: Vec<String>,
+    },
     /// Two parameters of one system alias.
     #[error(
         "system `{system}` has conflicting parameters: `{first}` and `{second}` both access `{component}` \

@@ -97,7 +97,9 @@ impl Graph<'_, '_> {
 /// two edges, `a before b` one).
 ///
 /// # Errors
-/// [`ScheduleError::UnknownLabel`] for a constraint naming nothing; [`ScheduleError::SetCycle`]
+/// [`ScheduleError::UnknownLabel`] for a constraint naming nothing;
+/// [`ScheduleError::AmbiguousLabel`] for one naming several systems, or a system and a set;
+/// [`ScheduleError::SetCycle`]
 /// naming every set on a cycle of sets; [`ScheduleError::ConflictingSets`] for a system in two
 /// sets ordered one before the other; [`ScheduleError::Cycle`] naming every system (and set) on
 /// any other cycle.
@@ -119,18 +121,25 @@ pub(crate) fn sort(
     for (i, node) in nodes.iter().enumerate() {
         named.entry(node.name).or_default().push(i);
     }
-    let resolve = |owner: &str, label: &str| -> Result<Vec<Target>, ScheduleError> {
-        let targets: Vec<Target> = named
-            .get(label)
-            .into_iter()
-            .flatten()
-            .map(|&i| Target::System(i))
-            .chain(set_index.get(label).map(|&k| Target::Set(k)))
-            .collect();
-        if targets.is_empty() {
-            return Err(ScheduleError::UnknownLabel { system: owner.to_string(), label: label.to_string() });
+    let resolve = |owner: &str, label: &str| -> Result<Target, ScheduleError> {
+        let systems = named.get(label).map_or(&[][..], Vec::as_slice);
+        let set = set_index.get(label).copied();
+        match (systems, set) {
+            ([], None) => {
+                Err(ScheduleError::UnknownLabel { system: owner.to_string(), label: label.to_string() })
+            }
+            (&[i], None) => Ok(Target::System(i)),
+            ([], Some(k)) => Ok(Target::Set(k)),
+            _ => Err(ScheduleError::AmbiguousLabel {
+                system: owner.to_string(),
+                label: label.to_string(),
+                matches: systems
+                    .iter()
+                    .map(|&i| format!("system `{label}` (added {})", ordinal(i + 1)))
+                    .chain(set.map(|_| format!("set `{label}`")))
+                    .collect(),
+            }),
         }
-        Ok(targets)
     };
 
     let mut graph = Graph { nodes, set_names, succs: Vec::new(), preds: Vec::new() };
@@ -146,27 +155,19 @@ pub(crate) fn sort(
             edges.push((i, graph.end(k)));
         }
         for label in node.before {
-            for target in resolve(node.name, label)? {
-                edges.push((i, graph.entry(target)));
-            }
+            edges.push((i, graph.entry(resolve(node.name, label)?)));
         }
         for label in node.after {
-            for target in resolve(node.name, label)? {
-                edges.push((graph.exit(target), i));
-            }
+            edges.push((graph.exit(resolve(node.name, label)?), i));
         }
     }
     for (k, name) in graph.set_names.iter().enumerate() {
         let Some(spec) = sets.get(*name) else { continue };
         for label in &spec.before {
-            for target in resolve(name, label)? {
-                edges.push((graph.end(k), graph.entry(target)));
-            }
+            edges.push((graph.end(k), graph.entry(resolve(name, label)?)));
         }
         for label in &spec.after {
-            for target in resolve(name, label)? {
-                edges.push((graph.exit(target), graph.start(k)));
-            }
+            edges.push((graph.exit(resolve(name, label)?), graph.start(k)));
         }
     }
     edges.sort_unstable();
@@ -319,6 +320,18 @@ fn find_cycle(graph: &Graph<'_, '_>, stuck: &[bool], start: usize) -> Vec<usize>
     }
 }
 
+/// `1st`, `2nd`, `3rd`, `4th`, ..., `11th`, `21st`.
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
 /// The names along `path`, a set's consecutive nodes (start, end) written once.
 fn names(graph: &Graph<'_, '_>, path: &[usize]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -408,5 +421,15 @@ mod tests {
         let sorted = sort(&nodes, &sets).unwrap();
         assert_eq!(sorted.order, vec![1, 2, 0]);
         assert_eq!(sorted.preds, vec![vec![2], vec![], vec![1]]);
+    }
+
+    #[test]
+    fn ordinals() {
+        let written: Vec<String> =
+            [1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111].into_iter().map(ordinal).collect();
+        assert_eq!(
+            written,
+            ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"]
+        );
     }
 }
