@@ -47,8 +47,8 @@ pub enum ExecutorKind {
     /// Every system on the calling thread, in order.
     SingleThreaded,
     /// Batches of non-conflicting systems on rayon's pool, when the batch's measured work is
-    /// large enough to pay for the hand-off (see [`Schedule::set_parallel_threshold`]); otherwise
-    /// on the calling thread. Results equal the single-threaded executor's.
+    /// large enough to pay for the hand-off, or always with a zero threshold (see
+    /// [`Schedule::set_parallel_threshold`]); otherwise on the calling thread. Results equal the single-threaded executor's.
     #[default]
     Parallel,
 }
@@ -238,8 +238,14 @@ impl Schedule {
     }
 
     /// A batch runs in parallel only when its measured single-thread time is at least
-    /// `threshold` (default 20 us); smaller batches cost more to hand to threads than they save.
-    /// Zero forces every batch of two or more systems onto the pool.
+    /// `threshold` (default 20 us), and its parallel runs are not measured slower than its
+    /// sequential ones; smaller batches cost more to hand to threads than they save. With a
+    /// non-zero threshold a batch's first run is on the calling thread, to measure it.
+    ///
+    /// Zero forces every batch of two or more systems that run this frame onto rayon's pool (the
+    /// current one, so [`rayon::ThreadPool::install`] picks it), from the first frame on and
+    /// whatever the measured times. Rayon runs the systems at the same time when it has idle
+    /// threads; systems that wait on each other (a barrier of N) need N idle threads in the pool.
     pub fn set_parallel_threshold(&mut self, threshold: std::time::Duration) -> &mut Self {
         self.parallel_threshold_ns = threshold.as_nanos() as f64;
         self

@@ -151,11 +151,14 @@ impl Schedule {
             }
         } else if self.executor == ExecutorKind::Parallel
             && enabled >= 2
-            && batch.sequential_ns >= self.parallel_threshold_ns
-            && (batch.parallel_ns.is_nan()
-                || batch.parallel_ns < batch.sequential_ns
-                || batch.runs % REPROBE_EVERY == 0)
+            && (self.parallel_threshold_ns <= 0.0
+                || (batch.sequential_ns >= self.parallel_threshold_ns
+                    && (batch.parallel_ns.is_nan()
+                        || batch.parallel_ns < batch.sequential_ns
+                        || batch.runs % REPROBE_EVERY == 0)))
         {
+            // A zero threshold puts the batch on the pool every frame, the first included (when
+            // `sequential_ns` is still unknown) and whatever the measured times say.
             let shared: &World = world;
             let start = Instant::now();
             let mut running: SmallVec<[&mut Node; 16]> = nodes.iter_mut().filter(|n| n.enabled).collect();
