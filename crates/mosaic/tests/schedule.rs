@@ -568,3 +568,38 @@ fn zero_threshold_runs_a_batch_on_the_pool_from_the_first_frame() {
         "a frame ran the batch on one thread"
     );
 }
+
+// --- run conditions: every condition is evaluated every frame (issue 19) ---
+
+struct Counter(u32);
+
+#[test]
+fn every_run_condition_is_evaluated_every_frame() {
+    let evaluations = Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let last_seen = Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let (evaluated, seen) = (evaluations.clone(), last_seen.clone());
+    // A stateful condition: true when the counter changed since it last looked.
+    let changed = move |world: &World| {
+        evaluated.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let now = world.resource::<Counter>().0;
+        seen.swap(now, std::sync::atomic::Ordering::Relaxed) != now
+    };
+    let mut schedule = Schedule::new();
+    schedule.add_system(first).run_if(|world: &World| world.resource::<Enabled>().0).run_if(changed);
+    let mut world = World::new();
+    world.insert_resource(Trace::default());
+    world.insert_resource(Enabled(false));
+    world.insert_resource(Counter(1));
+    // Frame 1: disabled; `changed` still looks, and sees 1.
+    schedule.run(&mut world);
+    // Frame 2: enabled, but the counter has not changed since frame 1.
+    world.resource_mut::<Enabled>().0 = true;
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Trace>().0, Vec::<&str>::new(), "fired on a stale observation");
+    // Frame 3: changed.
+    world.resource_mut::<Counter>().0 = 2;
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Trace>().0, ["first"]);
+    assert_eq!(evaluations.load(std::sync::atomic::Ordering::Relaxed), 3);
+    assert_eq!(last_seen.load(std::sync::atomic::Ordering::Relaxed), 2);
+}

@@ -181,7 +181,12 @@ impl SystemConfig<'_> {
     }
 
     /// Runs the system only on frames where `condition` returns `true` (all conditions must).
-    /// Conditions are evaluated on the calling thread at the start of the system's batch.
+    ///
+    /// Every condition of the system is evaluated once every frame, in the order added, on the
+    /// calling thread at the start of the system's batch, even when an earlier one returned
+    /// `false` (no short-circuit, as in bevy): a condition that keeps state, such as "changed
+    /// since last frame", observes every frame. A missing resource is checked only on frames
+    /// where every condition holds.
     pub fn run_if(self, condition: impl Fn(&World) -> bool + Send + Sync + 'static) -> Self {
         self.node.conditions.push(Box::new(condition));
         self

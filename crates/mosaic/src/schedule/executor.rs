@@ -120,7 +120,11 @@ impl Schedule {
         let nodes = &mut self.nodes[batch.range.clone()];
         let mut enabled = 0;
         for node in nodes.iter_mut() {
-            node.enabled = node.conditions.iter().all(|condition| condition(world))
+            // Every condition, every frame, even after one returned false: a stateful condition
+            // (a change detector, a timer) must see each frame, not only those its predecessors
+            // passed, or it later fires on a stale observation. No short-circuit, as in bevy.
+            let conditions_hold = node.conditions.iter().fold(true, |all, condition| condition(world) & all);
+            node.enabled = conditions_hold
                 && match node.system.validate(world) {
                     Ok(()) => true,
                     Err(missing) if node.skip_if_missing => {

@@ -12,6 +12,8 @@
 //! - The systems are then grouped into batches of consecutive systems that neither conflict nor
 //!   depend on each other; a batch runs on rayon when it is worth a thread hand-off, and the
 //!   systems' commands are applied at the end of each batch, in system order.
+//! - Run conditions (`run_if`) are evaluated at the start of a system's batch, all of them every
+//!   frame, so a condition that keeps state sees every frame.
 
 mod access;
 mod core;
