@@ -99,10 +99,9 @@ impl Graph<'_, '_> {
 /// # Errors
 /// [`ScheduleError::UnknownLabel`] for a constraint naming nothing;
 /// [`ScheduleError::AmbiguousLabel`] for one naming several systems, or a system and a set;
-/// [`ScheduleError::SetCycle`]
-/// naming every set on a cycle of sets; [`ScheduleError::ConflictingSets`] for a system in two
-/// sets ordered one before the other; [`ScheduleError::Cycle`] naming every system (and set) on
-/// any other cycle.
+/// [`ScheduleError::SetCycle`] naming every set on a cycle of sets;
+/// [`ScheduleError::ConflictingSets`] for a system in two sets ordered one before the other;
+/// [`ScheduleError::Cycle`] naming every system (and set) on any other cycle.
 pub(crate) fn sort(
     nodes: &[NodeSpec<'_>],
     sets: &FxHashMap<String, SetSpec>,
@@ -209,13 +208,17 @@ pub(crate) fn sort(
             members[set_index[set.as_str()]] += 1;
         }
     }
+    let inside_filled_set = |u: usize, v: usize| {
+        let k = graph.set_of(u);
+        u == graph.start(k) && v == graph.end(k) && members[k] > 0
+    };
     let mut through: Vec<Vec<usize>> = vec![Vec::new(); total];
     for &v in &visited {
         let mut reach = Vec::new();
         for &u in &graph.preds[v] {
             if !graph.is_set(u) {
                 reach.push(u);
-            } else if !(v == u + 1 && u == graph.start(graph.set_of(u)) && members[graph.set_of(u)] > 0) {
+            } else if !inside_filled_set(u, v) {
                 reach.extend_from_slice(&through[u]);
             }
         }
