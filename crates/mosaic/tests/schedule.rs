@@ -81,7 +81,7 @@ fn cycle_error_names_every_system() {
     schedule.add_system(second).after("first");
     schedule.add_system(third).after("second");
     let error = schedule.build().unwrap_err();
-    let ScheduleError::Cycle { systems } = &error else { panic!("expected a cycle, got {error}") };
+    let ScheduleError::Cycle { systems, .. } = &error else { panic!("expected a cycle, got {error}") };
     assert_eq!(systems.first(), systems.last());
     let message = error.to_string();
     for name in ["first", "second", "third"] {
@@ -345,4 +345,261 @@ fn systems_can_be_closures() {
     schedule.run(&mut world);
     assert_eq!(*seen.lock().unwrap(), if cfg!(miri) { 60 } else { 1500 });
     assert_eq!(schedule.order().unwrap(), ["count"]);
+}
+
+// --- sets: ordering is transitive, cycles and contradictions are refused (issue 19) ---
+
+#[test]
+fn set_order_is_transitive_through_an_empty_set() {
+    // a -> b -> c with b empty: `first` (in a) runs before `third` (in c), though added after it.
+    let mut schedule = Schedule::new();
+    schedule.add_system(third).in_set("c");
+    schedule.add_system(first).in_set("a");
+    schedule.configure_set("a").before("b");
+    schedule.configure_set("b").before("c");
+    assert_eq!(run_once(&mut schedule), ["first", "third"]);
+
+    // The same with `after`, through two empty sets, and with systems ordered against a set.
+    let mut schedule = Schedule::new();
+    schedule.add_system(third).after("late");
+    schedule.add_system(first).before("early");
+    schedule.configure_set("late").after("middle");
+    schedule.configure_set("middle").after("early");
+    schedule.configure_set("early");
+    assert_eq!(schedule.order().unwrap(), ["first", "third"]);
+
+    // Systems that do not conflict but are ordered through an empty set do not share a batch.
+    let mut schedule = Schedule::new();
+    schedule.add_system(cd).in_set("c");
+    schedule.add_system(ab).in_set("a");
+    schedule.configure_set("a").before("b");
+    schedule.configure_set("b").before("c");
+    assert_eq!(schedule.batches().unwrap(), [vec!["ab"], vec!["cd"]]);
+}
+
+#[test]
+fn set_order_holds_when_the_middle_set_is_skipped() {
+    for executor in [ExecutorKind::SingleThreaded, ExecutorKind::Parallel] {
+        let mut schedule = Schedule::new();
+        schedule.set_executor(executor).set_parallel_threshold(Duration::ZERO);
+        schedule.add_system(third).in_set("c");
+        schedule.add_system(second).in_set("b").run_if(|_: &World| false);
+        schedule.add_system(first).in_set("a");
+        schedule.configure_set("a").before("b");
+        schedule.configure_set("b").before("c");
+        assert_eq!(run_once(&mut schedule), ["first", "third"], "{executor:?}");
+    }
+}
+
+#[test]
+fn a_set_ordered_after_itself_is_an_error() {
+    let mut schedule = Schedule::new();
+    schedule.add_system(first);
+    schedule.configure_set("physics").after("physics");
+    let error = schedule.build().unwrap_err();
+    assert_eq!(error, ScheduleError::SetCycle { sets: vec!["physics".into(), "physics".into()] });
+    let message = error.to_string();
+    assert!(message.contains("physics -> physics") && message.contains("remove"), "{message}");
+
+    // The same when the set holds a system: the sets are named, not only the system.
+    let mut schedule = Schedule::new();
+    schedule.add_system(first).in_set("physics");
+    schedule.configure_set("physics").before("physics");
+    assert_eq!(
+        schedule.build().unwrap_err(),
+        ScheduleError::SetCycle { sets: vec!["physics".into(), "physics".into()] }
+    );
+}
+
+#[test]
+fn two_sets_each_after_the_other_are_an_error() {
+    let mut schedule = Schedule::new();
+    schedule.add_system(first);
+    schedule.configure_set("input").before("physics");
+    schedule.configure_set("physics").before("render");
+    schedule.configure_set("render").before("input");
+    let error = schedule.build().unwrap_err();
+    let ScheduleError::SetCycle { sets } = &error else { panic!("expected a set cycle, got {error:?}") };
+    assert_eq!(sets.len(), 4, "{sets:?}");
+    assert_eq!(sets.first(), sets.last());
+    let message = error.to_string();
+    for set in ["input", "physics", "render"] {
+        assert!(sets.iter().any(|s| s == set), "{sets:?} lacks {set}");
+        assert!(message.contains(set), "{message}");
+    }
+}
+
+#[test]
+fn a_system_in_two_sets_that_must_run_apart_is_refused() {
+    // `first` is in a and c, with a -> b -> c: it would have to run before and after b.
+    for b_holds_a_system in [false, true] {
+        let mut schedule = Schedule::new();
+        schedule.add_system(first).in_set("a").in_set("c");
+        if b_holds_a_system {
+            schedule.add_system(second).in_set("b");
+        }
+        schedule.configure_set("a").before("b");
+        schedule.configure_set("b").before("c");
+        let error = schedule.build().unwrap_err();
+        assert_eq!(
+            error,
+            ScheduleError::ConflictingSets {
+                system: "first".into(),
+                first: "a".into(),
+                second: "c".into(),
+                path: vec!["a".into(), "b".into(), "c".into()],
+            },
+            "b holds a system: {b_holds_a_system}"
+        );
+        let message = error.to_string();
+        assert!(message.contains("`first`") && message.contains("a -> b -> c"), "{message}");
+        assert!(message.contains("take `first` out of"), "{message}");
+    }
+}
+
+#[test]
+fn a_cycle_through_a_set_names_the_systems_and_the_set() {
+    let mut schedule = Schedule::new();
+    schedule.add_system(first).before("physics");
+    schedule.add_system(second).in_set("physics").before("first");
+    let error = schedule.build().unwrap_err();
+    let ScheduleError::Cycle { systems, sets } = &error else { panic!("expected a cycle, got {error:?}") };
+    assert_eq!(systems.first(), systems.last());
+    assert!(systems.iter().any(|s| s == "first") && systems.iter().any(|s| s == "second"), "{systems:?}");
+    assert_eq!(sets, &["physics"]);
+    assert!(error.to_string().contains("physics"), "{error}");
+}
+
+#[test]
+fn a_cycle_is_named_when_a_system_after_it_was_added_first() {
+    // `third` waits on the cycle but is not on it; it must not hide the cycle.
+    let mut schedule = Schedule::new();
+    schedule.add_system(third).after("first");
+    schedule.add_system(first).after("second");
+    schedule.add_system(second).after("first");
+    let error = schedule.build().unwrap_err();
+    let ScheduleError::Cycle { systems, .. } = &error else { panic!("expected a cycle, got {error:?}") };
+    assert_eq!(systems.len(), 3, "{systems:?}");
+    assert!(!systems.iter().any(|s| s == "third"), "{systems:?}");
+}
+
+#[test]
+fn a_label_naming_two_systems_is_an_error() {
+    let mut schedule = Schedule::new();
+    schedule.add_system(first);
+    schedule.add_system(second).named("first");
+    schedule.add_system(third).after("first");
+    let error = schedule.build().unwrap_err();
+    let ScheduleError::AmbiguousLabel { system, label, matches } = &error else {
+        panic!("expected an ambiguous label, got {error:?}")
+    };
+    assert_eq!((system.as_str(), label.as_str()), ("third", "first"));
+    assert_eq!(matches, &["system `first` (added 1st)", "system `first` (added 2nd)"]);
+    let message = error.to_string();
+    assert!(message.contains("`third`") && message.contains("named("), "{message}");
+
+    // A label naming a system and a set is ambiguous too.
+    let mut schedule = Schedule::new();
+    schedule.add_system(second);
+    schedule.add_system(first).in_set("second");
+    schedule.add_system(third).after("second");
+    let error = schedule.build().unwrap_err();
+    let ScheduleError::AmbiguousLabel { matches, .. } = &error else {
+        panic!("expected an ambiguous label, got {error:?}")
+    };
+    assert_eq!(matches, &["system `second` (added 1st)", "set `second`"]);
+}
+
+// --- the parallel executor honours a zero threshold from the first frame (issue 19) ---
+
+/// A two-party rendezvous that gives up after a timeout, so a schedule that runs both parties on
+/// one thread fails the test instead of hanging it.
+#[derive(Default)]
+struct Meet {
+    arrived: Mutex<usize>,
+    all_here: std::sync::Condvar,
+    missed: std::sync::atomic::AtomicUsize,
+}
+
+impl Meet {
+    fn wait(&self) {
+        let mut arrived = self.arrived.lock().unwrap();
+        let round_end = (*arrived / 2 + 1) * 2;
+        *arrived += 1;
+        self.all_here.notify_all();
+        let (arrived, timeout) = self
+            .all_here
+            .wait_timeout_while(arrived, Duration::from_secs(5), |arrived| *arrived < round_end)
+            .unwrap();
+        drop(arrived);
+        if timeout.timed_out() {
+            self.missed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
+fn meet_left(meet: Res<Meet>) {
+    meet.wait();
+}
+fn meet_right(meet: Res<Meet>) {
+    meet.wait();
+}
+
+#[test]
+fn zero_threshold_runs_a_batch_on_the_pool_from_the_first_frame() {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let mut schedule = Schedule::new();
+    schedule.set_executor(ExecutorKind::Parallel).set_parallel_threshold(Duration::ZERO);
+    schedule.add_system(meet_left);
+    schedule.add_system(meet_right);
+    assert_eq!(schedule.batches().unwrap(), [vec!["meet_left", "meet_right"]]);
+    let mut world = World::new();
+    world.insert_resource(Meet::default());
+    pool.install(|| {
+        for _ in 0..4 {
+            schedule.run(&mut world);
+        }
+    });
+    let meet = world.resource::<Meet>();
+    assert_eq!(*meet.arrived.lock().unwrap(), 8);
+    assert_eq!(
+        meet.missed.load(std::sync::atomic::Ordering::Relaxed),
+        0,
+        "a frame ran the batch on one thread"
+    );
+}
+
+// --- run conditions: every condition is evaluated every frame (issue 19) ---
+
+struct Counter(u32);
+
+#[test]
+fn every_run_condition_is_evaluated_every_frame() {
+    let evaluations = Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let last_seen = Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let (evaluated, seen) = (evaluations.clone(), last_seen.clone());
+    // A stateful condition: true when the counter changed since it last looked.
+    let changed = move |world: &World| {
+        evaluated.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let now = world.resource::<Counter>().0;
+        seen.swap(now, std::sync::atomic::Ordering::Relaxed) != now
+    };
+    let mut schedule = Schedule::new();
+    schedule.add_system(first).run_if(|world: &World| world.resource::<Enabled>().0).run_if(changed);
+    let mut world = World::new();
+    world.insert_resource(Trace::default());
+    world.insert_resource(Enabled(false));
+    world.insert_resource(Counter(1));
+    // Frame 1: disabled; `changed` still looks, and sees 1.
+    schedule.run(&mut world);
+    // Frame 2: enabled, but the counter has not changed since frame 1.
+    world.resource_mut::<Enabled>().0 = true;
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Trace>().0, Vec::<&str>::new(), "fired on a stale observation");
+    // Frame 3: changed.
+    world.resource_mut::<Counter>().0 = 2;
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Trace>().0, ["first"]);
+    assert_eq!(evaluations.load(std::sync::atomic::Ordering::Relaxed), 3);
+    assert_eq!(last_seen.load(std::sync::atomic::Ordering::Relaxed), 2);
 }

@@ -47,8 +47,8 @@ pub enum ExecutorKind {
     /// Every system on the calling thread, in order.
     SingleThreaded,
     /// Batches of non-conflicting systems on rayon's pool, when the batch's measured work is
-    /// large enough to pay for the hand-off (see [`Schedule::set_parallel_threshold`]); otherwise
-    /// on the calling thread. Results equal the single-threaded executor's.
+    /// large enough to pay for the hand-off, or always with a zero threshold (see
+    /// [`Schedule::set_parallel_threshold`]); otherwise on the calling thread. Results equal the single-threaded executor's.
     #[default]
     Parallel,
 }
@@ -71,8 +71,11 @@ impl FrameEndTasks {
 ///
 /// Order: the topological order of the `before`/`after` constraints (between systems, named by
 /// their function's name or [`SystemConfig::named`], and sets named with
-/// [`SystemConfig::in_set`]); among systems free to run, higher [`SystemConfig::priority`] first,
-/// then the one added first. Consecutive systems that neither conflict nor are ordered relative to
+/// [`SystemConfig::in_set`] or [`Schedule::configure_set`]); among systems free to run, higher
+/// [`SystemConfig::priority`] first, then the one added first. Orders between sets are
+/// transitive, also through sets that hold no system: with sets `a` before `b` before `c`, every
+/// system of `a` runs before every system of `c` whatever `b` holds, and whether or not `b`'s
+/// systems are skipped that frame (the order is fixed when the schedule is built). Consecutive systems that neither conflict nor are ordered relative to
 /// each other form a batch, which may run in parallel; each system's [`Commands`](super::Commands)
 /// are applied at the end of its batch, in system order, so both executors give the same result.
 ///
@@ -140,26 +143,32 @@ pub struct SystemConfig<'a> {
 }
 
 impl SystemConfig<'_> {
-    /// Renames the system (the name `before`/`after` refer to and profiles show).
+    /// Renames the system (the name `before`/`after` refer to and profiles show). Two systems may
+    /// share a name, but then no `before`/`after` may use it ([`ScheduleError::AmbiguousLabel`]):
+    /// order a group of systems through a set instead.
     pub fn named(self, name: impl Into<String>) -> Self {
         self.node.name = name.into();
         self
     }
 
-    /// Runs the system before `label` (a system's name or a set's).
+    /// Runs the system before `label`: the name of exactly one system, or of a set (never both;
+    /// see [`Schedule::build`]).
     pub fn before(self, label: impl Into<String>) -> Self {
         self.node.before.push(label.into());
         self
     }
 
-    /// Runs the system after `label` (a system's name or a set's).
+    /// Runs the system after `label`: the name of exactly one system, or of a set (never both;
+    /// see [`Schedule::build`]).
     pub fn after(self, label: impl Into<String>) -> Self {
         self.node.after.push(label.into());
         self
     }
 
     /// Puts the system in set `set`, which other systems and [`Schedule::configure_set`] can order
-    /// against.
+    /// against. A system may be in several sets, but not in two that are ordered one before the
+    /// other ([`ScheduleError::ConflictingSets`]), nor ordered before or after a set it is in
+    /// ([`ScheduleError::Cycle`]).
     pub fn in_set(self, set: impl Into<String>) -> Self {
         self.node.sets.push(set.into());
         self
@@ -172,7 +181,12 @@ impl SystemConfig<'_> {
     }
 
     /// Runs the system only on frames where `condition` returns `true` (all conditions must).
-    /// Conditions are evaluated on the calling thread at the start of the system's batch.
+    ///
+    /// Every condition of the system is evaluated once every frame, in the order added, on the
+    /// calling thread at the start of the system's batch, even when an earlier one returned
+    /// `false` (no short-circuit, as in bevy): a condition that keeps state, such as "changed
+    /// since last frame", observes every frame. A missing resource is checked only on frames
+    /// where every condition holds.
     pub fn run_if(self, condition: impl Fn(&World) -> bool + Send + Sync + 'static) -> Self {
         self.node.conditions.push(Box::new(condition));
         self
@@ -191,13 +205,16 @@ pub struct SetConfig<'a> {
 }
 
 impl SetConfig<'_> {
-    /// Runs every system of the set before `label`.
+    /// Runs every system of the set before `label` (a system's name or a set's). When the set has
+    /// no system the order still holds through it: whatever runs before the set runs before
+    /// `label`.
     pub fn before(self, label: impl Into<String>) -> Self {
         self.spec.before.push(label.into());
         self
     }
 
-    /// Runs every system of the set after `label`.
+    /// Runs every system of the set after `label` (a system's name or a set's); as
+    /// [`SetConfig::before`], the order holds through an empty set.
     pub fn after(self, label: impl Into<String>) -> Self {
         self.spec.after.push(label.into());
         self
@@ -226,8 +243,14 @@ impl Schedule {
     }
 
     /// A batch runs in parallel only when its measured single-thread time is at least
-    /// `threshold` (default 20 us); smaller batches cost more to hand to threads than they save.
-    /// Zero forces every batch of two or more systems onto the pool.
+    /// `threshold` (default 20 us), and its parallel runs are not measured slower than its
+    /// sequential ones; smaller batches cost more to hand to threads than they save. With a
+    /// non-zero threshold a batch's first run is on the calling thread, to measure it.
+    ///
+    /// Zero forces every batch of two or more systems that run this frame onto rayon's pool (the
+    /// current one, so [`rayon::ThreadPool::install`] picks it), from the first frame on and
+    /// whatever the measured times. Rayon runs the systems at the same time when it has idle
+    /// threads; systems that wait on each other (a barrier of N) need N idle threads in the pool.
     pub fn set_parallel_threshold(&mut self, threshold: std::time::Duration) -> &mut Self {
         self.parallel_threshold_ns = threshold.as_nanos() as f64;
         self
@@ -288,7 +311,8 @@ impl Schedule {
         Ok(SystemConfig { node: self.nodes.last_mut().expect("just pushed") })
     }
 
-    /// Orders a named set relative to other systems or sets.
+    /// Orders a named set relative to other systems or sets, creating the set if no system is in
+    /// it yet (a label must name a system or a set that exists when the schedule is built).
     pub fn configure_set(&mut self, set: impl Into<String>) -> SetConfig<'_> {
         self.batches = None;
         SetConfig { spec: self.sets.entry(set.into()).or_default() }
@@ -327,11 +351,17 @@ impl Schedule {
     }
 
     /// Sorts the systems and groups them into batches. Called by `run`; calling it early reports
-    /// ordering errors before the first frame. O((n + e) log n + n * b * a) for n systems, e
-    /// constraints, batch size b and access-set size a.
+    /// ordering errors before the first frame. O((n + s + e) log(n + s) + n * b * a) for n
+    /// systems, s sets, e constraints and set memberships, batch size b and access-set size a.
     ///
     /// # Errors
-    /// [`ScheduleError::UnknownLabel`] or [`ScheduleError::Cycle`].
+    /// - [`ScheduleError::UnknownLabel`] if a `before`/`after` names no system and no set;
+    /// - [`ScheduleError::AmbiguousLabel`] if one names several systems, or a system and a set;
+    /// - [`ScheduleError::SetCycle`] if sets are ordered in a cycle, with or without systems;
+    /// - [`ScheduleError::ConflictingSets`] if a system is in two sets one of which must run
+    ///   before the other;
+    /// - [`ScheduleError::Cycle`] for any other cycle (between systems, or a system ordered
+    ///   before or after a set it is in).
     pub fn build(&mut self) -> Result<(), ScheduleError> {
         if self.batches.is_some() {
             return Ok(());
@@ -350,7 +380,8 @@ impl Schedule {
             .collect();
         let sorted = graph::sort(&specs, &self.sets)?;
         // Batches: consecutive systems in run order with no conflict and no direct edge between
-        // them (an indirect path always runs through a system of an earlier batch or this one).
+        // them, an edge through sets alone counting as direct (an indirect path always runs
+        // through a system of an earlier batch or this one).
         let mut batches = Vec::new();
         let mut start = 0;
         for (position, &node) in sorted.order.iter().enumerate() {

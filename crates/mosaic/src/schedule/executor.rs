@@ -120,7 +120,11 @@ impl Schedule {
         let nodes = &mut self.nodes[batch.range.clone()];
         let mut enabled = 0;
         for node in nodes.iter_mut() {
-            node.enabled = node.conditions.iter().all(|condition| condition(world))
+            // Every condition, every frame, even after one returned false: a stateful condition
+            // (a change detector, a timer) must see each frame, not only those its predecessors
+            // passed, or it later fires on a stale observation. No short-circuit, as in bevy.
+            let conditions_hold = node.conditions.iter().fold(true, |all, condition| condition(world) & all);
+            node.enabled = conditions_hold
                 && match node.system.validate(world) {
                     Ok(()) => true,
                     Err(missing) if node.skip_if_missing => {
@@ -151,11 +155,14 @@ impl Schedule {
             }
         } else if self.executor == ExecutorKind::Parallel
             && enabled >= 2
-            && batch.sequential_ns >= self.parallel_threshold_ns
-            && (batch.parallel_ns.is_nan()
-                || batch.parallel_ns < batch.sequential_ns
-                || batch.runs % REPROBE_EVERY == 0)
+            && (self.parallel_threshold_ns <= 0.0
+                || (batch.sequential_ns >= self.parallel_threshold_ns
+                    && (batch.parallel_ns.is_nan()
+                        || batch.parallel_ns < batch.sequential_ns
+                        || batch.runs % REPROBE_EVERY == 0)))
         {
+            // A zero threshold puts the batch on the pool every frame, the first included (when
+            // `sequential_ns` is still unknown) and whatever the measured times say.
             let shared: &World = world;
             let start = Instant::now();
             let mut running: SmallVec<[&mut Node; 16]> = nodes.iter_mut().filter(|n| n.enabled).collect();

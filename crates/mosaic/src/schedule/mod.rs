@@ -6,10 +6,14 @@
 //!   function taking `&mut World`. Its [`Access`] set is computed when it is added.
 //! - [`Schedule`] sorts systems topologically by `before`/`after` constraints between systems and
 //!   named sets, breaking ties by priority, then insertion order, so the order is the same on
-//!   every run and machine.
+//!   every run and machine. Orders between sets are transitive, through sets that hold no system
+//!   too; a cycle (of systems or of sets, with or without systems) and a system in two sets that
+//!   are ordered apart are errors at [`Schedule::build`] naming the systems and sets involved.
 //! - The systems are then grouped into batches of consecutive systems that neither conflict nor
 //!   depend on each other; a batch runs on rayon when it is worth a thread hand-off, and the
 //!   systems' commands are applied at the end of each batch, in system order.
+//! - Run conditions (`run_if`) are evaluated at the start of a system's batch, all of them every
+//!   frame, so a condition that keeps state sees every frame.
 
 mod access;
 mod core;
