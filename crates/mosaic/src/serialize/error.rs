@@ -68,6 +68,10 @@ pub enum SnapshotError {
         /// An entity on the cycle.
         index: u32,
     },
+    /// The saved state of the lazy collector's sampling sequence is 0, which the sequence never
+    /// reaches.
+    #[error("the snapshot's lazy-collector sampling state is 0, which no world has; the snapshot is corrupt")]
+    Sampler,
     /// The saved entity allocator breaks an invariant, or does not fit this world's limits.
     #[error(
         "the snapshot's entity allocator is inconsistent or exceeds this world's limits ({slots} slots, \
