@@ -522,7 +522,7 @@ fn row_order_survives_and_groups_stay_packed() {
     let mut plain = World::new();
     registry.load_binary(&mut plain, &bytes).unwrap();
     assert_eq!(order(&mut plain), order(&mut world));
-    // Saved orders that disagree on the group's members are not applied: the group stays packed.
+    // Saved orders that disagree on the group's members are refused before anything changes.
     #[derive(Component, Clone, Debug, PartialEq, Serialize, Deserialize)]
     struct Shadow {
         x: f32,
@@ -535,9 +535,10 @@ fn row_order_survives_and_groups_stay_packed() {
     let mut registry = SnapshotRegistry::new();
     registry.register::<Pos>("position").register::<Shadow>("shadow");
     let mut grouped = World::new();
-    grouped.group::<(Pos, Shadow)>();
-    registry.load_binary(&mut grouped, &raw.binary()).unwrap();
-    grouped.assert_group_invariants();
+    let group = grouped.group::<(Pos, Shadow)>();
+    let error = registry.load_binary(&mut grouped, &raw.binary()).unwrap_err();
+    assert!(matches!(&error, SnapshotError::GroupOrder { column, .. } if column == "shadow"), "{error}");
+    assert_eq!((grouped.entities().slot_count(), grouped.group_len(group)), (0, 0));
     let mut plain = World::new();
     registry.load_binary(&mut plain, &raw.binary()).unwrap();
     let shadows: Vec<u32> = plain.query::<(Entity, &Shadow)>().into_iter().map(|(e, _)| e.index()).collect();

@@ -5,15 +5,14 @@ use std::cell::RefCell;
 use std::fmt;
 use std::num::NonZeroU32;
 
-use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use super::hierarchy::SavedHierarchy;
+use super::order::{self, SavedOrder};
 use super::registry::{Entry, Pending};
 use super::save::FORMAT_VERSION;
 use super::{EntityMap, SnapshotError, SnapshotRegistry};
-use crate::component::ComponentId;
 use crate::entity::{Entities, Entity};
 use crate::hierarchy::Relationship;
 use crate::world::World;
@@ -354,14 +353,15 @@ impl SnapshotRegistry {
     /// the returned [`EntityMap`] tells where each saved entity went.
     ///
     /// Each saved pool (the relationship pool included) takes its saved row order, the world's
-    /// own rows after the loaded ones (pools owned by a group keep the group's order if the saved
-    /// orders would break it). Into a world that never had an entity, the lazy collector's
-    /// sampling state and the hierarchy ordering bookkeeping are restored too, so with the same
-    /// groups the loaded world evolves exactly as the saved one would; into any other world, the
-    /// world keeps its own and the loaded relationships are marked for the next ordering pass.
+    /// own rows after the loaded ones; the members of the world's owning groups stay packed in
+    /// front. Into a world that never had an entity, the lazy collector's sampling state and the
+    /// hierarchy ordering bookkeeping are restored too, so with the same groups the loaded world
+    /// evolves exactly as the saved one would; into any other world, the world keeps its own and
+    /// the loaded relationships are marked for the next ordering pass.
     ///
     /// Registered resources in the snapshot are inserted, replacing the world's. O(size of the
-    /// snapshot). Nothing in `world` changes unless the whole snapshot reads and checks out.
+    /// snapshot + g * rows for g owning groups). Nothing in `world` changes unless the whole
+    /// snapshot reads and checks out, its row orders against the world's groups included.
     ///
     /// # Errors
     /// [`SnapshotError::DecodeRon`] for malformed or truncated text or a value that does not fit
@@ -369,6 +369,8 @@ impl SnapshotRegistry {
     /// [`SnapshotError::DuplicateName`], [`SnapshotError::DuplicateEntity`],
     /// [`SnapshotError::MissingEntity`], [`SnapshotError::HierarchyCycle`],
     /// [`SnapshotError::Sampler`] and [`SnapshotError::Allocator`] for inconsistent data;
+    /// [`SnapshotError::GroupOrder`] if the saved row orders would break one of the world's
+    /// owning groups (create the saved world's groups before loading, others after);
     /// [`SnapshotError::Exhausted`] if the world cannot spawn that many entities.
     pub fn load_ron(&self, world: &mut World, text: &str) -> Result<EntityMap, SnapshotError> {
         let stash = RefCell::new(None);
@@ -412,7 +414,7 @@ impl SnapshotRegistry {
     }
 }
 
-/// Checks `parsed` and puts it into `world`.
+/// Checks `parsed` (against `world`'s groups too) and puts it into `world`.
 fn apply(world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> {
     let allocator_error = || SnapshotError::Allocator {
         slots: parsed.generations.len(),
@@ -442,11 +444,16 @@ fn apply(world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> 
     // Each column's (name, type, row order), and the hierarchy's; the data goes in separately.
     let (columns, data): (Vec<_>, Vec<_>) =
         components.into_iter().map(|c| ((c.name, c.type_id, c.order), c.data)).unzip();
-    let orders: Vec<(TypeId, &[u32])> = columns
+    let orders: Vec<SavedOrder<'_>> = columns
         .iter()
-        .map(|(_, type_id, order)| (*type_id, order.as_slice()))
-        .chain(std::iter::once((TypeId::of::<Relationship>(), hierarchy.order.as_slice())))
+        .map(|(name, type_id, order)| SavedOrder { type_id: *type_id, name, order })
+        .chain(std::iter::once(SavedOrder {
+            type_id: TypeId::of::<Relationship>(),
+            name: "the hierarchy",
+            order: &hierarchy.order,
+        }))
         .collect();
+    order::check_groups(world, &orders, live.len())?;
     if !pristine {
         let allocator = world.entities();
         let available =
@@ -509,49 +516,9 @@ fn apply(world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> 
     for resource in resources {
         resource.data.apply(world, &entity_of, None);
     }
-    restore_row_orders(world, &orders, &entity_of);
+    order::restore(world, &orders, &entity_of);
     for index in entities {
         map.insert(saved_entity(index), entity_of(index));
     }
     Ok(map)
-}
-
-/// Reorders each saved pool to its saved row order (the saved entities first, in that order,
-/// then any others the pool holds, in their current order). Pools owned by a group are reordered
-/// only if every pool of the group would still hold the group's members first, in one order;
-/// otherwise the group keeps the order it built while loading. O(rows).
-fn restore_row_orders(world: &mut World, orders: &[(TypeId, &[u32])], entity_of: &dyn Fn(u32) -> Entity) {
-    let mut plans: FxHashMap<ComponentId, Vec<usize>> = FxHashMap::default();
-    for &(type_id, order) in orders {
-        let Some(id) = world.components().id_by_type(type_id) else { continue };
-        let pool = world.components().pool(id);
-        let mut placed = vec![false; pool.len()];
-        let mut plan = Vec::with_capacity(pool.len());
-        for &index in order {
-            if let Some(row) = pool.row_of(entity_of(index)).filter(|&row| !placed[row]) {
-                placed[row] = true;
-                plan.push(row);
-            }
-        }
-        plan.extend((0..pool.len()).filter(|&row| !placed[row]));
-        plans.insert(id, plan);
-    }
-    for group in &world.groups.owning {
-        let prefix = |id: ComponentId| -> Vec<Entity> {
-            let pool = world.components().pool(id);
-            match plans.get(&id) {
-                Some(plan) => plan[..group.len].iter().map(|&row| pool.entities()[row]).collect(),
-                None => pool.entities()[..group.len].to_vec(),
-            }
-        };
-        let first = prefix(group.owned[0]);
-        if group.owned[1..].iter().any(|&id| prefix(id) != first) {
-            for id in &group.owned {
-                plans.remove(id);
-            }
-        }
-    }
-    for (id, plan) in plans {
-        world.components.pool_mut(id).permute(&plan);
-    }
 }

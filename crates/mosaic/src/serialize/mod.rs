@@ -19,15 +19,17 @@
 //! Everything that decides how later operations order pools is saved, so a world loaded into a
 //! world that never had an entity (and has the same owning groups) iterates, and therefore
 //! evolves, exactly as the saved one would: run both N frames and their saves are still
-//! byte-identical. Loading restores each pool's saved row order (pools owned by a group keep the
-//! group's order if the saved orders would break it). What the registry does not name
-//! (unregistered components and resources, hooks, systems) is not saved; an unregistered
-//! component's pool starts empty.
+//! byte-identical. Loading restores each pool's saved row order; if a world loaded into has an
+//! owning group the saved orders do not keep packed (the saved world had other groups), loading
+//! refuses with [`SnapshotError::GroupOrder`]: create the saved world's groups before loading,
+//! and others after. What the registry does not name (unregistered components and resources,
+//! hooks, systems) is not saved; an unregistered component's pool starts empty.
 //!
 //! Everything is in a fixed order, so two saves of equal worlds are byte-identical, and
-//! `save(load(save(w))) == save(w)`. Loading reads and checks the whole snapshot before changing
-//! the world: corrupt or hostile input (truncated, absurd counts, duplicate or missing entities,
-//! unknown names, hierarchy cycles) is a [`SnapshotError`], never a panic or a huge allocation, and
+//! `save(load(save(w))) == save(w)`. Loading reads and checks the whole snapshot, and its row
+//! orders against the world's groups, before changing the world: corrupt or hostile input
+//! (truncated, absurd counts, duplicate or missing entities, unknown names, hierarchy cycles, row
+//! orders that break a group) is a [`SnapshotError`], never a panic or a huge allocation, and
 //! leaves the world as it was.
 //!
 //! Format, in field order (RON shows the names): `format` ([`FORMAT_VERSION`]), `world` (`u8`,
@@ -47,6 +49,7 @@ mod entity;
 mod error;
 mod hierarchy;
 mod load;
+mod order;
 mod registry;
 mod save;
 
