@@ -5,7 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use mosaic::serialize::{EntityMap, MapEntities, SnapshotError, SnapshotRegistry};
+use mosaic::hierarchy::Relationship;
+use mosaic::serialize::{EntityMap, FORMAT_VERSION, MapEntities, SnapshotError, SnapshotRegistry};
 use mosaic::{Component, Entity, World};
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -226,9 +227,28 @@ struct Raw {
     generations: Vec<u32>,
     free: Vec<u32>,
     entities: Vec<u32>,
-    hierarchy: Vec<(u32, u32)>,
+    sampler: u64,
+    hierarchy: RawHierarchy,
     components: Vec<RawColumn>,
     resources: Vec<(String, u64)>,
+}
+
+/// The hierarchy as written: links, the relationship pool's row order, the ordering bookkeeping.
+#[derive(Clone, Serialize)]
+#[serde(rename = "Hierarchy")]
+struct RawHierarchy {
+    links: Vec<(u32, u32)>,
+    order: Vec<u32>,
+    state: Option<RawOrderState>,
+}
+
+/// The hierarchy's ordering bookkeeping as written.
+#[derive(Clone, Serialize)]
+#[serde(rename = "OrderState")]
+struct RawOrderState {
+    dirty: Vec<Entity>,
+    overflow: bool,
+    aligned: (u64, u64),
 }
 
 /// A byte string, as the binary format writes each entry's data.
@@ -249,7 +269,8 @@ struct RawBinary<'a> {
     generations: &'a [u32],
     free: &'a [u32],
     entities: &'a [u32],
-    hierarchy: &'a [(u32, u32)],
+    sampler: u64,
+    hierarchy: &'a RawHierarchy,
     components: Vec<(&'a str, Bytes, &'a [u32])>,
     resources: Vec<(&'a str, Bytes)>,
 }
@@ -268,6 +289,7 @@ impl Raw {
             generations: &self.generations,
             free: &self.free,
             entities: &self.entities,
+            sampler: self.sampler,
             hierarchy: &self.hierarchy,
             components: self
                 .components
@@ -286,12 +308,17 @@ impl Raw {
 
 fn raw() -> Raw {
     Raw {
-        format: 2,
+        format: FORMAT_VERSION,
         world: 1,
         generations: vec![1, 1, 2],
         free: vec![2],
         entities: vec![0, 1],
-        hierarchy: vec![(1, 0)],
+        sampler: 7,
+        hierarchy: RawHierarchy {
+            links: vec![(1, 0)],
+            order: vec![1, 0],
+            state: Some(RawOrderState { dirty: vec![], overflow: false, aligned: (0, 0) }),
+        },
         components: vec![(
             "position".into(),
             vec![(0, Pos { x: 1.0, y: 2.0 }), (1, Pos { x: 3.0, y: 4.0 })],
@@ -333,6 +360,48 @@ fn the_raw_layout_is_the_real_one() {
     let mut world = World::new();
     registry.load_ron(&mut world, &ron::to_string(&raw()).unwrap()).unwrap();
     assert_eq!(world.children(world.entities().iter().next().unwrap()).count(), 1);
+    let related: Vec<u32> =
+        world.query_ref::<(Entity, &Relationship)>().into_iter().map(|(e, _)| e.index()).collect();
+    assert_eq!(related, [1, 0], "the relationship pool in its saved row order");
+}
+
+#[test]
+fn hierarchy_row_orders_and_the_sampler_are_checked() {
+    /// Spoils a snapshot.
+    type Corrupt = fn(&mut Raw);
+    let cases: [(Corrupt, &str); 4] = [
+        (|raw| raw.hierarchy.order = vec![0], "the row order of the hierarchy"),
+        (|raw| raw.hierarchy.order = vec![1, 0, 1], "the row order of the hierarchy"),
+        (|raw| raw.hierarchy.order = vec![1, 0, 2], "the row order of the hierarchy"),
+        (|raw| raw.sampler = 0, "sampling state"),
+    ];
+    for (corrupt, what) in cases {
+        let mut raw = raw();
+        corrupt(&mut raw);
+        let (binary, ron) = load_both(&raw);
+        for error in [binary, ron] {
+            assert!(error.to_string().contains(what), "{what}: {error}");
+        }
+    }
+    let mut raw = raw();
+    raw.hierarchy.order = vec![1, 0, 1];
+    assert!(matches!(load_both(&raw).0, SnapshotError::DuplicateEntity { index: 1, .. }));
+    raw.hierarchy.order = vec![0];
+    assert!(matches!(load_both(&raw).0, SnapshotError::MissingEntity { index: 1, .. }));
+    raw.sampler = 0;
+    raw.hierarchy.order = vec![1, 0];
+    assert!(matches!(load_both(&raw).0, SnapshotError::Sampler));
+    // An entity with an empty relationship (listed, in no link) gets one.
+    let mut raw = self::raw();
+    raw.hierarchy.links.clear();
+    raw.hierarchy.order = vec![0];
+    let mut registry = SnapshotRegistry::new();
+    registry.register::<Pos>("position");
+    let mut world = World::new();
+    registry.load_binary(&mut world, &raw.binary()).unwrap();
+    let related: Vec<u32> =
+        world.query_ref::<(Entity, &Relationship)>().into_iter().map(|(e, _)| e.index()).collect();
+    assert_eq!(related, [0]);
 }
 
 #[test]
@@ -361,8 +430,8 @@ fn truncated_input_is_an_error_at_every_length() {
 #[test]
 fn huge_counts_do_not_allocate_or_panic() {
     let registry = registry();
-    // format 2, world tag 1, then a varint count of u32::MAX slots and nothing else.
-    let mut bytes = vec![2u8, 1];
+    // The format, world tag 1, then a varint count of u32::MAX slots and nothing else.
+    let mut bytes = vec![FORMAT_VERSION as u8, 1];
     bytes.extend([0xff, 0xff, 0xff, 0xff, 0x0f]);
     assert!(matches!(registry.load_binary(&mut World::new(), &bytes), Err(SnapshotError::DecodePostcard(_))));
     // A column claiming u32::MAX rows.
@@ -390,7 +459,7 @@ fn huge_counts_do_not_allocate_or_panic() {
     raw.entities = vec![0, u32::MAX];
     assert!(matches!(load_both(&raw).0, SnapshotError::Allocator { .. }));
     let mut raw = self::raw();
-    raw.hierarchy = vec![(1, u32::MAX)];
+    raw.hierarchy.links = vec![(1, u32::MAX)];
     assert!(matches!(load_both(&raw).0, SnapshotError::MissingEntity { index: u32::MAX, .. }));
 }
 
@@ -409,7 +478,7 @@ fn duplicate_entities_are_refused() {
         matches!(&binary, SnapshotError::DuplicateEntity { index: 1, place } if place.contains("position"))
     );
     let mut raw = self::raw();
-    raw.hierarchy = vec![(1, 0), (1, 0)];
+    raw.hierarchy.links = vec![(1, 0), (1, 0)];
     assert!(matches!(load_both(&raw).0, SnapshotError::DuplicateEntity { index: 1, .. }));
     let mut raw = self::raw();
     raw.components.push(("position".into(), vec![], vec![]));
@@ -453,7 +522,7 @@ fn row_order_survives_and_groups_stay_packed() {
     let mut plain = World::new();
     registry.load_binary(&mut plain, &bytes).unwrap();
     assert_eq!(order(&mut plain), order(&mut world));
-    // Saved orders that disagree on the group's members are not applied: the group stays packed.
+    // Saved orders that disagree on the group's members are refused before anything changes.
     #[derive(Component, Clone, Debug, PartialEq, Serialize, Deserialize)]
     struct Shadow {
         x: f32,
@@ -466,9 +535,10 @@ fn row_order_survives_and_groups_stay_packed() {
     let mut registry = SnapshotRegistry::new();
     registry.register::<Pos>("position").register::<Shadow>("shadow");
     let mut grouped = World::new();
-    grouped.group::<(Pos, Shadow)>();
-    registry.load_binary(&mut grouped, &raw.binary()).unwrap();
-    grouped.assert_group_invariants();
+    let group = grouped.group::<(Pos, Shadow)>();
+    let error = registry.load_binary(&mut grouped, &raw.binary()).unwrap_err();
+    assert!(matches!(&error, SnapshotError::GroupOrder { column, .. } if column == "shadow"), "{error}");
+    assert_eq!((grouped.entities().slot_count(), grouped.group_len(group)), (0, 0));
     let mut plain = World::new();
     registry.load_binary(&mut plain, &raw.binary()).unwrap();
     let shadows: Vec<u32> = plain.query::<(Entity, &Shadow)>().into_iter().map(|(e, _)| e.index()).collect();
@@ -494,7 +564,7 @@ fn links_to_missing_entities_are_refused() {
     // Index 2 is a free slot, 7 is no slot at all.
     for missing in [2, 7] {
         let mut raw = raw();
-        raw.hierarchy = vec![(1, missing)];
+        raw.hierarchy.links = vec![(1, missing)];
         let (binary, ron) = load_both(&raw);
         assert!(matches!(binary, SnapshotError::MissingEntity { index, .. } if index == missing), "{binary}");
         assert!(matches!(ron, SnapshotError::MissingEntity { .. }), "{ron}");
@@ -511,11 +581,11 @@ fn hierarchy_cycles_are_refused() {
     raw.generations = vec![1; 4];
     raw.free = vec![];
     raw.entities = vec![0, 1, 2, 3];
-    raw.hierarchy = vec![(3, 0), (0, 1), (1, 2), (2, 0)];
+    raw.hierarchy.links = vec![(3, 0), (0, 1), (1, 2), (2, 0)];
     let (binary, ron) = load_both(&raw);
     assert!(matches!(binary, SnapshotError::HierarchyCycle { .. }), "{binary}");
     assert!(matches!(ron, SnapshotError::HierarchyCycle { .. }), "{ron}");
-    raw.hierarchy = vec![(2, 2)];
+    raw.hierarchy.links = vec![(2, 2)];
     assert!(matches!(load_both(&raw).0, SnapshotError::HierarchyCycle { index: 2 }));
 }
 
@@ -536,7 +606,7 @@ fn inconsistent_allocators_and_versions_are_refused() {
     let mut raw = self::raw();
     raw.format = 99;
     let (binary, ron) = load_both(&raw);
-    assert!(matches!(binary, SnapshotError::Version { found: 99, expected: 2 }), "{binary}");
+    assert!(matches!(binary, SnapshotError::Version { found: 99, expected: FORMAT_VERSION }), "{binary}");
     assert!(matches!(ron, SnapshotError::Version { found: 99, .. }), "{ron}");
     // A world with narrower limits refuses a snapshot that does not fit them.
     let mut registry = SnapshotRegistry::new();

@@ -40,3 +40,5 @@ pub use iter::{Ancestors, Children, Descendants};
 pub use order::OrderReport;
 pub use relation::{Cleanup, Pair, Relation};
 pub use transform::{GlobalTransform, LocalTransform, propagate_transforms};
+
+pub(crate) use ops::OrderState;

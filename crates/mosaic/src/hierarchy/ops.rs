@@ -46,6 +46,49 @@ impl HierarchyState {
     }
 }
 
+/// The part of [`HierarchyState`] that decides how later ordering passes and transform
+/// propagations reorder pools (everything but the scratch space): what a snapshot must carry, with
+/// the links and the relationship pool's row order, for a loaded world to continue exactly.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct OrderState {
+    /// Entities marked for the next ordering pass, in marking order (the pass takes them last
+    /// first); may name entities despawned since.
+    pub(crate) dirty: Vec<Entity>,
+    /// Whether the dirty list overflowed since the last pass.
+    pub(crate) overflow: bool,
+    /// [`HierarchyState::aligned`], in rows (+ 1).
+    pub(crate) aligned: [usize; 2],
+}
+
+impl World {
+    /// The hierarchy ordering bookkeeping, or `None` if this world never set hierarchies up (no
+    /// hooks on `Relationship` either). O(dirty entries).
+    pub(crate) fn hierarchy_order_state(&self) -> Option<OrderState> {
+        let state = self.get_resource::<HierarchyState>()?;
+        Some(OrderState {
+            dirty: state.dirty.lock().unwrap_or_else(PoisonError::into_inner).clone(),
+            overflow: state.overflow.load(Relaxed),
+            aligned: [state.aligned[0].load(Relaxed), state.aligned[1].load(Relaxed)],
+        })
+    }
+
+    /// Sets hierarchies up (hooks included) if needed, and replaces the ordering bookkeeping with
+    /// `order`, as a loaded snapshot's.
+    ///
+    /// # Panics
+    /// As [`World::init_hierarchy`].
+    #[track_caller]
+    pub(crate) fn set_hierarchy_order_state(&mut self, order: OrderState) {
+        self.init_hierarchy();
+        let state = self.resource::<HierarchyState>();
+        *state.dirty.lock().unwrap_or_else(PoisonError::into_inner) = order.dirty;
+        state.overflow.store(order.overflow, Relaxed);
+        for (slot, value) in state.aligned.iter().zip(order.aligned) {
+            slot.store(value, Relaxed);
+        }
+    }
+}
+
 /// Marks `entity` for the next ordering pass.
 pub(crate) fn mark(world: &World, entity: Entity) {
     let Some(state) = world.get_resource::<HierarchyState>() else { return };

@@ -68,6 +68,25 @@ pub enum SnapshotError {
         /// An entity on the cycle.
         index: u32,
     },
+    /// The saved row orders would break an owning group of the world loaded into: a pool the
+    /// group owns does not list first the entities that have all of the group's components, in
+    /// the same order as the group's other pools.
+    #[error(
+        "the snapshot's row order of `{column}` does not list the members of this world's group ({}) \
+         first, in the order of the group's other components; create exactly the groups the saved \
+         world had before loading (and any other group after loading), or the snapshot is corrupt",
+        .group.join(", ")
+    )]
+    GroupOrder {
+        /// The group's component type names.
+        group: Vec<&'static str>,
+        /// The snapshot's name of the column whose order breaks it.
+        column: String,
+    },
+    /// The saved state of the lazy collector's sampling sequence is 0, which the sequence never
+    /// reaches.
+    #[error("the snapshot's lazy-collector sampling state is 0, which no world has; the snapshot is corrupt")]
+    Sampler,
     /// The saved entity allocator breaks an invariant, or does not fit this world's limits.
     #[error(
         "the snapshot's entity allocator is inconsistent or exceeds this world's limits ({slots} slots, \

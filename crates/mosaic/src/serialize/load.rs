@@ -5,15 +5,16 @@ use std::cell::RefCell;
 use std::fmt;
 use std::num::NonZeroU32;
 
-use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
+use super::hierarchy::SavedHierarchy;
+use super::order::{self, SavedOrder};
 use super::registry::{Entry, Pending};
 use super::save::FORMAT_VERSION;
 use super::{EntityMap, SnapshotError, SnapshotRegistry};
-use crate::component::ComponentId;
 use crate::entity::{Entities, Entity};
+use crate::hierarchy::Relationship;
 use crate::world::World;
 
 /// A snapshot read but not yet checked or applied.
@@ -22,7 +23,8 @@ struct Parsed {
     generations: Vec<u32>,
     free: Vec<u32>,
     entities: Vec<u32>,
-    hierarchy: Vec<(u32, u32)>,
+    sampler: u64,
+    hierarchy: SavedHierarchy,
     components: Vec<Loaded>,
     resources: Vec<Loaded>,
 }
@@ -54,13 +56,23 @@ enum Field {
     Generations,
     Free,
     Entities,
+    Sampler,
     Hierarchy,
     Components,
     Resources,
 }
 
-const FIELDS: &[&str] =
-    &["format", "world", "generations", "free", "entities", "hierarchy", "components", "resources"];
+const FIELDS: &[&str] = &[
+    "format",
+    "world",
+    "generations",
+    "free",
+    "entities",
+    "sampler",
+    "hierarchy",
+    "components",
+    "resources",
+];
 
 struct SnapshotSeed<'a> {
     registry: &'a SnapshotRegistry,
@@ -115,7 +127,7 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Parsed, A::Error> {
-        let missing = |i| de::Error::invalid_length(i, &"a snapshot of 8 fields");
+        let missing = |i| de::Error::invalid_length(i, &"a snapshot of 9 fields");
         let format: u32 = seq.next_element()?.ok_or_else(|| missing(0))?;
         self.check_format(format)?;
         Ok(Parsed {
@@ -123,9 +135,10 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
             generations: seq.next_element()?.ok_or_else(|| missing(2))?,
             free: seq.next_element()?.ok_or_else(|| missing(3))?,
             entities: seq.next_element()?.ok_or_else(|| missing(4))?,
-            hierarchy: seq.next_element()?.ok_or_else(|| missing(5))?,
-            components: seq.next_element_seed(self.components())?.ok_or_else(|| missing(6))?,
-            resources: seq.next_element_seed(self.resources())?.ok_or_else(|| missing(7))?,
+            sampler: seq.next_element()?.ok_or_else(|| missing(5))?,
+            hierarchy: seq.next_element()?.ok_or_else(|| missing(6))?,
+            components: seq.next_element_seed(self.components())?.ok_or_else(|| missing(7))?,
+            resources: seq.next_element_seed(self.resources())?.ok_or_else(|| missing(8))?,
         })
     }
 
@@ -137,7 +150,7 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
             }
         }
         let (mut format, mut world, mut generations, mut free, mut entities) = (None, None, None, None, None);
-        let (mut hierarchy, mut components, mut resources) = (None, None, None);
+        let (mut sampler, mut hierarchy, mut components, mut resources) = (None, None, None, None);
         while let Some(field) = map.next_key::<Field>()? {
             match field {
                 Field::Format => {
@@ -149,6 +162,7 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
                 Field::Generations => once(&mut generations, map.next_value()?, "generations")?,
                 Field::Free => once(&mut free, map.next_value()?, "free")?,
                 Field::Entities => once(&mut entities, map.next_value()?, "entities")?,
+                Field::Sampler => once(&mut sampler, map.next_value()?, "sampler")?,
                 Field::Hierarchy => once(&mut hierarchy, map.next_value()?, "hierarchy")?,
                 Field::Components => {
                     once(&mut components, map.next_value_seed(self.components())?, "components")?
@@ -164,6 +178,7 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
             generations: generations.ok_or_else(|| de::Error::missing_field("generations"))?,
             free: free.ok_or_else(|| de::Error::missing_field("free"))?,
             entities: entities.ok_or_else(|| de::Error::missing_field("entities"))?,
+            sampler: sampler.ok_or_else(|| de::Error::missing_field("sampler"))?,
             hierarchy: hierarchy.ok_or_else(|| de::Error::missing_field("hierarchy"))?,
             components: components.ok_or_else(|| de::Error::missing_field("components"))?,
             resources: resources.ok_or_else(|| de::Error::missing_field("resources"))?,
@@ -319,41 +334,9 @@ fn validate(parsed: &Parsed, live: &[bool]) -> Result<(), SnapshotError> {
             return Err(SnapshotError::MissingEntity { index, place: in_order() });
         }
     }
-    let mut parent_of: FxHashMap<u32, u32> = FxHashMap::default();
-    for &(child, parent) in &parsed.hierarchy {
-        for index in [child, parent] {
-            if !is_live(index) {
-                return Err(SnapshotError::MissingEntity { index, place: "the hierarchy".into() });
-            }
-        }
-        if child == parent {
-            return Err(SnapshotError::HierarchyCycle { index: child });
-        }
-        if parent_of.insert(child, parent).is_some() {
-            return Err(SnapshotError::DuplicateEntity { index: child, place: "the hierarchy".into() });
-        }
-    }
-    // Cycle check: walk up from each child; 1 = on the current path, 2 = known to reach a root.
-    let mut state: FxHashMap<u32, u8> = FxHashMap::default();
-    let mut path = Vec::new();
-    for &start in parent_of.keys() {
-        let mut node = start;
-        loop {
-            match state.get(&node) {
-                Some(1) => return Err(SnapshotError::HierarchyCycle { index: node }),
-                Some(_) => break,
-                None => {}
-            }
-            state.insert(node, 1);
-            path.push(node);
-            match parent_of.get(&node) {
-                Some(&parent) => node = parent,
-                None => break,
-            }
-        }
-        for done in path.drain(..) {
-            state.insert(done, 2);
-        }
+    parsed.hierarchy.validate(&is_live, live.len())?;
+    if parsed.sampler == 0 {
+        return Err(SnapshotError::Sampler);
     }
     Ok(())
 }
@@ -369,16 +352,26 @@ impl SnapshotRegistry {
     /// rewritten to the new ids (handles to entities not in the snapshot become dead handles), and
     /// the returned [`EntityMap`] tells where each saved entity went.
     ///
+    /// Each saved pool (the relationship pool included) takes its saved row order, the world's
+    /// own rows after the loaded ones; the members of the world's owning groups stay packed in
+    /// front. Into a world that never had an entity, the lazy collector's sampling state and the
+    /// hierarchy ordering bookkeeping are restored too, so with the same groups the loaded world
+    /// evolves exactly as the saved one would; into any other world, the world keeps its own and
+    /// the loaded relationships are marked for the next ordering pass.
+    ///
     /// Registered resources in the snapshot are inserted, replacing the world's. O(size of the
-    /// snapshot). Nothing in `world` changes unless the whole snapshot reads and checks out.
+    /// snapshot + g * rows for g owning groups). Nothing in `world` changes unless the whole
+    /// snapshot reads and checks out, its row orders against the world's groups included.
     ///
     /// # Errors
     /// [`SnapshotError::DecodeRon`] for malformed or truncated text or a value that does not fit
     /// its type; [`SnapshotError::Version`]; [`SnapshotError::Unknown`] for an unregistered name;
     /// [`SnapshotError::DuplicateName`], [`SnapshotError::DuplicateEntity`],
-    /// [`SnapshotError::MissingEntity`], [`SnapshotError::HierarchyCycle`] and
-    /// [`SnapshotError::Allocator`] for inconsistent data; [`SnapshotError::Exhausted`] if the
-    /// world cannot spawn that many entities.
+    /// [`SnapshotError::MissingEntity`], [`SnapshotError::HierarchyCycle`],
+    /// [`SnapshotError::Sampler`] and [`SnapshotError::Allocator`] for inconsistent data;
+    /// [`SnapshotError::GroupOrder`] if the saved row orders would break one of the world's
+    /// owning groups (create the saved world's groups before loading, others after);
+    /// [`SnapshotError::Exhausted`] if the world cannot spawn that many entities.
     pub fn load_ron(&self, world: &mut World, text: &str) -> Result<EntityMap, SnapshotError> {
         let stash = RefCell::new(None);
         let mut deserializer = ron::Deserializer::from_str(text).map_err(SnapshotError::DecodeRon)?;
@@ -421,7 +414,7 @@ impl SnapshotRegistry {
     }
 }
 
-/// Checks `parsed` and puts it into `world`.
+/// Checks `parsed` (against `world`'s groups too) and puts it into `world`.
 fn apply(world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> {
     let allocator_error = || SnapshotError::Allocator {
         slots: parsed.generations.len(),
@@ -445,37 +438,60 @@ fn apply(world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> 
         live[index as usize] = true;
     }
     validate(&parsed, &live)?;
+    let Parsed {
+        world: saved_world, sampler, hierarchy, components, resources, generations, entities, ..
+    } = parsed;
+    // Each column's (name, type, row order), and the hierarchy's; the data goes in separately.
+    let (columns, data): (Vec<_>, Vec<_>) =
+        components.into_iter().map(|c| ((c.name, c.type_id, c.order), c.data)).unzip();
+    let orders: Vec<SavedOrder<'_>> = columns
+        .iter()
+        .map(|(name, type_id, order)| SavedOrder { type_id: *type_id, name, order })
+        .chain(std::iter::once(SavedOrder {
+            type_id: TypeId::of::<Relationship>(),
+            name: "the hierarchy",
+            order: &hierarchy.order,
+        }))
+        .collect();
+    order::check_groups(world, &orders, live.len())?;
+    if !pristine {
+        let allocator = world.entities();
+        let available =
+            u64::from(allocator.max_slots() - allocator.slot_count()) + allocator.free_list().len() as u64;
+        // One more for the dead handle unknown references map to.
+        if (entities.len() as u64) + 1 > available {
+            return Err(SnapshotError::Exhausted { needed: entities.len(), available });
+        }
+    }
+
+    // Everything is checked: from here on the world changes.
     let mut map = EntityMap::default();
-    map.reserve(parsed.entities.len());
+    map.reserve(entities.len());
     // Per saved slot index, where its live entity lives now (`None` for a slot not live).
-    let mut now: Vec<Option<Entity>> = vec![None; parsed.generations.len()];
+    let mut now: Vec<Option<Entity>> = vec![None; generations.len()];
+    let saved_entity = |index: u32| {
+        // In range and valid: checked by `Entities::restored`.
+        let generation = NonZeroU32::new(generations[index as usize]).unwrap_or(NonZeroU32::MIN);
+        Entity::new(index, generation, saved_world)
+    };
     if pristine {
         world.entities = restored;
-        world.component_lists.resize_with(parsed.generations.len(), Default::default);
-        for &index in &parsed.entities {
-            now[index as usize] = Some(saved_entity(&parsed, index));
+        world.component_lists.resize_with(generations.len(), Default::default);
+        world.sampler = sampler;
+        for &index in &entities {
+            now[index as usize] = Some(saved_entity(index));
         }
     } else {
-        let entities = world.entities();
-        let available =
-            u64::from(entities.max_slots() - entities.slot_count()) + entities.free_list().len() as u64;
-        // One more for the dead handle unknown references map to.
-        if (parsed.entities.len() as u64) + 1 > available {
-            return Err(SnapshotError::Exhausted { needed: parsed.entities.len(), available });
-        }
-        world.reserve(parsed.entities.len());
-        for &index in &parsed.entities {
+        world.reserve(entities.len());
+        for &index in &entities {
             now[index as usize] = Some(world.spawn_empty());
         }
     }
     // Every index reaching this is live: checked by `validate`.
     let entity_of = |index: u32| now[index as usize].unwrap_or_else(|| unreachable!("{index} was validated"));
-    let saved: Vec<Entity> = parsed.entities.iter().map(|&index| saved_entity(&parsed, index)).collect();
-    let Parsed { world: saved_world, hierarchy, components, resources, generations, .. } = parsed;
-    let orders: Vec<(TypeId, Vec<u32>)> = components.iter().map(|c| (c.type_id, c.order.clone())).collect();
     if pristine {
-        for column in components {
-            column.data.apply(world, &entity_of, None);
+        for column in data {
+            column.apply(world, &entity_of, None);
         }
     } else {
         let dead = world.spawn_empty();
@@ -492,67 +508,17 @@ fn apply(world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> 
                 _ => dead,
             }
         };
-        for column in components {
-            column.data.apply(world, &entity_of, Some(&mut remap));
+        for column in data {
+            column.apply(world, &entity_of, Some(&mut remap));
         }
     }
-    for (child, parent) in hierarchy {
-        let result = world.set_parent(entity_of(child), entity_of(parent));
-        debug_assert!(result.is_ok(), "checked before applying: {result:?}");
-    }
+    hierarchy.apply(world, &entity_of, pristine);
     for resource in resources {
         resource.data.apply(world, &entity_of, None);
     }
-    restore_row_orders(world, &orders, &entity_of);
-    for entity in saved {
-        map.insert(entity, entity_of(entity.index()));
+    order::restore(world, &orders, &entity_of);
+    for index in entities {
+        map.insert(saved_entity(index), entity_of(index));
     }
     Ok(map)
-}
-
-/// The handle a live entity had when saved. `index` is in range and its generation valid:
-/// checked by [`Entities::restored`] before this is called.
-fn saved_entity(parsed: &Parsed, index: u32) -> Entity {
-    let generation = NonZeroU32::new(parsed.generations[index as usize]).unwrap_or(NonZeroU32::MIN);
-    Entity::new(index, generation, parsed.world)
-}
-
-/// Reorders each loaded column's pool to its saved row order (the saved entities first, in that
-/// order, then any others the pool holds, in their current order). Pools owned by a group are
-/// reordered only if every pool of the group would still hold the group's members first, in one
-/// order; otherwise the group keeps the order it built while loading. O(rows).
-fn restore_row_orders(world: &mut World, orders: &[(TypeId, Vec<u32>)], entity_of: &dyn Fn(u32) -> Entity) {
-    let mut plans: FxHashMap<ComponentId, Vec<usize>> = FxHashMap::default();
-    for (type_id, order) in orders {
-        let Some(id) = world.components().id_by_type(*type_id) else { continue };
-        let pool = world.components().pool(id);
-        let mut placed = vec![false; pool.len()];
-        let mut plan = Vec::with_capacity(pool.len());
-        for &index in order {
-            if let Some(row) = pool.row_of(entity_of(index)).filter(|&row| !placed[row]) {
-                placed[row] = true;
-                plan.push(row);
-            }
-        }
-        plan.extend((0..pool.len()).filter(|&row| !placed[row]));
-        plans.insert(id, plan);
-    }
-    for group in &world.groups.owning {
-        let prefix = |id: ComponentId| -> Vec<Entity> {
-            let pool = world.components().pool(id);
-            match plans.get(&id) {
-                Some(plan) => plan[..group.len].iter().map(|&row| pool.entities()[row]).collect(),
-                None => pool.entities()[..group.len].to_vec(),
-            }
-        };
-        let first = prefix(group.owned[0]);
-        if group.owned[1..].iter().any(|&id| prefix(id) != first) {
-            for id in &group.owned {
-                plans.remove(id);
-            }
-        }
-    }
-    for (id, plan) in plans {
-        world.components.pool_mut(id).permute(&plan);
-    }
 }

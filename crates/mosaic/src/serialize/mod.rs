@@ -5,32 +5,51 @@
 //! - the entity allocator: each slot's generation and the free list, so loading into an empty
 //!   world gives every entity its old handle and later spawns reuse slots in the same order;
 //! - every live entity (by index; its generation is its slot's);
+//! - the state of the lazy collector's sampling sequence
+//!   ([`World::collect_lazy`](crate::World::collect_lazy));
+//! - the hierarchy: the links as `(child, parent)` pairs, each parent's children in sibling order;
+//!   the row order of the pool of [`Relationship`](crate::hierarchy::Relationship) (entities with
+//!   an empty one included); and the ordering bookkeeping (the entities marked for the next
+//!   ordering pass, in marking order, whether that list overflowed, and how far transform
+//!   propagation last lined its pools up);
 //! - one column per registered component, sorted by name, rows `(entity index, value)` in index
-//!   order, and the pool's row order (the entity indices in the order queries visit them), which
-//!   loading restores so a loaded world iterates, and therefore evolves, exactly as the saved one
-//!   would (pools owned by a group keep the group's order if the saved orders would break it);
-//! - the hierarchy links as `(child, parent)` pairs, each parent's children in sibling order;
+//!   order, and the pool's row order (the entity indices in the order queries visit them);
 //! - the registered resources the world has, sorted by name.
 //!
+//! Everything that decides how later operations order pools is saved, so a world loaded into a
+//! world that never had an entity (and has the same owning groups) iterates, and therefore
+//! evolves, exactly as the saved one would: run both N frames and their saves are still
+//! byte-identical. Loading restores each pool's saved row order; if a world loaded into has an
+//! owning group the saved orders do not keep packed (the saved world had other groups), loading
+//! refuses with [`SnapshotError::GroupOrder`]: create the saved world's groups before loading,
+//! and others after. What the registry does not name (unregistered components and resources,
+//! hooks, systems) is not saved; an unregistered component's pool starts empty.
+//!
 //! Everything is in a fixed order, so two saves of equal worlds are byte-identical, and
-//! `save(load(save(w))) == save(w)`. Loading reads and checks the whole snapshot before changing
-//! the world: corrupt or hostile input (truncated, absurd counts, duplicate or missing entities,
-//! unknown names, hierarchy cycles) is a [`SnapshotError`], never a panic or a huge allocation.
+//! `save(load(save(w))) == save(w)`. Loading reads and checks the whole snapshot, and its row
+//! orders against the world's groups, before changing the world: corrupt or hostile input
+//! (truncated, absurd counts, duplicate or missing entities, unknown names, hierarchy cycles, row
+//! orders that break a group) is a [`SnapshotError`], never a panic or a huge allocation, and
+//! leaves the world as it was.
 //!
 //! Format, in field order (RON shows the names): `format` ([`FORMAT_VERSION`]), `world` (`u8`,
 //! the saved world's tag: see [`Entity::world_tag`](crate::Entity::world_tag)), `generations`
 //! (`[u32]` per slot), `free` (`[u32]`, reused from the end), `entities` (`[u32]`, increasing),
-//! `hierarchy` (`[(u32, u32)]`), `components` (`[(name, [(u32, value)], order: [u32])]`),
+//! `sampler` (`u64`, not 0), `hierarchy` (`Hierarchy(links: [(u32, u32)], order: [u32], state:
+//! Option<OrderState(dirty: [Entity], overflow: bool, aligned: (u64, u64))>)`, `state` `None` if
+//! the world never used a hierarchy), `components` (`[(name, [(u32, value)], order: [u32])]`),
 //! `resources` (`[(name, value)]`). In the binary format each `[(u32, value)]` and resource
 //! `value` is a byte string holding its own postcard encoding, written and read by code compiled
-//! for the type (the text format nests the values, read through `erased_serde`). An [`Entity`](crate::Entity) inside a value is written as
-//! `Entity(index, generation, world_tag)`. Loading into an empty world gives it the saved tag,
-//! so saved handles stay valid there.
+//! for the type (the text format nests the values, read through `erased_serde`). An
+//! [`Entity`](crate::Entity) inside a value is written as `Entity(index, generation, world_tag)`.
+//! Loading into an empty world gives it the saved tag, so saved handles stay valid there.
 #![deny(unsafe_code)]
 
 mod entity;
 mod error;
+mod hierarchy;
 mod load;
+mod order;
 mod registry;
 mod save;
 

@@ -2,13 +2,14 @@
 
 use serde::Serialize;
 
+use super::hierarchy::SavedHierarchy;
 use super::registry::Entry;
 use super::{SnapshotError, SnapshotRegistry};
 use crate::entity::Entity;
 use crate::world::World;
 
 /// The snapshot format this library writes and reads.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// A named resource, written as a `(name, data)` pair.
 type Named<'a> = (&'a str, Box<dyn erased_serde::Serialize + 'a>);
@@ -25,7 +26,8 @@ struct SnapshotOut<'a> {
     generations: Vec<u32>,
     free: &'a [u32],
     entities: Vec<u32>,
-    hierarchy: Vec<(u32, u32)>,
+    sampler: u64,
+    hierarchy: SavedHierarchy,
     components: Vec<Column<'a>>,
     resources: Vec<Named<'a>>,
 }
@@ -100,19 +102,6 @@ fn columns<'a>(
         .collect()
 }
 
-/// (child index, parent index) pairs: parents in index order, each one's children in sibling
-/// order, so loading them in this order rebuilds the same sibling lists.
-fn hierarchy_pairs(world: &World) -> Vec<(u32, u32)> {
-    let mut pairs = Vec::new();
-    if world.relationship_pool().is_none_or(|pool| pool.is_empty()) {
-        return pairs;
-    }
-    for parent in world.entities().iter() {
-        pairs.extend(world.children(parent).map(|child: Entity| (child.index(), parent.index())));
-    }
-    pairs
-}
-
 impl SnapshotRegistry {
     /// The snapshot of `world`, and about how many bytes its binary form takes.
     fn snapshot_out<'a>(
@@ -129,19 +118,27 @@ impl SnapshotRegistry {
             generations: world.entities().slot_generations().collect(),
             free: world.entities().free_list(),
             entities: world.entities().iter().map(Entity::index).collect(),
-            hierarchy: hierarchy_pairs(world),
+            sampler: world.sampler,
+            hierarchy: SavedHierarchy::of(world),
             components,
             resources,
         };
-        size += 5 * (out.generations.len() + out.free.len() + out.entities.len() + 2 * out.hierarchy.len());
+        let hierarchy = &out.hierarchy;
+        let dirty = hierarchy.state.as_ref().map_or(0, |state| 3 * state.dirty.len() + 12);
+        size += 5 * (out.generations.len() + out.free.len() + out.entities.len())
+            + 5 * (2 * hierarchy.links.len() + hierarchy.order.len())
+            + dirty
+            + 10;
         Ok((out, size))
     }
 
-    /// Saves `world` as RON text: the entity allocator, every live entity, the registered
-    /// components (columns sorted by name, rows in entity index order, plus each pool's row order
-    /// so queries visit entities in the same order after loading), the hierarchy links, and the
-    /// registered resources the world has. Equal worlds (row orders included) give identical
-    /// text. Runs
+    /// Saves `world` as RON text: the entity allocator, every live entity, the lazy collector's
+    /// sampling state, the hierarchy (links, the relationship pool's row order and the ordering
+    /// bookkeeping), the registered components (columns sorted by name, rows in entity index
+    /// order, plus each pool's row order so queries visit entities in the same order after
+    /// loading), and the registered resources the world has: everything that decides how the
+    /// world orders its pools later, so a loaded world continues exactly (see the
+    /// [module docs](super)). Equal worlds (row orders included) give identical text. Runs
     /// [`World::sweep_lazy`] first. O(slots + rows * log rows).
     ///
     /// # Errors
