@@ -8,8 +8,10 @@
 //!   named sets, breaking ties by priority, then insertion order, so the order is the same on
 //!   every run and machine.
 //! - The systems are then grouped into batches of consecutive systems that neither conflict nor
-//!   depend on each other; a batch runs on rayon when it is worth a thread hand-off, and the
-//!   systems' commands are applied at the end of each batch, in system order.
+//!   depend on each other; a batch runs on rayon when it is worth a thread hand-off (feature
+//!   `parallel`; without it, on the calling thread), and the systems' commands are applied at the
+//!   end of each batch, in system order.
+//! - With the `trace` feature, each system run is a `tracing` span named `system`.
 
 mod access;
 mod core;
