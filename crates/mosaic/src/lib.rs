@@ -9,17 +9,32 @@
 //! - [`World`]: spawn, despawn, insert, remove, get; resources; [`CommandBuffer`] for changes
 //!   recorded during iteration.
 //! - [`Query`]: iterate the entities that have a set of components, with [`With`] / [`Without`]
-//!   filters, driven by the smallest pool; `par_for_each` on rayon.
+//!   filters, driven by the smallest pool; `par_for_each` on rayon (feature `parallel`;
+//!   without it, on the calling thread).
 //! - [`Schedule`]: systems as plain functions of [`Query`], [`Res`], [`ResMut`], [`Commands`],
 //!   [`Local`], [`EventReader`], [`EventWriter`]; ordered by constraints and priorities, run in
-//!   parallel where their accesses do not conflict.
+//!   parallel where their accesses do not conflict (feature `parallel`), with a `tracing` span per
+//!   system run (feature `trace`).
 //! - [`Events`]: typed channels with a cursor per reader; component hooks
 //!   ([`World::on_add`], [`World::on_replace`], [`World::on_remove`]) and watches
 //!   ([`World::watch`]) for entities entering and leaving a query's set.
 //! - [`hierarchy`]: parent/child links with O(1) attach and detach, parents-before-children
-//!   ordering, transform propagation, and flecs-style relationship pairs.
-//! - [`serialize`]: snapshots of a world in RON or postcard, loadable into an empty world (same
-//!   handles) or a populated one (remapped).
+//!   ordering, and flecs-style relationship pairs; transform propagation on glam (feature
+//!   `transform`).
+//! - `serialize` (feature `serialize`): snapshots of a world in RON or postcard, loadable into an
+//!   empty world (same handles) or a populated one (remapped).
+//!
+//! # Cargo features
+//! All are on by default. `default-features = false` leaves the ECS core (entities, storage,
+//! components, world, queries, schedule, events, hierarchy links), whose only dependencies are
+//! `mosaic-macros`, `thiserror`, `rustc-hash` and `smallvec`.
+//!
+//! | Feature | Adds | Dependencies |
+//! |---|---|---|
+//! | `serialize` | the `serialize` module: `SnapshotRegistry`, `SnapshotError`, `MapEntities`; serde on the transforms | serde, ron, postcard, erased-serde |
+//! | `transform` | `LocalTransform`, `GlobalTransform`, `hierarchy::propagate_transforms` | glam |
+//! | `parallel` | [`Query::par_for_each`] on rayon's pool, [`ExecutorKind::Parallel`] running batches there (the default executor); without it both exist and run on the calling thread, and the default executor is [`ExecutorKind::SingleThreaded`] | rayon |
+//! | `trace` | a `tracing` span per system run, a debug event per skipped system | tracing |
 //!
 //! # Examples
 //! ```
@@ -51,6 +66,7 @@ pub mod event;
 pub mod hierarchy;
 pub mod query;
 pub mod schedule;
+#[cfg(feature = "serialize")]
 pub mod serialize;
 mod storage;
 pub mod world;
@@ -58,10 +74,13 @@ pub mod world;
 pub use component::{AosComponent, Bundle, Component, ComponentId, MutableComponent, View, ViewMut};
 pub use entity::{Entity, EntityError};
 pub use event::{EventReader, EventWriter, Events, Retention};
-pub use hierarchy::{GlobalTransform, HierarchyError, LocalTransform, Relationship};
+#[cfg(feature = "transform")]
+pub use hierarchy::{GlobalTransform, LocalTransform};
+pub use hierarchy::{HierarchyError, Relationship};
 pub use mosaic_macros::Component;
 pub use query::{Query, QueryError, QueryIter, With, Without};
 pub use schedule::{Commands, ExecutorKind, Local, Res, ResMut, Schedule, ScheduleError};
+#[cfg(feature = "serialize")]
 pub use serialize::{MapEntities, SnapshotError, SnapshotRegistry};
 pub use world::{
     ApplyReport, CommandBuffer, ComponentError, EntityMut, EntityRef, HookContext, ResourceError, WatchId,

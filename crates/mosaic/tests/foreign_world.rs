@@ -5,14 +5,13 @@
 mod common;
 
 use common::{Position, Velocity};
-use mosaic::{
-    CommandBuffer, Component, ComponentError, EntityError, HierarchyError, QueryError, SnapshotRegistry,
-    World,
-};
-use serde::{Deserialize, Serialize};
+#[cfg(feature = "serialize")]
+use mosaic::SnapshotRegistry;
+use mosaic::{CommandBuffer, ComponentError, EntityError, HierarchyError, QueryError, World};
 
 /// A serializable component for the snapshot cases.
-#[derive(Component, Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg(feature = "serialize")]
+#[derive(mosaic::Component, Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Speed(i32);
 
 /// Two worlds whose first entities share index and generation, and differ only in world tag.
@@ -94,6 +93,7 @@ fn commands_for_another_worlds_entity_are_skipped() {
 }
 
 #[test]
+#[cfg(feature = "serialize")]
 fn a_snapshot_loaded_into_an_empty_world_keeps_the_saved_handles() {
     let (mut ours, _theirs, mine, _other) = two_worlds();
     ours.insert(mine, Speed(1));
@@ -110,6 +110,7 @@ fn a_snapshot_loaded_into_an_empty_world_keeps_the_saved_handles() {
 }
 
 #[test]
+#[cfg(feature = "serialize")]
 fn a_snapshot_loaded_into_a_busy_world_remaps_to_that_worlds_tag() {
     let (mut ours, mut theirs, mine, other) = two_worlds();
     ours.insert(mine, Speed(1));

@@ -1,14 +1,15 @@
 //! Hierarchies: every API and error, the invariants under plain despawn and remove, ordering, and
-//! transform propagation; then a model-based property test of random attach / detach / reparent /
+//! transform propagation (feature `transform`); then a model-based property test of random attach / detach / reparent /
 //! despawn / recursive despawn sequences against a naive parent map.
 
 use std::collections::HashMap;
 
+#[cfg(feature = "transform")]
 use glam::{Affine2, Vec2};
-use mosaic::hierarchy::{
-    GlobalTransform, HierarchyError, LocalTransform, Relationship, propagate_transforms,
-};
-use mosaic::{CommandBuffer, Component, Entity, Schedule, World};
+#[cfg(feature = "transform")]
+use mosaic::hierarchy::{GlobalTransform, LocalTransform, propagate_transforms};
+use mosaic::hierarchy::{HierarchyError, Relationship};
+use mosaic::{CommandBuffer, Component, Entity, World};
 use proptest::prelude::*;
 
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
@@ -288,15 +289,18 @@ fn grouped_relationship_pool_is_refused() {
     assert!(HierarchyError::OwnedByGroup.to_string().contains("do not group"));
 }
 
+#[cfg(feature = "transform")]
 fn shift(x: f32, y: f32) -> LocalTransform {
     LocalTransform(Affine2::from_translation(Vec2::new(x, y)))
 }
 
+#[cfg(feature = "transform")]
 fn translation(world: &World, e: Entity) -> Vec2 {
     world.get::<GlobalTransform>(e).unwrap().0.translation
 }
 
 #[test]
+#[cfg(feature = "transform")]
 fn transforms_propagate_down_the_tree() {
     let mut world = World::new();
     let with = |world: &mut World, x: f32| world.spawn((shift(x, 0.0), GlobalTransform::default()));
@@ -319,7 +323,7 @@ fn transforms_propagate_down_the_tree() {
     // Rotation composes too.
     world.insert(root, LocalTransform(Affine2::from_angle(std::f32::consts::FRAC_PI_2)));
     world.remove_parent(pass_through).unwrap();
-    let mut schedule = Schedule::new();
+    let mut schedule = mosaic::Schedule::new();
     schedule.add_system(propagate_transforms);
     schedule.run(&mut world);
     let leaf_at = translation(&world, leaf);
@@ -328,6 +332,7 @@ fn transforms_propagate_down_the_tree() {
 }
 
 #[test]
+#[cfg(feature = "transform")]
 fn propagation_matches_a_naive_walk_after_changes() {
     let mut world = World::new();
     // 300 entities over 20 rounds of 30 changes (40 over 4 rounds of 6 under Miri).

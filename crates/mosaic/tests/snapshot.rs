@@ -2,6 +2,7 @@
 //! layouts), byte-identical saves, loading into a non-empty world with remapping, and corrupt or
 //! hostile input (each case an error, the world unchanged); then a property test over random
 //! worlds.
+#![cfg(feature = "serialize")]
 
 use std::collections::BTreeMap;
 

@@ -64,6 +64,19 @@ fn count(mut died: EventReader<Died>, mut deaths: ResMut<Deaths>) {
     deaths.0 += died.read().len() as u64;
 }
 
+/// Runs 200 frames to warm up, then 100 more: the allocations and the deaths in those 100.
+fn warm_frames(schedule: &mut Schedule, world: &mut World) -> (u64, u64) {
+    for _ in 0..200 {
+        schedule.run(world);
+    }
+    let before = allocations();
+    let deaths_before = world.resource::<Deaths>().0;
+    for _ in 0..100 {
+        schedule.run(world);
+    }
+    (allocations() - before, world.resource::<Deaths>().0 - deaths_before)
+}
+
 #[test]
 #[cfg_attr(miri, ignore = "dhat's allocator hooks are not meant for Miri; the frames run in other tests")]
 fn warm_frames_allocate_nothing() {
@@ -92,18 +105,15 @@ fn warm_frames_allocate_nothing() {
         schedule.add_system(count).after("age");
         // The frame loop runs inside the pool, as a game loop would: jobs injected into rayon
         // from outside its threads go through a queue that allocates a block per 63 jobs.
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-        let (allocations, deaths) = pool.install(|| {
-            for _ in 0..200 {
-                schedule.run(&mut world);
-            }
-            let before = allocations();
-            let deaths_before = world.resource::<Deaths>().0;
-            for _ in 0..100 {
-                schedule.run(&mut world);
-            }
-            (allocations() - before, world.resource::<Deaths>().0 - deaths_before)
-        });
+        #[cfg(feature = "parallel")]
+        let (allocations, deaths) = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap()
+            .install(|| warm_frames(&mut schedule, &mut world));
+        // Without rayon both executors run on this thread.
+        #[cfg(not(feature = "parallel"))]
+        let (allocations, deaths) = warm_frames(&mut schedule, &mut world);
         assert!(deaths > 1000, "{executor:?}: the frames did structural work ({deaths} deaths)");
         assert!(removed.load(Ordering::Relaxed) >= deaths, "the remove hook ran for every death");
         assert_eq!(allocations, 0, "{executor:?}: {allocations} allocations in 100 warm frames");

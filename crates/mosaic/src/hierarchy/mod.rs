@@ -1,4 +1,4 @@
-//! Parent-child hierarchies and transform propagation.
+//! Parent-child hierarchies and, with the `transform` feature, transform propagation.
 //!
 //! Every entity in a hierarchy has a [`Relationship`]: its parent, its first and last child and
 //! child count, and its previous and next sibling, so attaching, detaching and reparenting are
@@ -17,8 +17,8 @@
 //! Ordering: [`World::sort_hierarchy`](crate::World::sort_hierarchy) sorts the relationship pool
 //! depth first so parents precede children;
 //! [`World::update_hierarchy_order`](crate::World::update_hierarchy_order) keeps it so after
-//! changes by re-placing only the entries the hooks marked dirty. [`propagate_transforms`] then
-//! computes every [`GlobalTransform`] in one linear pass.
+//! changes by re-placing only the entries the hooks marked dirty. `propagate_transforms` (feature
+//! `transform`) then computes every `GlobalTransform` in one linear pass.
 //!
 //! Relationship pairs (flecs' `(R, target)`): [`World::relate`](crate::World::relate) gives a
 //! source a [`Pair<R>`] naming its target; hooks keep an index from each target to its sources,
@@ -32,6 +32,7 @@ mod iter;
 mod ops;
 mod order;
 mod relation;
+#[cfg(feature = "transform")]
 mod transform;
 
 pub use component::Relationship;
@@ -39,6 +40,7 @@ pub use error::HierarchyError;
 pub use iter::{Ancestors, Children, Descendants};
 pub use order::OrderReport;
 pub use relation::{Cleanup, Pair, Relation};
+#[cfg(feature = "transform")]
 pub use transform::{GlobalTransform, LocalTransform, propagate_transforms};
 
 pub(crate) use ops::OrderState;

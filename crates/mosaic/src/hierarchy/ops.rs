@@ -15,7 +15,7 @@ const DIRTY_CAP: usize = 1 << 16;
 
 /// Per-world hierarchy bookkeeping, kept as a resource: the entities whose place in the
 /// relationship pool may break the parents-before-children order (or that may have become empty),
-/// and scratch space for transform propagation.
+/// and (feature `transform`) scratch space for transform propagation.
 #[derive(Default)]
 pub(crate) struct HierarchyState {
     /// Entities to re-place; hooks push here through `&World`, hence the mutex.
@@ -23,9 +23,11 @@ pub(crate) struct HierarchyState {
     /// Set when `dirty` overflowed (and was cleared): the next ordering pass sorts everything.
     pub(crate) overflow: AtomicBool,
     /// Global transforms by relationship row, reused by every propagation.
+    #[cfg(feature = "transform")]
     pub(crate) scratch: Mutex<Vec<glam::Affine2>>,
     /// Rows of the local and global transform pools lined up with the relationship pool right
     /// after propagation last reordered them: a later, shorter alignment means they drifted.
+    #[cfg(feature = "transform")]
     pub(crate) aligned: [std::sync::atomic::AtomicUsize; 2],
 }
 

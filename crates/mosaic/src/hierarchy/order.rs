@@ -68,7 +68,7 @@ impl World {
     /// Restores parents-before-children order in the pool of [`Relationship`] after changes,
     /// re-placing only the dirty entries (entities whose parent changed, that joined the pool, or
     /// that a removal moved) instead of sorting the whole pool. Also removes relationships left
-    /// empty. [`propagate_transforms`](super::propagate_transforms) calls it every frame.
+    /// empty. `propagate_transforms` (feature `transform`) calls it every frame.
     ///
     /// Each dirty entity that sits before its parent is swapped with it; the parent is then checked
     /// against its own parent and the moved entity's children against it, until no pair is out of

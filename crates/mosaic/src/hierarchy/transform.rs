@@ -1,7 +1,6 @@
 //! 2D transforms and their propagation down the hierarchy.
 
 use glam::Affine2;
-use serde::{Deserialize, Serialize};
 
 use std::sync::PoisonError;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -14,12 +13,14 @@ use crate::storage::SparseSet;
 use crate::world::World;
 
 /// An entity's 2D affine transform relative to its parent (to the world for a root).
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct LocalTransform(pub Affine2);
 
 /// An entity's 2D affine transform relative to the world, written by [`propagate_transforms`]:
 /// the parent's global transform times the entity's [`LocalTransform`].
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct GlobalTransform(pub Affine2);
 
 /// Three distinct pools of `pools`, the third mutable.

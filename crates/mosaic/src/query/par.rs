@@ -1,13 +1,16 @@
-//! Parallel query iteration on rayon.
+//! Parallel query iteration on rayon (feature `parallel`; without it, on the calling thread).
 
+#[cfg(feature = "parallel")]
 use rayon::prelude::*;
 
+#[cfg(feature = "parallel")]
 use super::core::Driver;
 use super::{Query, QueryData, QueryFilter};
 
 /// Rows per parallel task, at least. Small enough that a thousand expensive rows (heavy_compute)
 /// still spread over every thread; about four chunks per thread bound the scheduling cost for
 /// cheap rows.
+#[cfg(feature = "parallel")]
 const MIN_CHUNK: usize = 64;
 
 impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
@@ -19,7 +22,19 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     /// Chunks are at least 64 rows, about four per thread. With one thread, fewer than 128 rows,
     /// or no required component (walking all live entities), it runs as [`Query::for_each`] on
     /// the calling thread.
+    ///
+    /// Without the `parallel` feature (no rayon) it always runs as [`Query::for_each`] on the
+    /// calling thread, so code written for both builds compiles and gives the same results.
     pub fn par_for_each(&mut self, f: impl Fn(Q::Item<'_>) + Send + Sync) {
+        #[cfg(feature = "parallel")]
+        self.par_chunks(f);
+        #[cfg(not(feature = "parallel"))]
+        self.for_each(f);
+    }
+
+    /// [`Query::par_for_each`] on rayon.
+    #[cfg(feature = "parallel")]
+    fn par_chunks(&mut self, f: impl Fn(Q::Item<'_>) + Send + Sync) {
         let Driver::Pool(driving) = self.driver else {
             return self.for_each(f);
         };

@@ -41,15 +41,21 @@ pub(crate) struct Batch {
     pub(crate) runs: u64,
 }
 
-/// How a schedule runs its batches.
+/// How a schedule runs its batches. The default is `Parallel` with the `parallel` feature (rayon),
+/// `SingleThreaded` without it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ExecutorKind {
     /// Every system on the calling thread, in order.
+    #[cfg_attr(not(feature = "parallel"), default)]
     SingleThreaded,
     /// Batches of non-conflicting systems on rayon's pool, when the batch's measured work is
     /// large enough to pay for the hand-off, or always with a zero threshold (see
-    /// [`Schedule::set_parallel_threshold`]); otherwise on the calling thread. Results equal the single-threaded executor's.
-    #[default]
+    /// [`Schedule::set_parallel_threshold`]); otherwise on the calling thread. Results equal the
+    /// single-threaded executor's.
+    ///
+    /// Without the `parallel` feature there is no pool: every batch runs on the calling thread, as
+    /// with `SingleThreaded`.
+    #[cfg_attr(feature = "parallel", default)]
     Parallel,
 }
 
@@ -222,7 +228,8 @@ impl SetConfig<'_> {
 }
 
 impl Schedule {
-    /// An empty schedule with the parallel executor.
+    /// An empty schedule with the default executor ([`ExecutorKind::Parallel`] with the `parallel`
+    /// feature, [`ExecutorKind::SingleThreaded`] without).
     pub fn new() -> Self {
         Self {
             nodes: Vec::new(),

@@ -1,4 +1,5 @@
-//! Running a built schedule: batches on the calling thread or on rayon, then their sync points.
+//! Running a built schedule: batches on the calling thread or on rayon (feature `parallel`), then
+//! their sync points.
 
 use std::time::{Duration, Instant};
 
@@ -24,6 +25,7 @@ fn ema(old: f64, sample: f64) -> f64 {
 /// As [`System::run_shared`](super::System::run_shared): the node is initialized and validated,
 /// and nothing running at the same time conflicts with its access.
 unsafe fn run_node(node: &mut Node, world: &World, measure: bool) {
+    #[cfg(feature = "trace")]
     let _span = tracing::info_span!("system", name = node.name.as_str()).entered();
     if measure {
         let start = Instant::now();
@@ -41,6 +43,7 @@ unsafe fn run_node(node: &mut Node, world: &World, measure: bool) {
 ///
 /// # Safety
 /// As [`run_node`], for every node, and no two of them conflict.
+#[cfg(feature = "parallel")]
 unsafe fn run_split(nodes: &mut [&mut Node], world: &World) {
     match nodes {
         [] => {}
@@ -55,6 +58,19 @@ unsafe fn run_split(nodes: &mut [&mut Node], world: &World) {
                 || unsafe { run_split(right, world) },
             );
         }
+    }
+}
+
+/// Without rayon (no `parallel` feature): runs `nodes` one after another on the calling thread,
+/// so [`ExecutorKind::Parallel`] behaves as [`ExecutorKind::SingleThreaded`].
+///
+/// # Safety
+/// As [`run_node`], for every node.
+#[cfg(not(feature = "parallel"))]
+unsafe fn run_split(nodes: &mut [&mut Node], world: &World) {
+    for node in nodes {
+        // SAFETY: forwarded from the caller; the nodes run one at a time.
+        unsafe { run_node(node, world, true) };
     }
 }
 
@@ -128,11 +144,14 @@ impl Schedule {
                 && match node.system.validate(world) {
                     Ok(()) => true,
                     Err(missing) if node.skip_if_missing => {
+                        #[cfg(feature = "trace")]
                         tracing::debug!(
                             system = node.name.as_str(),
                             resource = missing,
                             "skipped: resource missing"
                         );
+                        #[cfg(not(feature = "trace"))]
+                        let _ = missing;
                         false
                     }
                     Err(missing) => panic!(
@@ -148,6 +167,7 @@ impl Schedule {
             && node.system.access().is_exclusive()
         {
             if node.enabled {
+                #[cfg(feature = "trace")]
                 let _span = tracing::info_span!("system", name = node.name.as_str()).entered();
                 let start = Instant::now();
                 node.system.run(world);

@@ -10,8 +10,10 @@
 //!   too; a cycle (of systems or of sets, with or without systems) and a system in two sets that
 //!   are ordered apart are errors at [`Schedule::build`] naming the systems and sets involved.
 //! - The systems are then grouped into batches of consecutive systems that neither conflict nor
-//!   depend on each other; a batch runs on rayon when it is worth a thread hand-off, and the
-//!   systems' commands are applied at the end of each batch, in system order.
+//!   depend on each other; a batch runs on rayon when it is worth a thread hand-off (feature
+//!   `parallel`; without it, on the calling thread), and the systems' commands are applied at the
+//!   end of each batch, in system order.
+//! - With the `trace` feature, each system run is a `tracing` span named `system`.
 //! - Run conditions (`run_if`) are evaluated at the start of a system's batch, all of them every
 //!   frame, so a condition that keeps state sees every frame.
 
