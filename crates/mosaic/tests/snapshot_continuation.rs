@@ -4,6 +4,7 @@
 //! play, and a system whose effect depends on the order queries visit entities. Then loading into
 //! a world with nested groups, created in either order: saved row orders that fit the groups are
 //! restored; orders that would break a group are refused before the world changes.
+#![cfg(all(feature = "serialize", feature = "transform"))]
 
 use glam::{Affine2, Vec2};
 use mosaic::hierarchy::{GlobalTransform, LocalTransform, Relationship, propagate_transforms};

@@ -43,4 +43,5 @@ pub use relation::{Cleanup, Pair, Relation};
 #[cfg(feature = "transform")]
 pub use transform::{GlobalTransform, LocalTransform, propagate_transforms};
 
+#[cfg(feature = "serialize")]
 pub(crate) use ops::OrderState;

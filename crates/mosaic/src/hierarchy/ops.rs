@@ -51,6 +51,7 @@ impl HierarchyState {
 /// The part of [`HierarchyState`] that decides how later ordering passes and transform
 /// propagations reorder pools (everything but the scratch space): what a snapshot must carry, with
 /// the links and the relationship pool's row order, for a loaded world to continue exactly.
+#[cfg(feature = "serialize")]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct OrderState {
     /// Entities marked for the next ordering pass, in marking order (the pass takes them last
@@ -58,10 +59,11 @@ pub(crate) struct OrderState {
     pub(crate) dirty: Vec<Entity>,
     /// Whether the dirty list overflowed since the last pass.
     pub(crate) overflow: bool,
-    /// [`HierarchyState::aligned`], in rows (+ 1).
+    /// `HierarchyState::aligned`, in rows (+ 1); zeros without the `transform` feature.
     pub(crate) aligned: [usize; 2],
 }
 
+#[cfg(feature = "serialize")]
 impl World {
     /// The hierarchy ordering bookkeeping, or `None` if this world never set hierarchies up (no
     /// hooks on `Relationship` either). O(dirty entries).
@@ -70,7 +72,10 @@ impl World {
         Some(OrderState {
             dirty: state.dirty.lock().unwrap_or_else(PoisonError::into_inner).clone(),
             overflow: state.overflow.load(Relaxed),
+            #[cfg(feature = "transform")]
             aligned: [state.aligned[0].load(Relaxed), state.aligned[1].load(Relaxed)],
+            #[cfg(not(feature = "transform"))]
+            aligned: [0, 0],
         })
     }
 
@@ -85,6 +90,7 @@ impl World {
         let state = self.resource::<HierarchyState>();
         *state.dirty.lock().unwrap_or_else(PoisonError::into_inner) = order.dirty;
         state.overflow.store(order.overflow, Relaxed);
+        #[cfg(feature = "transform")]
         for (slot, value) in state.aligned.iter().zip(order.aligned) {
             slot.store(value, Relaxed);
         }

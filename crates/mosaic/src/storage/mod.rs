@@ -28,4 +28,6 @@ pub use resource_map::ResourceMap;
 pub use soa::{FieldColumn, SoaColumns, SoaInfo, SoaLayout, SoaReader, SoaWriter};
 pub use sparse::{SparseArray, SparseView};
 pub use sparse_set::{RowLookup, SparseSet};
-pub use stored::{StorageInfo, Stored, sorted_rows, try_for_each_row};
+#[cfg(feature = "serialize")]
+pub use stored::try_for_each_row;
+pub use stored::{StorageInfo, Stored, sorted_rows};

@@ -28,6 +28,7 @@ pub fn sorted_rows<T: Stored>(
 ///
 /// # Panics
 /// If `pool` does not hold `T`, or a row is not below `pool.len()`.
+#[cfg(feature = "serialize")]
 pub fn try_for_each_row<T: Stored, E>(
     pool: &SparseSet,
     rows: impl IntoIterator<Item = usize>,
