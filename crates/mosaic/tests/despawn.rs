@@ -24,8 +24,8 @@ fn despawn_leaves_nothing_reachable() {
 
     assert!(!world.is_alive(e));
     assert_eq!(world.len(), 1);
-    assert_eq!(world.get::<Position>(e), Err(ComponentError::NoSuchEntity(e)));
-    assert_eq!(world.get_mut::<Velocity>(e), Err(ComponentError::NoSuchEntity(e)));
+    assert_eq!(world.get::<Position>(e), Err(ComponentError::Entity(EntityError::NoSuchEntity(e))));
+    assert_eq!(world.get_mut::<Velocity>(e), Err(ComponentError::Entity(EntityError::NoSuchEntity(e))));
     assert!(!world.contains::<Position>(e));
     assert!(!world.contains::<Velocity>(e));
     assert!(!world.contains::<Name>(e));
@@ -50,7 +50,7 @@ fn despawn_leaves_nothing_reachable() {
     );
     assert!(matches!(
         world.query::<&Position>().get(e),
-        Err(QueryError::NoSuchEntity(x)) if x == e
+        Err(QueryError::Entity(EntityError::NoSuchEntity(x))) if x == e
     ));
     assert!(!world.query::<&Position>().contains(e));
     assert_eq!(live_entities(&world), vec![f]);
@@ -125,18 +125,33 @@ fn stale_handle_after_slot_reuse_reaches_nothing() {
     assert_ne!(new, old);
 
     assert!(!world.is_alive(old));
-    assert_eq!(world.get::<Position>(old), Err(ComponentError::NoSuchEntity(old)));
-    assert_eq!(world.get_mut::<Position>(old), Err(ComponentError::NoSuchEntity(old)));
+    assert_eq!(world.get::<Position>(old), Err(ComponentError::Entity(EntityError::NoSuchEntity(old))));
+    assert_eq!(world.get_mut::<Position>(old), Err(ComponentError::Entity(EntityError::NoSuchEntity(old))));
     assert!(!world.contains::<Position>(old));
-    assert_eq!(world.try_insert(old, Position::new(9, 9)), Err(ComponentError::NoSuchEntity(old)));
-    assert_eq!(world.try_insert(old, Name("stale".into())), Err(ComponentError::NoSuchEntity(old)));
-    assert_eq!(world.try_insert_bundle(old, (Marker,)), Err(ComponentError::NoSuchEntity(old)));
-    assert_eq!(world.try_remove::<Position>(old), Err(ComponentError::NoSuchEntity(old)));
+    assert_eq!(
+        world.try_insert(old, Position::new(9, 9)),
+        Err(ComponentError::Entity(EntityError::NoSuchEntity(old)))
+    );
+    assert_eq!(
+        world.try_insert(old, Name("stale".into())),
+        Err(ComponentError::Entity(EntityError::NoSuchEntity(old)))
+    );
+    assert_eq!(
+        world.try_insert_bundle(old, (Marker,)),
+        Err(ComponentError::Entity(EntityError::NoSuchEntity(old)))
+    );
+    assert_eq!(
+        world.try_remove::<Position>(old),
+        Err(ComponentError::Entity(EntityError::NoSuchEntity(old)))
+    );
     assert_eq!(world.try_despawn(old), Err(EntityError::NoSuchEntity(old)));
     assert_eq!(world.component_ids(old), Err(EntityError::NoSuchEntity(old)));
     assert!(world.get_entity(old).is_err());
     assert!(world.get_entity_mut(old).is_err());
-    assert!(matches!(world.query::<&Position>().get(old), Err(QueryError::NoSuchEntity(_))));
+    assert!(matches!(
+        world.query::<&Position>().get(old),
+        Err(QueryError::Entity(EntityError::NoSuchEntity(_)))
+    ));
 
     // The panicking forms refuse too, naming the stale handle.
     for message in [
@@ -184,7 +199,7 @@ fn retired_slots_are_never_reused() {
     // No old handle, nor any later generation of a retired slot, matches anything.
     for &old in &history {
         assert!(!world.is_alive(old));
-        assert_eq!(world.get::<Velocity>(old), Err(ComponentError::NoSuchEntity(old)));
+        assert_eq!(world.get::<Velocity>(old), Err(ComponentError::Entity(EntityError::NoSuchEntity(old))));
         let next = Entity::from_bits(old.to_bits() + (1 << 32)).unwrap();
         assert!(!world.is_alive(next));
     }

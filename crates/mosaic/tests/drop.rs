@@ -108,11 +108,14 @@ fn refused_values_are_dropped_once() {
     assert!(world.try_spawn(drops.track(1)).is_err(), "exhausted");
     assert_eq!(drops.drops(), 1);
     world.despawn(e);
-    assert_eq!(world.try_insert(e, drops.track(2)).map(|_| ()), Err(ComponentError::NoSuchEntity(e)));
+    assert_eq!(
+        world.try_insert(e, drops.track(2)).map(|_| ()),
+        Err(ComponentError::Entity(EntityError::NoSuchEntity(e)))
+    );
     assert_eq!(drops.drops(), 2);
     assert_eq!(
         world.try_insert_bundle(e, (drops.track(3), drops.track2(4))),
-        Err(ComponentError::NoSuchEntity(e))
+        Err(ComponentError::Entity(EntityError::NoSuchEntity(e)))
     );
     assert_eq!(drops.drops(), 4);
     drop(world);

@@ -34,7 +34,7 @@ fn every_entity_api_refuses_a_handle_of_another_world() {
     assert!(!ours.contains::<Position>(other));
 
     let foreign = EntityError::ForeignEntity { entity: other, world_tag };
-    let component = ComponentError::ForeignEntity { entity: other, world_tag };
+    let component = ComponentError::Entity(EntityError::ForeignEntity { entity: other, world_tag });
     assert_eq!(ours.try_despawn(other), Err(foreign));
     assert_eq!(ours.get::<Position>(other).err(), Some(component));
     assert_eq!(ours.get_mut::<Position>(other).err(), Some(component));
@@ -46,10 +46,16 @@ fn every_entity_api_refuses_a_handle_of_another_world() {
     assert_eq!(ours.get_entity_mut(other).err(), Some(foreign));
     assert_eq!(
         ours.query::<&Position>().get(other).err(),
-        Some(QueryError::ForeignEntity { entity: other, world_tag })
+        Some(QueryError::Entity(EntityError::ForeignEntity { entity: other, world_tag }))
     );
-    assert_eq!(ours.set_parent(other, mine), Err(HierarchyError::ForeignEntity { entity: other, world_tag }));
-    assert_eq!(ours.set_parent(mine, other), Err(HierarchyError::ForeignEntity { entity: other, world_tag }));
+    assert_eq!(
+        ours.set_parent(other, mine),
+        Err(HierarchyError::Entity(EntityError::ForeignEntity { entity: other, world_tag }))
+    );
+    assert_eq!(
+        ours.set_parent(mine, other),
+        Err(HierarchyError::Entity(EntityError::ForeignEntity { entity: other, world_tag }))
+    );
 
     // Nothing above touched our entity in the same slot.
     assert_eq!(ours.get::<Position>(mine), Ok(&Position::new(1, 1)));

@@ -9,7 +9,7 @@ use glam::{Affine2, Vec2};
 #[cfg(feature = "transform")]
 use mosaic::hierarchy::{GlobalTransform, LocalTransform, propagate_transforms};
 use mosaic::hierarchy::{HierarchyError, Relationship};
-use mosaic::{CommandBuffer, Component, Entity, World};
+use mosaic::{CommandBuffer, Component, Entity, EntityError, World};
 use proptest::prelude::*;
 
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
@@ -93,10 +93,10 @@ fn dead_entities_are_errors() {
     let mut world = World::new();
     let [a, b] = spawn_n(&mut world);
     world.despawn(b);
-    assert_eq!(world.set_parent(a, b), Err(HierarchyError::NoSuchEntity(b)));
-    assert_eq!(world.set_parent(b, a), Err(HierarchyError::NoSuchEntity(b)));
-    assert_eq!(world.remove_parent(b), Err(HierarchyError::NoSuchEntity(b)));
-    assert_eq!(world.try_despawn_recursive(b), Err(HierarchyError::NoSuchEntity(b)));
+    assert_eq!(world.set_parent(a, b), Err(HierarchyError::Entity(EntityError::NoSuchEntity(b))));
+    assert_eq!(world.set_parent(b, a), Err(HierarchyError::Entity(EntityError::NoSuchEntity(b))));
+    assert_eq!(world.remove_parent(b), Err(HierarchyError::Entity(EntityError::NoSuchEntity(b))));
+    assert_eq!(world.try_despawn_recursive(b), Err(HierarchyError::Entity(EntityError::NoSuchEntity(b))));
     assert!(world.try_despawn_recursive(b).unwrap_err().to_string().contains("does not exist"));
     assert_eq!(world.parent(b), None);
     assert_eq!(world.children(b).count(), 0);
@@ -493,9 +493,9 @@ proptest! {
                     let (Some(c), Some(p)) = (model.pick(c), model.pick(p)) else { continue };
                     let result = world.set_parent(c, p);
                     if !model.is_alive(c) {
-                        prop_assert_eq!(result, Err(HierarchyError::NoSuchEntity(c)));
+                        prop_assert_eq!(result, Err(HierarchyError::Entity(EntityError::NoSuchEntity(c))));
                     } else if !model.is_alive(p) {
-                        prop_assert_eq!(result, Err(HierarchyError::NoSuchEntity(p)));
+                        prop_assert_eq!(result, Err(HierarchyError::Entity(EntityError::NoSuchEntity(p))));
                     } else if model.is_ancestor_or_self(c, p) {
                         prop_assert_eq!(result, Err(HierarchyError::Cycle { child: c, parent: p }));
                     } else {
@@ -514,7 +514,7 @@ proptest! {
                         prop_assert_eq!(result, Ok(model.parent[&c]));
                         model.detach(c);
                     } else {
-                        prop_assert_eq!(result, Err(HierarchyError::NoSuchEntity(c)));
+                        prop_assert_eq!(result, Err(HierarchyError::Entity(EntityError::NoSuchEntity(c))));
                     }
                 }
                 Op::Despawn(e) => {
@@ -534,7 +534,7 @@ proptest! {
                             model.kill(d);
                         }
                     } else {
-                        prop_assert_eq!(result, Err(HierarchyError::NoSuchEntity(e)));
+                        prop_assert_eq!(result, Err(HierarchyError::Entity(EntityError::NoSuchEntity(e))));
                     }
                 }
                 Op::RemoveRelationship(e) => {

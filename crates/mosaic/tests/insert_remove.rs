@@ -88,7 +88,7 @@ fn try_remove_errors() {
 
     world.despawn(e);
     let dead = world.try_remove::<Position>(e).unwrap_err();
-    assert_eq!(dead, ComponentError::NoSuchEntity(e));
+    assert_eq!(dead, ComponentError::Entity(EntityError::NoSuchEntity(e)));
     assert!(dead.to_string().contains(&e.to_string()));
 }
 
@@ -104,7 +104,7 @@ fn remove_and_insert_on_a_dead_entity_panic_naming_it() {
     let message = panic_message(|| world.insert(e, Velocity(1)));
     assert!(message.contains("cannot insert"), "{message}");
     assert!(message.contains(&e.to_string()), "{message}");
-    assert_eq!(world.try_insert(e, Velocity(1)), Err(ComponentError::NoSuchEntity(e)));
+    assert_eq!(world.try_insert(e, Velocity(1)), Err(ComponentError::Entity(EntityError::NoSuchEntity(e))));
     assert_eq!(pool_len::<Velocity>(&world), 0);
 }
 
@@ -122,7 +122,10 @@ fn insert_bundle_adds_and_replaces() {
     assert_eq!(world.component_ids(e).unwrap().len(), 4);
 
     world.despawn(e);
-    assert_eq!(world.try_insert_bundle(e, (Velocity(3), Marker)), Err(ComponentError::NoSuchEntity(e)));
+    assert_eq!(
+        world.try_insert_bundle(e, (Velocity(3), Marker)),
+        Err(ComponentError::Entity(EntityError::NoSuchEntity(e)))
+    );
     let message = panic_message(|| world.insert_bundle(e, Marker));
     assert!(message.contains("cannot insert bundle"), "{message}");
     assert_eq!(pool_len::<Marker>(&world), 0);
@@ -157,9 +160,9 @@ fn get_and_get_mut_error_variants() {
     assert!(missing.to_string().contains(type_name::<Name>()));
 
     world.despawn(e);
-    assert_eq!(world.get::<Velocity>(e), Err(ComponentError::NoSuchEntity(e)));
-    assert_eq!(world.get_mut::<Velocity>(e), Err(ComponentError::NoSuchEntity(e)));
-    assert_eq!(world.get::<Name>(e), Err(ComponentError::NoSuchEntity(e)));
+    assert_eq!(world.get::<Velocity>(e), Err(ComponentError::Entity(EntityError::NoSuchEntity(e))));
+    assert_eq!(world.get_mut::<Velocity>(e), Err(ComponentError::Entity(EntityError::NoSuchEntity(e))));
+    assert_eq!(world.get::<Name>(e), Err(ComponentError::Entity(EntityError::NoSuchEntity(e))));
 }
 
 #[test]

@@ -342,7 +342,9 @@ impl Harness {
                         row.a = Some(a);
                         row.b = Some(b);
                     }
-                    None => assert_eq!(result, Err(ComponentError::NoSuchEntity(entity))),
+                    None => {
+                        assert_eq!(result, Err(ComponentError::Entity(EntityError::NoSuchEntity(entity))))
+                    }
                 }
             }
             Op::Remove(pick, kind) => self.remove(self.resolve(pick), kind),
@@ -367,7 +369,9 @@ impl Harness {
                             assert_eq!(result, Ok(row.c.then_some(C)));
                             row.c = true;
                         }
-                        None => assert_eq!(result, Err(ComponentError::NoSuchEntity(forged))),
+                        None => {
+                            assert_eq!(result, Err(ComponentError::Entity(EntityError::NoSuchEntity(forged))))
+                        }
                     }
                 }
             }
@@ -392,7 +396,7 @@ impl Harness {
     fn insert(&mut self, entity: Entity, value: Value) {
         let row = self.model.get_mut(&entity);
         let alive = row.is_some();
-        let dead = ComponentError::NoSuchEntity(entity);
+        let dead = ComponentError::Entity(EntityError::NoSuchEntity(entity));
         match (value, row) {
             (Value::A(v), Some(row)) => {
                 assert_eq!(self.world.try_insert(entity, A(v)), Ok(row.a.map(A)));
@@ -420,7 +424,7 @@ impl Harness {
             model: Option<Option<T>>,
         ) {
             match model {
-                None => assert_eq!(result, Err(ComponentError::NoSuchEntity(entity))),
+                None => assert_eq!(result, Err(ComponentError::Entity(EntityError::NoSuchEntity(entity)))),
                 Some(None) => assert_eq!(
                     result,
                     Err(ComponentError::MissingComponent { entity, component: type_name::<T>() })
@@ -599,7 +603,7 @@ impl Harness {
     /// The world's answers about `entity` equal the model's.
     #[track_caller]
     fn check_entity(&mut self, entity: Entity) {
-        let dead = ComponentError::NoSuchEntity(entity);
+        let dead = ComponentError::Entity(EntityError::NoSuchEntity(entity));
         match self.model.get(&entity) {
             Some(row) => {
                 assert!(self.world.is_alive(entity));
@@ -620,7 +624,7 @@ impl Harness {
                 assert!(!self.world.contains::<C>(entity));
                 assert_eq!(self.world.component_ids(entity), Err(EntityError::NoSuchEntity(entity)));
                 let mut query = self.world.query::<Entity>();
-                assert_eq!(query.get(entity), Err(QueryError::NoSuchEntity(entity)));
+                assert_eq!(query.get(entity), Err(QueryError::Entity(EntityError::NoSuchEntity(entity))));
             }
         }
     }

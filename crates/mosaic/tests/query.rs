@@ -7,7 +7,7 @@ use std::any::type_name;
 use std::collections::BTreeSet;
 
 use common::{Marker, Name, Position, Velocity, live_entities, panic_message};
-use mosaic::{Component, Entity, QueryError, With, Without, World};
+use mosaic::{Component, Entity, EntityError, QueryError, With, Without, World};
 
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
 struct A(u32);
@@ -245,7 +245,7 @@ fn query_get_success_and_errors() {
         }
         other => panic!("expected NoMatch, got {:?}", other.map(|_| ())),
     }
-    assert!(matches!(query.get(dead), Err(QueryError::NoSuchEntity(e)) if e == dead));
+    assert!(matches!(query.get(dead), Err(QueryError::Entity(EntityError::NoSuchEntity(e))) if e == dead));
     assert!(query.contains(full));
     assert!(!query.contains(partial));
     assert!(!query.contains(dead));
@@ -258,7 +258,7 @@ fn query_get_success_and_errors() {
     assert_eq!(error, QueryError::NoMatch { entity: full, query: type_name::<&A>() });
     assert!(error.to_string().contains(&full.to_string()));
     assert!(error.to_string().contains(type_name::<&A>()));
-    assert!(QueryError::NoSuchEntity(dead).to_string().contains(&dead.to_string()));
+    assert!(QueryError::Entity(EntityError::NoSuchEntity(dead)).to_string().contains(&dead.to_string()));
 
     // Optional parts never cause NoMatch.
     let mut optional = world.query::<(Entity, Option<&B>)>();

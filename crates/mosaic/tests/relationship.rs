@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use mosaic::hierarchy::{Cleanup, HierarchyError, Pair, Relation};
-use mosaic::{Entity, World};
+use mosaic::{Entity, EntityError, World};
 use proptest::prelude::*;
 
 struct Likes;
@@ -52,8 +52,8 @@ fn dead_entities_are_errors() {
     let mut world = World::new();
     let [a, b] = spawn_n(&mut world);
     world.despawn(b);
-    assert_eq!(world.relate::<Likes>(a, b), Err(HierarchyError::NoSuchEntity(b)));
-    assert_eq!(world.relate::<Likes>(b, a), Err(HierarchyError::NoSuchEntity(b)));
+    assert_eq!(world.relate::<Likes>(a, b), Err(HierarchyError::Entity(EntityError::NoSuchEntity(b))));
+    assert_eq!(world.relate::<Likes>(b, a), Err(HierarchyError::Entity(EntityError::NoSuchEntity(b))));
     assert_eq!(world.target::<Likes>(b), None);
     assert!(world.related::<Likes>(b).is_empty());
 }

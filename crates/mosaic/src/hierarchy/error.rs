@@ -1,28 +1,14 @@
 //! Errors of hierarchy operations.
 
-use crate::entity::Entity;
+use crate::entity::{Entity, EntityError};
 
 /// Why a hierarchy operation was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum HierarchyError {
-    /// The entity is not alive: despawned, or never spawned in this world.
-    #[error(
-        "entity {0} does not exist: it was despawned or was never spawned in this world; \
-         check `World::is_alive` before using a handle that may be stale"
-    )]
-    NoSuchEntity(Entity),
-    /// The handle was made by another world (its world tag differs from this world's).
-    #[error(
-        "entity {entity} belongs to another world (world tag {}), not this one (world tag \
-         {world_tag}); a handle is meaningful only in the world that spawned it",
-        .entity.world_tag()
-    )]
-    ForeignEntity {
-        /// The handle.
-        entity: Entity,
-        /// This world's tag.
-        world_tag: u8,
-    },
+    /// The handle names no live entity of this world: despawned, never spawned, or made by
+    /// another world. The entity layer's error, with its message.
+    #[error(transparent)]
+    Entity(#[from] EntityError),
     /// Making `parent` the parent of `child` would close a loop: `parent` is `child` itself or
     /// one of its descendants.
     #[error(

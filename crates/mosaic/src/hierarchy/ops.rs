@@ -6,7 +6,7 @@ use std::sync::{Mutex, PoisonError};
 
 use super::component::{detach_children, link_last, rel, unlink};
 use super::{HierarchyError, Relationship};
-use crate::entity::{Entity, EntityError};
+use crate::entity::Entity;
 use crate::world::World;
 
 /// Dirty entries past which marking stops and the next ordering pass sorts the whole pool: keeps
@@ -150,12 +150,7 @@ impl World {
 
     /// Checks `entity` is alive.
     pub(crate) fn check_alive_in_hierarchy(&self, entity: Entity) -> Result<(), HierarchyError> {
-        self.entities.check(entity).map_err(|error| match error {
-            EntityError::ForeignEntity { entity, world_tag } => {
-                HierarchyError::ForeignEntity { entity, world_tag }
-            }
-            _ => HierarchyError::NoSuchEntity(entity),
-        })
+        Ok(self.entities.check(entity)?)
     }
 
     /// Makes `parent` the parent of `child`, appending `child` to `parent`'s children (last in
@@ -164,7 +159,7 @@ impl World {
     /// O(1) for the links.
     ///
     /// # Errors
-    /// [`HierarchyError::NoSuchEntity`] if either entity is not alive;
+    /// [`HierarchyError::Entity`] if either entity is not alive;
     /// [`HierarchyError::Cycle`] naming both if `parent` is `child` or one of its descendants.
     ///
     /// # Examples
@@ -214,7 +209,7 @@ impl World {
     /// Returns the former parent, or `None` if it had none. O(1).
     ///
     /// # Errors
-    /// [`HierarchyError::NoSuchEntity`] if `child` is not alive.
+    /// [`HierarchyError::Entity`] if `child` is not alive.
     pub fn remove_parent(&mut self, child: Entity) -> Result<Option<Entity>, HierarchyError> {
         self.check_alive_in_hierarchy(child)?;
         let Some(rc) = rel(self, child) else { return Ok(None) };
@@ -242,7 +237,7 @@ impl World {
     /// [`World::despawn_recursive`]. Returns how many entities were despawned.
     ///
     /// # Errors
-    /// [`HierarchyError::NoSuchEntity`] if `entity` is not alive.
+    /// [`HierarchyError::Entity`] if `entity` is not alive.
     pub fn try_despawn_recursive(&mut self, entity: Entity) -> Result<usize, HierarchyError> {
         self.check_alive_in_hierarchy(entity)?;
         let doomed: Vec<Entity> = std::iter::once(entity).chain(self.descendants(entity)).collect();

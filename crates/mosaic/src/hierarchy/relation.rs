@@ -160,7 +160,7 @@ impl World {
     /// sources when moving.
     ///
     /// # Errors
-    /// [`HierarchyError::NoSuchEntity`] if either entity is not alive.
+    /// [`HierarchyError::Entity`] if either entity is not alive.
     pub fn relate<R: Relation>(&mut self, source: Entity, target: Entity) -> Result<(), HierarchyError> {
         for entity in [source, target] {
             self.check_alive_in_hierarchy(entity)?;

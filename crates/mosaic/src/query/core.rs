@@ -7,7 +7,7 @@ use super::{Driving, QueryData, QueryError, QueryFilter, QueryIter, ReadOnlyQuer
 use smallvec::SmallVec;
 
 use crate::component::Components;
-use crate::entity::{Entities, Entity, EntityError};
+use crate::entity::{Entities, Entity};
 use crate::storage::SparseSet;
 use crate::world::World;
 
@@ -169,17 +169,11 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     /// The item of one entity. O(c) lookups.
     ///
     /// # Errors
-    /// [`QueryError::NoSuchEntity`] if `entity` is not alive; [`QueryError::NoMatch`] if it lacks
+    /// [`QueryError::Entity`] if `entity` is not alive in this world ([`EntityError::NoSuchEntity`](crate::EntityError::NoSuchEntity),
+    /// or [`EntityError::ForeignEntity`](crate::EntityError::ForeignEntity) for another world's handle); [`QueryError::NoMatch`] if it lacks
     /// a required component or fails the filter.
     pub fn get(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryError> {
-        if let Err(error) = self.entities.check(entity) {
-            return Err(match error {
-                EntityError::ForeignEntity { entity, world_tag } => {
-                    QueryError::ForeignEntity { entity, world_tag }
-                }
-                _ => QueryError::NoSuchEntity(entity),
-            });
-        }
+        self.entities.check(entity)?;
         let no_match = QueryError::NoMatch { entity, query: std::any::type_name::<Q>() };
         let components: &Components = self.components;
         if !F::matches(&F::init_fetch(components), entity) {

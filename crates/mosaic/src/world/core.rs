@@ -243,7 +243,7 @@ impl World {
     /// Adds or replaces `entity`'s `T`; the fallible form of [`World::insert`].
     ///
     /// # Errors
-    /// [`ComponentError::NoSuchEntity`] if `entity` is not alive (the value is dropped).
+    /// [`ComponentError::Entity`] if `entity` is not alive (the value is dropped).
     pub fn try_insert<T: Component>(
         &mut self,
         entity: Entity,
@@ -345,7 +345,7 @@ impl World {
     /// Removes `entity`'s `T` and returns it; the fallible form of [`World::remove`].
     ///
     /// # Errors
-    /// [`ComponentError::NoSuchEntity`] if `entity` is not alive;
+    /// [`ComponentError::Entity`] if `entity` is not alive;
     /// [`ComponentError::MissingComponent`] if it has no `T`.
     pub fn try_remove<T: Component>(&mut self, entity: Entity) -> Result<T, ComponentError> {
         self.check_alive(entity)?;
@@ -384,7 +384,7 @@ impl World {
     /// `entity`'s `T`: `&T`, or the generated `TRef` view for a struct-of-arrays component. O(1).
     ///
     /// # Errors
-    /// [`ComponentError::NoSuchEntity`] if `entity` is not alive;
+    /// [`ComponentError::Entity`] if `entity` is not alive;
     /// [`ComponentError::MissingComponent`] if it has no `T`.
     #[inline]
     pub fn get<T: Component>(&self, entity: Entity) -> Result<T::Ref<'_>, ComponentError> {

@@ -262,7 +262,7 @@ impl World {
     /// [`World::insert_bundle`].
     ///
     /// # Errors
-    /// [`ComponentError::NoSuchEntity`] if `entity` is not alive (the bundle is dropped).
+    /// [`ComponentError::Entity`] if `entity` is not alive (the bundle is dropped).
     ///
     /// # Panics
     /// If the bundle holds a component type twice.
