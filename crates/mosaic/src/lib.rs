@@ -1,11 +1,13 @@
 //! Mosaic: a data-oriented entity-component-system.
 //!
-//! - [`Entity`]: a generational id (32-bit index + 32-bit generation); stale handles never reach
-//!   the entity that reused their slot.
+//! - [`Entity`]: a generational id (32-bit index, 24-bit generation and an 8-bit world tag);
+//!   stale handles never reach the entity that reused their slot, and another world's handles
+//!   are reported as foreign.
 //! - [`Component`]: plain data, `#[derive(Component)]`; ids are assigned on first use, with no cap
 //!   on the number of types.
-//! - Storage: one packed [`SparseSet`](storage::SparseSet) per component type (EnTT's design):
-//!   O(1) insert and swap-remove, dense arrays for iteration.
+//! - Storage: one packed sparse set per component type (EnTT's design): O(1) insert and
+//!   swap-remove, dense arrays for iteration, array-of-structs or struct-of-arrays per type.
+//!   The storage layer is private; its `unsafe` sits behind typed, checked APIs.
 //! - [`World`]: spawn, despawn, insert, remove, get; resources; [`CommandBuffer`] for changes
 //!   recorded during iteration.
 //! - [`Query`]: iterate the entities that have a set of components, with [`With`] / [`Without`]

@@ -132,3 +132,27 @@ fn watch_enter_and_leave_fire_once_each() {
     world.despawn(c);
     assert_eq!(take(), []);
 }
+
+/// An immutable component: no `&mut` access (see `tests/ui/immutable_component.rs`), so it
+/// changes only by a whole replacement, which the `on_replace` hook sees.
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+#[component(immutable)]
+struct Team(u8);
+
+#[test]
+fn immutable_components_change_only_by_replacement_and_hooks_see_it() {
+    let mut world = World::new();
+    let replaced: Log = Log::default();
+    let seen = replaced.clone();
+    world.on_replace::<Team>(move |ctx| {
+        let old = *ctx.world.get::<Team>(ctx.entity).unwrap();
+        seen.lock().unwrap().push(format!("{} leaves team {}", ctx.entity, old.0));
+    });
+    let e = world.spawn(Team(1));
+    assert_eq!(world.insert(e, Team(2)), Some(Team(1)));
+    assert_eq!(world.get::<Team>(e), Ok(&Team(2)));
+    let teams: Vec<u8> = world.query::<&Team>().into_iter().map(|t| t.0).collect();
+    assert_eq!(teams, [2]);
+    assert_eq!(*replaced.lock().unwrap(), [format!("{e} leaves team 1")]);
+    assert_eq!(world.remove::<Team>(e), Some(Team(2)));
+}

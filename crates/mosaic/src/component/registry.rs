@@ -15,7 +15,9 @@ use crate::storage::{SparseSet, Stored};
 /// - `storage = "soa"` (structs with named fields): every field in its own column, all columns
 ///   in one allocation; queries and `get` hand out generated views `TRef { field: &F, .. }` /
 ///   `TMut { field: &mut F, .. }`, and chunked iteration hands out per-field slices. Insert takes
-///   the plain struct and remove gives it back, so switching layout is a one-attribute change.
+///   the plain struct and remove gives it back. Switching layout is one attribute on the type, but
+///   access sites change with it (`*v.x` on a view instead of `v.x`) unless they go through
+///   [`View`](crate::View) / [`ViewMut`](crate::ViewMut).
 ///
 /// - `immutable`: no `&mut` access at all. `Query<&mut T>`, `World::get_mut::<T>` and
 ///   `EntityMut::get_mut::<T>` do not compile for it; the value changes only by being replaced

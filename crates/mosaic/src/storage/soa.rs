@@ -16,8 +16,8 @@ use super::ColumnInfo;
 /// # Safety
 /// `fields` must report exactly one [`ColumnInfo`] per field, in declaration order; `split` must
 /// put every field in that order and `join` must take every field in that order, with the same
-/// types. (The writer and reader check each type and panic on a mismatch; the count is checked
-/// after each call.)
+/// types. (The writer and reader check each type and panic on a mismatch, and every insert or
+/// replace checks the count of fields written, before the row counts as filled.)
 pub unsafe trait SoaLayout: Sized + Send + Sync + 'static {
     /// Appends the fields' infos in declaration order.
     fn fields(out: &mut Vec<ColumnInfo>);
@@ -379,14 +379,7 @@ impl SoaColumns {
         }
         // SAFETY: len < capacity.
         let ptrs = unsafe { self.row_ptrs(self.len) };
-        let mut writer = SoaWriter { ptrs: &ptrs, infos: &self.info.fields, next: 0 };
-        value.split(&mut writer);
-        assert_eq!(
-            writer.next,
-            self.info.fields.len(),
-            "SoA layout of `{}` wrote too few fields",
-            self.info.type_name
-        );
+        self.split_into(&ptrs, value);
         self.len += 1;
     }
 
@@ -434,20 +427,55 @@ impl SoaColumns {
         value
     }
 
-    /// Overwrites row `row` with `value`, returning the old value.
+    /// Overwrites row `row` with `value`, returning the old value. O(fields).
+    ///
+    /// The new value is split into the spare row at `len` first and checked like a push, then
+    /// moved into place, so a layout that writes the wrong fields panics while row `row` still
+    /// holds the old value whole.
     ///
     /// # Panics
-    /// If `T` is not the stored type or `row >= len`.
+    /// If `T` is not the stored type, `row >= len`, or its layout writes the wrong fields.
     #[track_caller]
     pub fn replace<T: SoaLayout>(&mut self, row: usize, value: T) -> T {
         self.check_type::<T>();
         assert!(row < self.len, "SoA row {row} out of bounds (len {})", self.len);
-        // SAFETY: row < len; it is rewritten below before anything else reads it.
+        if self.len == self.capacity {
+            self.reserve(1);
+        }
+        // SAFETY: len < capacity after the reserve, so row `len` is inside the block.
+        let spare = unsafe { self.row_ptrs(self.len) };
+        self.split_into(&spare, value);
+        // SAFETY: row < len; its values are moved out here and the slots refilled right below.
         let old = unsafe { self.read_row::<T>(row) };
-        // SAFETY: row < len <= capacity.
-        let ptrs = unsafe { self.row_ptrs(row) };
-        value.split(&mut SoaWriter { ptrs: &ptrs, infos: &self.info.fields, next: 0 });
+        for (field, &offset) in self.info.fields.iter().zip(&self.offsets) {
+            let size = field.layout.size();
+            // SAFETY: rows `len` (just written, past `len` so owned by no one else) and `row`
+            // (just moved out) are distinct rows of column i inside the block; moving the bytes
+            // hands the new field values to row `row`, and row `len` is uninitialized again.
+            unsafe {
+                let base = self.block.as_ptr().add(offset);
+                std::ptr::copy_nonoverlapping(base.add(self.len * size), base.add(row * size), size);
+            }
+        }
         old
+    }
+
+    /// Splits `value` into the slots at `ptrs` (a row at or past `len`) and checks every field was
+    /// written.
+    ///
+    /// # Panics
+    /// If the layout writes a field of the wrong type, or too many or too few fields. The fields
+    /// written so far are then leaked, never dropped twice: the row is past `len`.
+    #[track_caller]
+    fn split_into<T: SoaLayout>(&self, ptrs: &[*mut u8], value: T) {
+        let mut writer = SoaWriter { ptrs, infos: &self.info.fields, next: 0 };
+        value.split(&mut writer);
+        assert_eq!(
+            writer.next,
+            self.info.fields.len(),
+            "SoA layout of `{}` wrote too few fields",
+            self.info.type_name
+        );
     }
 
     /// Removes row `row` by moving the last row into it, dropping its value. O(fields).
@@ -579,4 +607,70 @@ impl Drop for SoaColumns {
 /// A non-null pointer aligned to `align`, valid for zero-sized accesses.
 fn dangling(align: usize) -> NonNull<u8> {
     NonNull::new(std::ptr::without_provenance_mut(align)).expect("alignment is never zero")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two fields, one of which needs drop; `a == LIE` makes `split` write too few fields.
+    #[derive(Debug, PartialEq)]
+    struct Sample {
+        a: u32,
+        b: String,
+    }
+
+    const LIE: u32 = 999;
+
+    // SAFETY: `fields`, `split` and `join` list both fields in order with their types, except
+    // that `split` deliberately writes one field for `a == LIE`, to test that the count check
+    // catches it before the row counts as filled.
+    unsafe impl SoaLayout for Sample {
+        fn fields(out: &mut Vec<ColumnInfo>) {
+            out.push(ColumnInfo::of::<u32>());
+            out.push(ColumnInfo::of::<String>());
+        }
+        fn split(self, writer: &mut SoaWriter<'_>) {
+            writer.put(self.a);
+            if self.a != LIE {
+                writer.put(self.b);
+            }
+        }
+        fn join(reader: &mut SoaReader<'_>) -> Self {
+            Self { a: reader.take(), b: reader.take() }
+        }
+    }
+
+    fn sample(a: u32, b: &str) -> Sample {
+        Sample { a, b: b.to_string() }
+    }
+
+    #[test]
+    fn replace_swaps_whole_rows() {
+        let mut columns = SoaColumns::new(SoaInfo::of::<Sample>());
+        columns.push(sample(1, "one"));
+        columns.push(sample(2, "two"));
+        assert_eq!(columns.replace(0, sample(3, "three")), sample(1, "one"));
+        assert_eq!(columns.swap_remove::<Sample>(0), sample(3, "three"));
+        assert_eq!(columns.swap_remove::<Sample>(0), sample(2, "two"));
+        assert!(columns.is_empty());
+    }
+
+    #[test]
+    fn a_short_layout_is_caught_before_the_row_changes() {
+        let mut columns = SoaColumns::new(SoaInfo::of::<Sample>());
+        columns.push(sample(1, "one"));
+        let replace = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            columns.replace(0, sample(LIE, "lost"));
+        }));
+        let message = replace.expect_err("a short layout must panic");
+        assert!(message.downcast_ref::<String>().is_some_and(|m| m.contains("wrote too few fields")));
+        assert!(
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| columns.push(sample(LIE, "x"))))
+                .is_err()
+        );
+        // The row still holds its old value, whole, and nothing else counts as filled.
+        assert_eq!(columns.len(), 1);
+        assert_eq!(columns.swap_remove::<Sample>(0), sample(1, "one"));
+    }
 }

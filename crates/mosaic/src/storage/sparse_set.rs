@@ -495,9 +495,12 @@ impl SparseSet {
     }
 
     /// Removes and drops every value, keeping capacity and pages.
+    ///
+    /// # Panics
+    /// If a value's `Drop` panics: the pool is already empty, and the column drops the remaining
+    /// values during the unwind (each once; a second panicking drop aborts).
     pub fn clear(&mut self) {
-        // Empty the index first: if a drop panics the pool is empty, and values not yet dropped
-        // leak instead of being dropped twice.
+        // Empty the index first, so a panicking drop leaves an empty, consistent pool.
         self.version += 1;
         self.sparse.clear();
         self.dense.clear();
