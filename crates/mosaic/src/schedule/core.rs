@@ -255,7 +255,7 @@ impl Schedule {
     /// non-zero threshold a batch's first run is on the calling thread, to measure it.
     ///
     /// Zero forces every batch of two or more systems that run this frame onto rayon's pool (the
-    /// current one, so [`rayon::ThreadPool::install`] picks it), from the first frame on and
+    /// current one, so `rayon::ThreadPool::install` picks it), from the first frame on and
     /// whatever the measured times. Rayon runs the systems at the same time when it has idle
     /// threads; systems that wait on each other (a barrier of N) need N idle threads in the pool.
     pub fn set_parallel_threshold(&mut self, threshold: std::time::Duration) -> &mut Self {

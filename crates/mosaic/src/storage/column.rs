@@ -4,7 +4,7 @@ use std::alloc::{self, Layout};
 use std::any::TypeId;
 use std::ptr::NonNull;
 
-/// What a [`Column`] needs to know about the type it stores, without being generic over it.
+/// What a column of values needs to know about the type it stores, without being generic over it.
 ///
 /// Made only by [`ColumnInfo::of`], from a real type: the fields carry the column's soundness
 /// (a wrong size overflows the buffer, a wrong drop fn runs on foreign bytes, a non-`Send` type

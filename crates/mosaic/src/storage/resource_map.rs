@@ -87,16 +87,6 @@ impl ResourceMap {
     pub fn contains<R: Send + Sync + 'static>(&self) -> bool {
         self.map.contains_key(&TypeId::of::<R>())
     }
-
-    /// Number of resources.
-    pub fn len(&self) -> usize {
-        self.map.len()
-    }
-
-    /// Whether there is no resource.
-    pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
-    }
 }
 
 #[cfg(test)]

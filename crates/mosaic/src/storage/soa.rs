@@ -77,7 +77,7 @@ impl SoaInfo {
     }
 }
 
-/// Receives a struct's fields, in order, into one row of a [`SoaColumns`].
+/// Receives a struct's fields, in order, into one row of struct-of-arrays storage.
 pub struct SoaWriter<'a> {
     ptrs: &'a [*mut u8],
     infos: &'a [ColumnInfo],

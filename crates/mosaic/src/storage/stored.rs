@@ -48,9 +48,9 @@ pub fn try_for_each_row<T: Stored, E>(
 /// How a pool lays out its values.
 #[derive(Clone, Debug)]
 pub enum StorageInfo {
-    /// Array of structs: whole values, one after another, in a [`Column`](super::Column).
+    /// Array of structs: whole values, one after another, in one type-erased column.
     Aos(ColumnInfo),
-    /// Struct of arrays: one column per field, in a [`SoaColumns`](super::SoaColumns).
+    /// Struct of arrays: one column per field, in one allocation.
     Soa(SoaInfo),
 }
 

@@ -17,5 +17,5 @@ pub use entity_ref::{EntityMut, EntityRef};
 pub use error::{ComponentError, ResourceError};
 pub use group::{GroupError, GroupId};
 pub use observe::{Hook, HookContext, WatchId};
-pub use resources::Resources;
+pub(crate) use resources::Resources;
 pub use sort::SortError;

@@ -2,8 +2,8 @@
 
 use super::ResourceError;
 
-/// The world's resources; see [`ResourceMap`](crate::storage::ResourceMap).
-pub type Resources = crate::storage::ResourceMap;
+/// The world's resources: one value per type, in the storage layer's `ResourceMap`.
+pub(crate) type Resources = crate::storage::ResourceMap;
 
 /// The error for a missing resource of type `R`.
 pub(crate) fn missing<R>() -> ResourceError {
