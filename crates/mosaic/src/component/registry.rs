@@ -65,6 +65,32 @@ pub trait Component: Stored {}
 /// being replaced whole ([`World::insert`], which runs its `on_replace` hooks) or removed. bevy's
 /// immutable components (0.16), as a marker trait so the compiler's message names the rule.
 ///
+/// Generic code that writes components in place bounds on it: `fn f<T: MutableComponent>`.
+///
+/// # Examples
+/// ```
+/// use mosaic::{Component, World};
+///
+/// #[derive(Component, Debug, PartialEq)]
+/// #[component(immutable, storage = "soa")]
+/// struct Spawnpoint { x: i32, y: i32 }
+///
+/// let mut world = World::new();
+/// let e = world.spawn(Spawnpoint { x: 1, y: 2 });
+/// // Replaced whole, never written in place:
+/// world.insert(e, Spawnpoint { x: 3, y: 4 });
+/// assert_eq!(world.get::<Spawnpoint>(e).unwrap().cloned(), Spawnpoint { x: 3, y: 4 });
+/// ```
+/// ```compile_fail,E0277
+/// # use mosaic::{Component, World};
+/// # #[derive(Component)]
+/// # #[component(immutable)]
+/// # struct Spawnpoint(i32);
+/// # let mut world = World::new();
+/// # let e = world.spawn(Spawnpoint(1));
+/// world.get_mut::<Spawnpoint>(e).unwrap().0 = 5; // `Spawnpoint` is an immutable component
+/// ```
+///
 /// [`World::get_mut`]: crate::World::get_mut
 /// [`World::insert`]: crate::World::insert
 #[diagnostic::on_unimplemented(
