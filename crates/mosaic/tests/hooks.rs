@@ -66,7 +66,7 @@ fn hooks_fire_for_batches_and_command_buffers() {
     commands.insert(entities[0], Health(10));
     commands.remove::<Health>(entities[1]);
     commands.despawn(entities[2]);
-    commands.spawn(Health(7));
+    commands.spawn(&world, Health(7));
     commands.apply(&mut world);
     assert_eq!(take(&log), ["replace 0", "remove 1", "remove 2", "add 7"]);
 }
@@ -131,4 +131,27 @@ fn watch_enter_and_leave_fire_once_each() {
     assert_eq!(take(), [('-', b)]);
     world.despawn(c);
     assert_eq!(take(), []);
+}
+
+#[test]
+fn a_hook_can_spawn_through_its_commands_during_a_despawn() {
+    /// Left behind by a despawned `Health`.
+    #[derive(mosaic::Component)]
+    struct Wreck(Entity);
+
+    let mut world = World::new();
+    world.on_remove::<Health>(|ctx: &mut HookContext<'_>| {
+        let wreck = ctx.commands.spawn(ctx.world, Wreck(ctx.entity));
+        assert!(!ctx.world.is_alive(wreck), "reserved while the despawn runs");
+    });
+    let ships = world.spawn_batch((0..3).map(Health));
+    world.despawn(ships[1]);
+    let wrecks: Vec<Entity> = world.query::<&Wreck>().into_iter().map(|w| w.0).collect();
+    assert_eq!(wrecks, [ships[1]]);
+    assert_eq!(world.len(), 3);
+    // Every live entity has its component list (the allocator flushed inside the despawn).
+    for e in world.entities().iter().collect::<Vec<_>>() {
+        world.despawn(e);
+    }
+    assert_eq!(world.query::<&Wreck>().into_iter().count(), 2, "the hook ran for the others");
 }

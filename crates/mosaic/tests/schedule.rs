@@ -607,3 +607,47 @@ fn every_run_condition_is_evaluated_every_frame() {
     assert_eq!(evaluations.load(std::sync::atomic::Ordering::Relaxed), 3);
     assert_eq!(last_seen.load(std::sync::atomic::Ordering::Relaxed), 2);
 }
+
+// --- Commands::spawn: handles at once, reserved atomically by parallel systems ---
+
+/// Spawns a parent and a child with `A`, and tags the child with its parent's handle in `B`.
+fn spawn_family(mut commands: Commands, _: Query<&C>) {
+    for _ in 0..50 {
+        let parent = commands.spawn(A(1));
+        let child = commands.spawn((A(2), B(u64::from(parent.index()))));
+        commands.set_parent(child, parent);
+    }
+}
+fn spawn_family_too(mut commands: Commands, _: Query<&D>) {
+    for _ in 0..50 {
+        let parent = commands.spawn(A(1));
+        let child = commands.spawn((A(2), B(u64::from(parent.index()))));
+        commands.set_parent(child, parent);
+    }
+}
+
+#[test]
+fn commands_spawn_returns_distinct_handles_from_parallel_systems() {
+    for executor in [ExecutorKind::SingleThreaded, ExecutorKind::Parallel] {
+        let mut schedule = Schedule::new();
+        schedule.set_executor(executor).set_parallel_threshold(Duration::ZERO);
+        schedule.add_system(spawn_family);
+        schedule.add_system(spawn_family_too);
+        assert_eq!(schedule.batches().unwrap().len(), 1, "one batch: they may run at once");
+        let mut world = World::new();
+        let old = world.spawn_empty();
+        world.despawn(old); // a freed slot for one reservation to reuse
+        schedule.run(&mut world);
+        assert_eq!(world.len(), 200, "{executor:?}");
+        assert_eq!(schedule.last_frame_changes().spawned, 200, "{executor:?}");
+        let children: Vec<(Entity, u64)> =
+            world.query::<(Entity, &B)>().into_iter().map(|(e, b)| (e, b.0)).collect();
+        assert_eq!(children.len(), 100);
+        for (child, parent_index) in children {
+            let parent = world.parent(child).expect("set_parent applied");
+            assert_eq!(u64::from(parent.index()), parent_index, "{executor:?}");
+            assert_eq!(world.get::<A>(parent).map(|a| a.0), Ok(1));
+        }
+        world.assert_hierarchy_invariants();
+    }
+}

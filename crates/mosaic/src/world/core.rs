@@ -177,6 +177,7 @@ impl World {
     /// # Errors
     /// [`EntityError::NoSuchEntity`] if `entity` is not alive.
     pub fn try_despawn(&mut self, entity: Entity) -> Result<(), EntityError> {
+        self.flush();
         self.check_alive(entity)?;
         if self.observers.any {
             // Leave callbacks and remove hooks run first, while the entity is intact.
@@ -194,7 +195,9 @@ impl World {
                 self.groups_before_remove(entity, id);
             }
         }
+        // Hooks may have reserved ids: `free` flushes them, and they need component lists.
         self.entities.free(entity)?;
+        self.fit_lists();
         /// Removes the remaining components even if one of their drops panics, so a panic never
         /// leaves a dead entity's values in a pool.
         struct Finish<'a> {
@@ -249,6 +252,7 @@ impl World {
         entity: Entity,
         value: T,
     ) -> Result<Option<T>, ComponentError> {
+        self.flush();
         self.check_alive(entity)?;
         let id = self.components.register::<T>();
         if self.observers.any {
@@ -286,6 +290,7 @@ impl World {
         rows: impl IntoIterator<Item = (Entity, T)>,
         mut on_dead: impl FnMut(Entity, EntityError),
     ) {
+        self.flush();
         let rows = rows.into_iter();
         let id = self.components.register::<T>();
         self.components.pool_mut(id).reserve(rows.size_hint().0);
@@ -348,6 +353,7 @@ impl World {
     /// [`ComponentError::NoSuchEntity`] if `entity` is not alive;
     /// [`ComponentError::MissingComponent`] if it has no `T`.
     pub fn try_remove<T: Component>(&mut self, entity: Entity) -> Result<T, ComponentError> {
+        self.flush();
         self.check_alive(entity)?;
         let missing = || ComponentError::MissingComponent { entity, component: std::any::type_name::<T>() };
         let id = self.components.id::<T>().ok_or_else(missing)?;

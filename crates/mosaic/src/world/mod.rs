@@ -12,6 +12,7 @@ mod sort;
 mod spawn;
 
 pub use self::core::World;
+pub(crate) use command_buffer::OpOutcome;
 pub use command_buffer::{ApplyReport, CommandBuffer};
 pub use entity_ref::{EntityMut, EntityRef};
 pub use error::{ComponentError, ResourceError};
