@@ -231,6 +231,67 @@ impl World {
         Ok(())
     }
 
+    /// Despawns every entity, keeping component registrations, groups, hooks, watches,
+    /// resources and the capacity of every pool and of the allocator. Every handle of the world
+    /// is stale afterwards (generations move on as for [`World::despawn`]), and the next spawns
+    /// reuse the lowest indices first.
+    ///
+    /// Hooks and watches fire for each entity as for [`World::despawn`] (entities are despawned
+    /// from the highest index down); entities that hooks spawn meanwhile stay. With no hook,
+    /// watch or group, the pools are emptied wholesale: O(slots + components), no per-entity
+    /// lookups; otherwise O(sum of the entities' components). Also drops the dead rows lazily
+    /// cleaned pools keep.
+    ///
+    /// # Panics
+    /// If a component's `Drop` panics: every entity is still despawned and every pool emptied
+    /// (the rest are dropped during the unwind; a second panicking drop aborts).
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Component, World};
+    ///
+    /// #[derive(Component)]
+    /// struct Bullet;
+    ///
+    /// let mut world = World::new();
+    /// let old = world.spawn_batch((0..100).map(|_| Bullet));
+    /// world.clear();
+    /// assert!(world.is_empty() && !world.is_alive(old[0]));
+    /// assert!(world.components().id::<Bullet>().is_some(), "still registered");
+    /// assert_eq!(world.spawn(Bullet).index(), 0);
+    /// ```
+    pub fn clear(&mut self) {
+        self.flush();
+        if self.observers.any || !self.groups.is_empty() {
+            let live: Vec<Entity> = self.entities.iter().collect();
+            for &entity in live.iter().rev() {
+                // A hook may have despawned it already (a relation's cleanup).
+                let _ = self.try_despawn(entity);
+            }
+            return;
+        }
+        for index in (0..self.entities.slot_count()).rev() {
+            if let Some(entity) = self.entities.alive_at(index) {
+                self.entities.free(entity).expect("alive_at yields live entities");
+                self.component_lists[index as usize].clear();
+            }
+        }
+        /// Empties the remaining pools even if a drop panics, so no value of a dead entity is
+        /// left behind.
+        struct ClearRest<'a>(std::slice::IterMut<'a, crate::storage::SparseSet>);
+        impl Drop for ClearRest<'_> {
+            fn drop(&mut self) {
+                for pool in self.0.by_ref() {
+                    pool.clear();
+                }
+            }
+        }
+        let mut rest = ClearRest(self.components.pools_mut().iter_mut());
+        for pool in rest.0.by_ref() {
+            pool.clear();
+        }
+    }
+
     /// Adds or replaces `entity`'s `T`; returns the replaced value. O(1) amortised.
     ///
     /// # Panics
