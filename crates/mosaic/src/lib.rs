@@ -83,8 +83,8 @@ pub use schedule::{Commands, ExecutorKind, Local, Res, ResMut, Schedule, Schedul
 #[cfg(feature = "serialize")]
 pub use serialize::{MapEntities, SnapshotError, SnapshotRegistry};
 pub use world::{
-    ApplyReport, CommandBuffer, ComponentError, EntityMut, EntityRef, HookContext, ResourceError, WatchId,
-    World,
+    ApplyReport, CommandBuffer, ComponentError, EntityMut, EntityRef, HookContext, HookId, ResourceError,
+    WatchId, World,
 };
 
 /// What `#[derive(Component)]` expands to names these by path. Not part of the API: no semver

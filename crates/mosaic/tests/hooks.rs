@@ -88,11 +88,64 @@ fn hooks_can_defer_structural_changes() {
 }
 
 #[test]
-#[should_panic(expected = "already has an on_add hook")]
-fn second_hook_of_a_kind_is_refused() {
+fn hooks_of_one_kind_run_in_registration_order_and_are_removable() {
+    let log = Arc::new(Mutex::new(Vec::<String>::new()));
     let mut world = World::new();
-    world.on_add::<Health>(|_| {});
-    world.on_add::<Health>(|_| {});
+    let ids: Vec<mosaic::HookId> = ["first", "second", "third"]
+        .into_iter()
+        .map(|name| {
+            let log = log.clone();
+            world.on_add::<Health>(move |ctx: &mut HookContext<'_>| {
+                let health = ctx.world.get::<Health>(ctx.entity).unwrap().0;
+                log.lock().unwrap().push(format!("{name} {health}"));
+            })
+        })
+        .collect();
+    world.spawn(Health(1));
+    assert_eq!(take(&log), ["first 1", "second 1", "third 1"]);
+    assert!(world.remove_hook(ids[1]));
+    assert!(!world.remove_hook(ids[1]), "already removed");
+    world.spawn(Health(2));
+    assert_eq!(take(&log), ["first 2", "third 2"]);
+    assert!(world.remove_hook(ids[0]) && world.remove_hook(ids[2]));
+    world.spawn(Health(3));
+    assert!(take(&log).is_empty(), "no hook left");
+}
+
+#[test]
+fn a_user_hook_on_relationship_lives_beside_the_hierarchy() {
+    let log = Arc::new(Mutex::new(Vec::<String>::new()));
+    let mut world = World::new();
+    let (added, removed) = (log.clone(), log.clone());
+    world.on_add::<mosaic::Relationship>(move |_| added.lock().unwrap().push("add".into()));
+    let id = world.on_remove::<mosaic::Relationship>(move |_| removed.lock().unwrap().push("remove".into()));
+    let [parent, child] = [(); 2].map(|()| world.spawn_empty());
+    world.set_parent(child, parent).unwrap();
+    assert_eq!(take(&log), ["add", "add"]);
+    world.despawn(parent);
+    assert_eq!(world.parent(child), None, "the hierarchy's own hooks still ran");
+    assert_eq!(take(&log), ["remove"], "the despawned parent's");
+    world.remove_hook(id);
+    world.assert_hierarchy_invariants();
+}
+
+#[test]
+fn a_removed_watch_stops_firing_and_the_fast_path_returns() {
+    let log = Arc::new(Mutex::new(Vec::<String>::new()));
+    let mut world = World::new();
+    let (enter, leave) = (log.clone(), log.clone());
+    let id = world.watch::<&Health, Without<Dead>>(
+        move |_| enter.lock().unwrap().push("enter".into()),
+        move |_| leave.lock().unwrap().push("leave".into()),
+    );
+    let e = world.spawn(Health(1));
+    assert_eq!(take(&log), ["enter"]);
+    assert!(world.remove_watch(id));
+    assert!(!world.remove_watch(id));
+    world.insert(e, Dead);
+    world.despawn(e);
+    world.spawn(Health(2));
+    assert!(take(&log).is_empty());
 }
 
 #[test]

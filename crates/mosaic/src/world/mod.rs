@@ -17,6 +17,6 @@ pub use command_buffer::{ApplyReport, CommandBuffer};
 pub use entity_ref::{EntityMut, EntityRef};
 pub use error::{ComponentError, ResourceError};
 pub use group::{GroupError, GroupId};
-pub use observe::{Hook, HookContext, WatchId};
+pub use observe::{Hook, HookContext, HookId, WatchId};
 pub use resources::Resources;
 pub use sort::SortError;
