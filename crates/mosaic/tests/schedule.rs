@@ -1,8 +1,11 @@
 //! Systems and the schedule: ordering, determinism, sync points, errors.
 
+mod common;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use common::panic_message;
 use mosaic::schedule::ScheduleError;
 use mosaic::{Commands, Component, Entity, ExecutorKind, Local, Query, Res, ResMut, Schedule, With, World};
 
@@ -650,4 +653,36 @@ fn commands_spawn_returns_distinct_handles_from_parallel_systems() {
         }
         world.assert_hierarchy_invariants();
     }
+}
+
+// --- one-shot systems ---
+
+#[test]
+fn run_system_runs_once_with_fresh_state_and_applies_commands() {
+    fn tick(mut a: Query<&mut A>, mut commands: Commands, mut runs: Local<u64>) {
+        *runs += 1;
+        a.for_each(|a| a.0 += *runs);
+        commands.spawn(B(*runs));
+    }
+    let mut world = World::new();
+    let e = world.spawn(A(0));
+    let report = world.run_system(tick);
+    assert_eq!((report.spawned, report.applied), (1, 1));
+    world.run_system(tick);
+    assert_eq!(world.get::<A>(e), Ok(&A(2)), "Local starts fresh each call");
+    assert_eq!(world.query::<&B>().into_iter().map(|b| b.0).collect::<Vec<_>>(), [1, 1]);
+    // Exclusive functions run too.
+    world.run_system(|world: &mut World| world.clear());
+    assert!(world.is_empty());
+}
+
+#[test]
+fn run_system_names_the_missing_resource_and_aliasing_parameters() {
+    fn needs_trace(_: ResMut<Trace>) {}
+    fn aliasing(_: Query<&mut A>, _: Query<&A>) {}
+    let mut world = World::new();
+    let message = panic_message(|| world.run_system(needs_trace));
+    assert!(message.contains("needs_trace") && message.contains("Trace"), "{message}");
+    let message = panic_message(|| world.run_system(aliasing));
+    assert!(message.contains("aliasing") && message.contains("conflicting parameters"), "{message}");
 }

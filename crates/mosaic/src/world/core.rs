@@ -537,6 +537,66 @@ impl World {
         self.resources.get_mut()
     }
 
+    /// Takes resource `R` out of the world, calls `f` with the world and the resource, and puts
+    /// the resource back: the way to use a resource and the world mutably at once (bevy's
+    /// `World::resource_scope`). Returns what `f` returns. O(1) plus `f`.
+    ///
+    /// While `f` runs the world has no `R`.
+    ///
+    /// # Panics
+    /// If there is no `R` (see [`World::try_resource_scope`]); if `f` inserts an `R` of its own
+    /// (the scope's would silently replace it); if `f` panics, and then the resource is dropped,
+    /// not put back.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Component, World};
+    ///
+    /// #[derive(Component)]
+    /// struct Ship;
+    /// struct Spawner { left: u32 }
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(Spawner { left: 3 });
+    /// world.resource_scope(|world, spawner: &mut Spawner| {
+    ///     while spawner.left > 0 {
+    ///         world.spawn(Ship);
+    ///         spawner.left -= 1;
+    ///     }
+    /// });
+    /// assert_eq!((world.len(), world.resource::<Spawner>().left), (3, 0));
+    /// ```
+    #[track_caller]
+    pub fn resource_scope<R: Send + Sync + 'static, U>(
+        &mut self,
+        f: impl FnOnce(&mut World, &mut R) -> U,
+    ) -> U {
+        self.try_resource_scope(f).unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    /// [`World::resource_scope`], with an error instead of a panic when there is no `R`.
+    ///
+    /// # Errors
+    /// [`ResourceError::Missing`] naming the type if there is none (`f` is not called).
+    ///
+    /// # Panics
+    /// If `f` inserts an `R` of its own.
+    #[track_caller]
+    pub fn try_resource_scope<R: Send + Sync + 'static, U>(
+        &mut self,
+        f: impl FnOnce(&mut World, &mut R) -> U,
+    ) -> Result<U, ResourceError> {
+        let mut resource = self.resources.remove::<R>().ok_or_else(super::resources::missing::<R>)?;
+        let out = f(self, &mut resource);
+        assert!(
+            self.resources.insert(resource).is_none(),
+            "resource `{}` was inserted during `World::resource_scope`, which holds it; change the \
+             scope's value instead",
+            std::any::type_name::<R>()
+        );
+        Ok(out)
+    }
+
     /// The resource of type `R`.
     ///
     /// # Errors
