@@ -11,8 +11,8 @@
 //! - [`World`]: spawn, despawn, insert, remove, get; resources; [`CommandBuffer`] for changes
 //!   recorded during iteration.
 //! - [`Query`]: iterate the entities that have a set of components, with [`With`] / [`Without`]
-//!   filters, driven by the smallest pool; `par_for_each` on rayon (feature `parallel`;
-//!   without it, on the calling thread).
+//!   / [`Or`] filters and [`Has`] terms, driven by the smallest pool; `par_for_each` on rayon
+//!   (feature `parallel`; without it, on the calling thread).
 //! - [`Schedule`]: systems as plain functions of [`Query`], [`Res`], [`ResMut`], [`Commands`],
 //!   [`Local`], [`EventReader`], [`EventWriter`]; ordered by constraints and priorities, run in
 //!   parallel where their accesses do not conflict (feature `parallel`), with a `tracing` span per
@@ -80,13 +80,13 @@ pub use event::{EventReader, EventWriter, Events, Retention};
 pub use hierarchy::{GlobalTransform, LocalTransform};
 pub use hierarchy::{HierarchyError, Relationship};
 pub use mosaic_macros::Component;
-pub use query::{Query, QueryError, QueryIter, With, Without};
+pub use query::{Has, Or, Query, QueryError, QueryIter, With, Without};
 pub use schedule::{Commands, ExecutorKind, Local, Res, ResMut, Schedule, ScheduleError};
 #[cfg(feature = "serialize")]
 pub use serialize::{MapEntities, SnapshotError, SnapshotRegistry};
 pub use world::{
-    ApplyReport, CommandBuffer, ComponentError, EntityMut, EntityRef, HookContext, ResourceError, WatchId,
-    World,
+    ApplyReport, CommandBuffer, ComponentError, EntityMut, EntityRef, HookContext, HookId, ResourceError,
+    WatchId, World,
 };
 
 /// What `#[derive(Component)]` expands to names these by path. Not part of the API: no semver

@@ -11,14 +11,14 @@ fn commands_recorded_during_a_query_apply_afterwards() {
     let mut world = World::new();
     let entities = world.spawn_batch((0..10).map(|i| (Velocity(i), Position::new(i, 0))));
     let mut commands = CommandBuffer::new();
-    for (e, v) in world.query::<(Entity, &Velocity)>() {
+    for (e, v) in world.query_ref::<(Entity, &Velocity)>() {
         match v.0 % 3 {
             0 => commands.despawn(e),
             1 => commands.insert(e, Name(format!("n{}", v.0))),
             _ => commands.remove::<Position>(e),
         }
         if v.0 < 2 {
-            commands.spawn((Velocity(100 + v.0), Marker));
+            commands.spawn(&world, (Velocity(100 + v.0), Marker));
         }
     }
     assert_eq!(commands.len(), 12);
@@ -26,7 +26,10 @@ fn commands_recorded_during_a_query_apply_afterwards() {
     assert_eq!(world.len(), 10, "nothing changes before apply");
 
     let report = commands.apply(&mut world);
-    assert_eq!(report, ApplyReport { applied: 12, skipped: 0, spawned: 2, despawned: 4 });
+    assert_eq!(
+        report,
+        ApplyReport { applied: 12, skipped: 0, spawned: 2, despawned: 4, ..ApplyReport::default() }
+    );
     assert_eq!(world.len(), 10 - 4 + 2);
     for (i, &e) in entities.iter().enumerate() {
         let i = i as i32;
@@ -111,7 +114,10 @@ fn despawn_recorded_twice_is_skipped_the_second_time() {
     commands.despawn(e);
     commands.despawn(e);
     let report = commands.apply(&mut world);
-    assert_eq!(report, ApplyReport { applied: 1, skipped: 1, spawned: 0, despawned: 1 });
+    assert_eq!(
+        report,
+        ApplyReport { applied: 1, skipped: 1, spawned: 0, despawned: 1, ..ApplyReport::default() }
+    );
     assert!(!world.is_alive(e));
     assert!(world.is_empty());
 }
@@ -132,7 +138,10 @@ fn commands_on_entities_dead_before_apply_are_skipped() {
     assert_eq!(reused.index(), e.index());
 
     let report = commands.apply(&mut world);
-    assert_eq!(report, ApplyReport { applied: 1, skipped: 3, spawned: 0, despawned: 0 });
+    assert_eq!(
+        report,
+        ApplyReport { applied: 1, skipped: 3, spawned: 0, despawned: 0, ..ApplyReport::default() }
+    );
     assert_eq!(world.get::<Position>(reused), Ok(&Position::new(7, 7)));
     assert!(!world.contains::<Name>(reused));
     assert!(world.is_alive(reused));
@@ -148,9 +157,12 @@ fn commands_after_a_recorded_despawn_are_skipped() {
     commands.despawn(e);
     commands.insert(e, Marker);
     commands.remove::<Velocity>(e);
-    commands.spawn(Marker);
+    commands.spawn(&world, Marker);
     let report = commands.apply(&mut world);
-    assert_eq!(report, ApplyReport { applied: 2, skipped: 2, spawned: 1, despawned: 1 });
+    assert_eq!(
+        report,
+        ApplyReport { applied: 2, skipped: 2, spawned: 1, despawned: 1, ..ApplyReport::default() }
+    );
     assert_eq!(world.len(), 1);
     assert_eq!(pool_len::<Marker>(&world), 1);
     assert!(!world.contains::<Marker>(e));
@@ -174,8 +186,8 @@ fn the_buffer_is_empty_after_apply_and_reusable() {
     assert!(commands.is_empty());
     assert_eq!(commands.apply(&mut world), ApplyReport::default());
 
-    commands.spawn(Velocity(1));
-    commands.spawn(Velocity(2));
+    commands.spawn(&world, Velocity(1));
+    commands.spawn(&world, Velocity(2));
     assert_eq!(commands.len(), 2);
     assert_eq!(commands.apply(&mut world).spawned, 2);
     assert!(commands.is_empty());
@@ -188,7 +200,7 @@ fn the_buffer_is_empty_after_apply_and_reusable() {
     for &e in &entities {
         commands.insert(e, Marker);
     }
-    commands.spawn(Velocity(3));
+    commands.spawn(&world, Velocity(3));
     let report = commands.apply(&mut world);
     assert_eq!((report.applied, report.spawned), (3, 1));
     assert_eq!(world.len(), 3);
@@ -205,7 +217,7 @@ fn a_panicking_apply_still_empties_the_buffer() {
     let b = world.spawn_empty();
     let mut commands = CommandBuffer::new();
     commands.insert(a, Velocity(1));
-    commands.spawn((Marker, Marker));
+    commands.spawn(&world, (Marker, Marker));
     commands.insert(b, Velocity(2));
     let message = panic_message(|| commands.apply(&mut world));
     assert!(message.contains("twice"), "{message}");
@@ -217,4 +229,110 @@ fn a_panicking_apply_still_empties_the_buffer() {
     assert_eq!(commands.apply(&mut world).applied, 1);
     assert_eq!(world.get::<Velocity>(b), Ok(&Velocity(3)));
     assert_pools_consistent(&world);
+}
+
+// --- spawn returns the entity at once ---
+
+#[test]
+fn a_spawned_handle_is_usable_by_later_commands_and_in_components() {
+    /// Holds a handle.
+    #[derive(mosaic::Component)]
+    struct Target(Entity);
+
+    let mut world = World::new();
+    let mut commands = CommandBuffer::new();
+    let ship = commands.spawn(&world, Velocity(1));
+    let escort = commands.spawn(&world, Target(ship));
+    commands.insert(ship, Marker);
+    commands.set_parent(escort, ship);
+    assert!(!world.is_alive(ship), "reserved, not alive before apply");
+    assert_eq!(world.len(), 0);
+    let report = commands.apply(&mut world);
+    assert_eq!((report.applied, report.spawned, report.skipped, report.refused), (4, 2, 0, 0));
+    assert_eq!(world.get::<Velocity>(ship), Ok(&Velocity(1)));
+    assert!(world.contains::<Marker>(ship));
+    assert_eq!(world.get::<Target>(escort).map(|t| t.0), Ok(ship));
+    assert_eq!(world.parent(escort), Some(ship));
+    world.assert_hierarchy_invariants();
+    assert_pools_consistent(&world);
+}
+
+#[test]
+fn spawned_handles_reuse_freed_slots_with_new_generations_and_the_world_tag() {
+    let mut world = World::new();
+    let old = world.spawn(Velocity(0));
+    world.despawn(old);
+    let mut commands = CommandBuffer::new();
+    let reused = commands.spawn(&world, Velocity(1));
+    let fresh = commands.spawn(&world, Velocity(2));
+    assert_eq!((reused.index(), reused.generation()), (old.index(), old.generation() + 1));
+    assert_eq!((fresh.index(), fresh.generation()), (1, 1));
+    assert_eq!(reused.world_tag(), world.entities().world_tag());
+    assert_eq!(fresh.world_tag(), world.entities().world_tag());
+    commands.apply(&mut world);
+    assert!(!world.is_alive(old), "the stale handle is not revived");
+    assert_eq!(world.get::<Velocity>(reused), Ok(&Velocity(1)));
+    assert_eq!(world.get::<Velocity>(fresh), Ok(&Velocity(2)));
+    assert_eq!(world.spawn_empty().index(), 2, "the allocator moved past the reserved slots");
+}
+
+#[test]
+fn a_spawn_applied_to_another_world_is_skipped() {
+    let mut world = World::new();
+    let mut other = World::new();
+    let mut commands = CommandBuffer::new();
+    let e = commands.spawn(&world, Velocity(1));
+    let report = commands.apply(&mut other);
+    assert_eq!((report.spawned, report.skipped), (0, 1));
+    assert_eq!(other.len(), 0);
+    // The reservation stays with the world that made it: an empty entity once it flushes.
+    world.flush();
+    assert!(world.is_alive(e));
+    assert_eq!(world.component_ids(e).map(<[_]>::len), Ok(0));
+}
+
+#[test]
+fn an_unapplied_spawn_leaves_an_empty_entity_and_a_despawned_one_is_skipped() {
+    let mut world = World::new();
+    let mut commands = CommandBuffer::new();
+    let dropped = commands.spawn(&world, Velocity(1));
+    commands.clear();
+    assert!(commands.is_empty());
+    let keep = world.spawn(Marker); // a structural change flushes the reservation
+    assert!(world.is_alive(dropped));
+    assert!(!world.contains::<Velocity>(dropped));
+    assert_eq!(pool_len::<Velocity>(&world), 0, "the bundle was dropped with the command");
+
+    let e = commands.spawn(&world, Velocity(2));
+    world.flush();
+    world.despawn(e);
+    let report = commands.apply(&mut world);
+    assert_eq!((report.spawned, report.skipped), (0, 1));
+    assert!(world.is_alive(keep));
+    assert_eq!(world.len(), 2);
+}
+
+#[test]
+fn hierarchy_commands_apply_in_order_and_count_what_they_did() {
+    let mut world = World::new();
+    let root = world.spawn(Marker);
+    let mut commands = CommandBuffer::new();
+    let a = commands.spawn(&world, Velocity(1));
+    let b = commands.spawn(&world, Velocity(2));
+    commands.set_parent(a, root);
+    commands.set_parent(b, a);
+    commands.set_parent(root, b); // a cycle: refused
+    let report = commands.apply(&mut world);
+    assert_eq!((report.applied, report.refused, report.skipped), (4, 1, 0));
+    assert_eq!(world.descendants(root).collect::<Vec<_>>(), [a, b]);
+
+    commands.remove_parent(b);
+    commands.despawn_recursive(root);
+    commands.set_parent(b, root); // root is gone by now: skipped
+    let report = commands.apply(&mut world);
+    assert_eq!((report.applied, report.despawned, report.skipped), (2, 2, 1));
+    assert!(!world.is_alive(root) && !world.is_alive(a));
+    assert_eq!(world.parent(b), None);
+    assert_eq!(world.len(), 1);
+    world.assert_hierarchy_invariants();
 }

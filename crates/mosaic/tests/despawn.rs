@@ -278,3 +278,58 @@ fn churn_with_a_thousand_live_entities_stays_bounded() {
     }
     assert_pools_consistent(&world);
 }
+
+// --- World::clear ---
+
+#[test]
+fn clear_despawns_everything_and_keeps_registrations() {
+    let drops = common::DropCounter::new();
+    let mut world = World::new();
+    let old = world.spawn_batch((0..50).map(|i| (Velocity(i), drops.track(i as u32))));
+    world.spawn_batch((0..10).map(|i| (Position::new(i, i), Marker)));
+    let velocity = world.components().id::<Velocity>().unwrap();
+    world.clear();
+    assert!(world.is_empty());
+    assert_eq!(drops.drops(), 50, "every value dropped once");
+    assert!(old.iter().all(|&e| !world.is_alive(e)));
+    assert!(world.get::<Velocity>(old[0]).is_err());
+    assert_eq!(world.components().id::<Velocity>(), Some(velocity), "registration kept");
+    assert_eq!(pool_len::<Velocity>(&world) + pool_len::<Marker>(&world), 0);
+    let again = world.spawn(Velocity(7));
+    assert_eq!((again.index(), again.generation()), (0, 2), "lowest index first, new generation");
+    assert_eq!(world.query::<&Velocity>().into_iter().count(), 1);
+    assert_pools_consistent(&world);
+    world.clear();
+    world.clear(); // clearing an empty world is fine
+    assert!(world.is_empty());
+}
+
+#[test]
+fn clear_fires_hooks_as_despawn_does_and_keeps_groups_and_hierarchies_consistent() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let removed = Arc::new(AtomicUsize::new(0));
+    let mut world = World::new();
+    let counter = removed.clone();
+    world.on_remove::<Velocity>(move |_| {
+        counter.fetch_add(1, Ordering::Relaxed);
+    });
+    world.group::<(Velocity, Marker)>();
+    let parent = world.spawn((Velocity(0), Marker));
+    let children = world.spawn_batch((1..4).map(|i| (Velocity(i), Name(format!("c{i}")))));
+    for &child in &children {
+        world.set_parent(child, parent).unwrap();
+    }
+    let reserved = world.reserve_entity();
+    world.clear();
+    assert_eq!(removed.load(Ordering::Relaxed), 4);
+    assert!(world.is_empty());
+    assert!(!world.is_alive(reserved), "reserved ids are flushed, then cleared too");
+    world.assert_hierarchy_invariants();
+    assert_pools_consistent(&world);
+    // Still usable, hooks and group included.
+    let e = world.spawn((Velocity(1), Marker));
+    world.despawn(e);
+    assert_eq!(removed.load(Ordering::Relaxed), 5);
+}

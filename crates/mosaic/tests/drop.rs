@@ -164,8 +164,8 @@ fn command_buffer_apply_moves_values_without_dropping() {
     let mut world = World::new();
     let e = world.spawn(drops.track(0));
     let mut commands = CommandBuffer::new();
-    commands.spawn(drops.track(1));
-    commands.spawn((drops.track(2), drops.track2(3)));
+    commands.spawn(&world, drops.track(1));
+    commands.spawn(&world, (drops.track(2), drops.track2(3)));
     commands.insert(e, drops.track2(4));
     commands.insert(e, drops.track(5)); // replaces track(0), which is dropped
     commands.remove::<Tracked2>(e); // drops track2(4)
@@ -188,7 +188,7 @@ fn command_buffer_dropped_unapplied_drops_its_bundles() {
     let mut world = World::new();
     let e = world.spawn_empty();
     let mut commands = CommandBuffer::new();
-    commands.spawn(drops.track(1));
+    commands.spawn(&world, drops.track(1));
     commands.insert(e, (drops.track(2), drops.track2(3)));
     drop(commands);
     assert_eq!(drops.drops(), 3);

@@ -66,7 +66,7 @@ fn hooks_fire_for_batches_and_command_buffers() {
     commands.insert(entities[0], Health(10));
     commands.remove::<Health>(entities[1]);
     commands.despawn(entities[2]);
-    commands.spawn(Health(7));
+    commands.spawn(&world, Health(7));
     commands.apply(&mut world);
     assert_eq!(take(&log), ["replace 0", "remove 1", "remove 2", "add 7"]);
 }
@@ -88,11 +88,64 @@ fn hooks_can_defer_structural_changes() {
 }
 
 #[test]
-#[should_panic(expected = "already has an on_add hook")]
-fn second_hook_of_a_kind_is_refused() {
+fn hooks_of_one_kind_run_in_registration_order_and_are_removable() {
+    let log = Arc::new(Mutex::new(Vec::<String>::new()));
     let mut world = World::new();
-    world.on_add::<Health>(|_| {});
-    world.on_add::<Health>(|_| {});
+    let ids: Vec<mosaic::HookId> = ["first", "second", "third"]
+        .into_iter()
+        .map(|name| {
+            let log = log.clone();
+            world.on_add::<Health>(move |ctx: &mut HookContext<'_>| {
+                let health = ctx.world.get::<Health>(ctx.entity).unwrap().0;
+                log.lock().unwrap().push(format!("{name} {health}"));
+            })
+        })
+        .collect();
+    world.spawn(Health(1));
+    assert_eq!(take(&log), ["first 1", "second 1", "third 1"]);
+    assert!(world.remove_hook(ids[1]));
+    assert!(!world.remove_hook(ids[1]), "already removed");
+    world.spawn(Health(2));
+    assert_eq!(take(&log), ["first 2", "third 2"]);
+    assert!(world.remove_hook(ids[0]) && world.remove_hook(ids[2]));
+    world.spawn(Health(3));
+    assert!(take(&log).is_empty(), "no hook left");
+}
+
+#[test]
+fn a_user_hook_on_relationship_lives_beside_the_hierarchy() {
+    let log = Arc::new(Mutex::new(Vec::<String>::new()));
+    let mut world = World::new();
+    let (added, removed) = (log.clone(), log.clone());
+    world.on_add::<mosaic::Relationship>(move |_| added.lock().unwrap().push("add".into()));
+    let id = world.on_remove::<mosaic::Relationship>(move |_| removed.lock().unwrap().push("remove".into()));
+    let [parent, child] = [(); 2].map(|()| world.spawn_empty());
+    world.set_parent(child, parent).unwrap();
+    assert_eq!(take(&log), ["add", "add"]);
+    world.despawn(parent);
+    assert_eq!(world.parent(child), None, "the hierarchy's own hooks still ran");
+    assert_eq!(take(&log), ["remove"], "the despawned parent's");
+    world.remove_hook(id);
+    world.assert_hierarchy_invariants();
+}
+
+#[test]
+fn a_removed_watch_stops_firing_and_the_fast_path_returns() {
+    let log = Arc::new(Mutex::new(Vec::<String>::new()));
+    let mut world = World::new();
+    let (enter, leave) = (log.clone(), log.clone());
+    let id = world.watch::<&Health, Without<Dead>>(
+        move |_| enter.lock().unwrap().push("enter".into()),
+        move |_| leave.lock().unwrap().push("leave".into()),
+    );
+    let e = world.spawn(Health(1));
+    assert_eq!(take(&log), ["enter"]);
+    assert!(world.remove_watch(id));
+    assert!(!world.remove_watch(id));
+    world.insert(e, Dead);
+    world.despawn(e);
+    world.spawn(Health(2));
+    assert!(take(&log).is_empty());
 }
 
 #[test]
@@ -155,4 +208,27 @@ fn immutable_components_change_only_by_replacement_and_hooks_see_it() {
     assert_eq!(teams, [2]);
     assert_eq!(*replaced.lock().unwrap(), [format!("{e} leaves team 1")]);
     assert_eq!(world.remove::<Team>(e), Some(Team(2)));
+}
+
+#[test]
+fn a_hook_can_spawn_through_its_commands_during_a_despawn() {
+    /// Left behind by a despawned `Health`.
+    #[derive(mosaic::Component)]
+    struct Wreck(Entity);
+
+    let mut world = World::new();
+    world.on_remove::<Health>(|ctx: &mut HookContext<'_>| {
+        let wreck = ctx.commands.spawn(ctx.world, Wreck(ctx.entity));
+        assert!(!ctx.world.is_alive(wreck), "reserved while the despawn runs");
+    });
+    let ships = world.spawn_batch((0..3).map(Health));
+    world.despawn(ships[1]);
+    let wrecks: Vec<Entity> = world.query::<&Wreck>().into_iter().map(|w| w.0).collect();
+    assert_eq!(wrecks, [ships[1]]);
+    assert_eq!(world.len(), 3);
+    // Every live entity has its component list (the allocator flushed inside the despawn).
+    for e in world.entities().iter().collect::<Vec<_>>() {
+        world.despawn(e);
+    }
+    assert_eq!(world.query::<&Wreck>().into_iter().count(), 2, "the hook ran for the others");
 }

@@ -39,6 +39,7 @@ fn despawn_defers_and_queries_skip_the_dead() {
     assert_eq!(seen.len(), 50);
     assert!(seen.iter().all(|i| i % 2 == 1), "only live entities: {seen:?}");
     assert_eq!(world.query::<(&Spark, &Trail)>().into_iter().count(), 50);
+    assert_eq!(world.query::<&Trail>().count(), 50, "count skips the dead rows too");
     let mut chunked = 0;
     world.query::<(&Spark, &Trail)>().for_each_chunk(|(s, _)| chunked += s.heat.len());
     assert_eq!(chunked, 50);

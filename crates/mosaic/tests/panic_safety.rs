@@ -75,7 +75,7 @@ fn scenario(world: &mut World, log: &Arc<Log>) {
     let mut commands = CommandBuffer::new();
     commands.insert(entities[3], Crate(Bomb::new(log))); // dead target: skipped, bundle dropped
     commands.despawn(entities[5]);
-    commands.spawn((Crate(Bomb::new(log)), Trace(Bomb::new(log))));
+    commands.spawn(world, (Crate(Bomb::new(log)), Trace(Bomb::new(log))));
     commands.apply(world);
     world.sweep_lazy(); // the lazy values of dead entities
     world.entity_mut(entities[6]).despawn();

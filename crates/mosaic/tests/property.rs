@@ -463,7 +463,7 @@ impl Harness {
                         continue;
                     }
                     spawn_budget -= 1;
-                    with_bundle!(&row, |bundle| self.commands.spawn(bundle));
+                    with_bundle!(&row, |bundle| self.commands.spawn(&self.world, bundle));
                     recorded.push((None, Cmd::Spawn(row)));
                 }
                 Cmd::Insert(pick, value) => {

@@ -101,3 +101,29 @@ fn resources_are_not_entities() {
     assert!(world.is_empty());
     assert!(world.components().is_empty());
 }
+
+#[test]
+fn resource_scope_lends_the_resource_beside_the_world() {
+    struct Budget(u32);
+    let mut world = World::new();
+    world.insert_resource(Budget(2));
+    let spawned = world.resource_scope(|world, budget: &mut Budget| {
+        assert!(!world.contains_resource::<Budget>(), "taken out while the scope runs");
+        let mut spawned = Vec::new();
+        while budget.0 > 0 {
+            spawned.push(world.spawn_empty());
+            budget.0 -= 1;
+        }
+        spawned
+    });
+    assert_eq!(spawned.len(), 2);
+    assert_eq!(world.resource::<Budget>().0, 0, "put back with its changes");
+    assert_eq!(
+        world.try_resource_scope(|_, _: &mut String| unreachable!()),
+        Err(ResourceError::Missing { resource: type_name::<String>() })
+    );
+    let message =
+        panic_message(|| world.resource_scope(|world, _: &mut Budget| world.insert_resource(Budget(9))));
+    assert!(message.contains("was inserted during `World::resource_scope`"), "{message}");
+    assert_eq!(world.resource::<Budget>().0, 0, "the scope's value wins");
+}

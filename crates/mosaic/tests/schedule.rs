@@ -1,8 +1,11 @@
 //! Systems and the schedule: ordering, determinism, sync points, errors.
 
+mod common;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use common::panic_message;
 use mosaic::schedule::ScheduleError;
 use mosaic::{Commands, Component, Entity, ExecutorKind, Local, Query, Res, ResMut, Schedule, With, World};
 
@@ -606,4 +609,80 @@ fn every_run_condition_is_evaluated_every_frame() {
     assert_eq!(world.resource::<Trace>().0, ["first"]);
     assert_eq!(evaluations.load(std::sync::atomic::Ordering::Relaxed), 3);
     assert_eq!(last_seen.load(std::sync::atomic::Ordering::Relaxed), 2);
+}
+
+// --- Commands::spawn: handles at once, reserved atomically by parallel systems ---
+
+/// Spawns a parent and a child with `A`, and tags the child with its parent's handle in `B`.
+fn spawn_family(mut commands: Commands, _: Query<&C>) {
+    for _ in 0..50 {
+        let parent = commands.spawn(A(1));
+        let child = commands.spawn((A(2), B(u64::from(parent.index()))));
+        commands.set_parent(child, parent);
+    }
+}
+fn spawn_family_too(mut commands: Commands, _: Query<&D>) {
+    for _ in 0..50 {
+        let parent = commands.spawn(A(1));
+        let child = commands.spawn((A(2), B(u64::from(parent.index()))));
+        commands.set_parent(child, parent);
+    }
+}
+
+#[test]
+fn commands_spawn_returns_distinct_handles_from_parallel_systems() {
+    for executor in [ExecutorKind::SingleThreaded, ExecutorKind::Parallel] {
+        let mut schedule = Schedule::new();
+        schedule.set_executor(executor).set_parallel_threshold(Duration::ZERO);
+        schedule.add_system(spawn_family);
+        schedule.add_system(spawn_family_too);
+        assert_eq!(schedule.batches().unwrap().len(), 1, "one batch: they may run at once");
+        let mut world = World::new();
+        let old = world.spawn_empty();
+        world.despawn(old); // a freed slot for one reservation to reuse
+        schedule.run(&mut world);
+        assert_eq!(world.len(), 200, "{executor:?}");
+        assert_eq!(schedule.last_frame_changes().spawned, 200, "{executor:?}");
+        let children: Vec<(Entity, u64)> =
+            world.query::<(Entity, &B)>().into_iter().map(|(e, b)| (e, b.0)).collect();
+        assert_eq!(children.len(), 100);
+        for (child, parent_index) in children {
+            let parent = world.parent(child).expect("set_parent applied");
+            assert_eq!(u64::from(parent.index()), parent_index, "{executor:?}");
+            assert_eq!(world.get::<A>(parent).map(|a| a.0), Ok(1));
+        }
+        world.assert_hierarchy_invariants();
+    }
+}
+
+// --- one-shot systems ---
+
+#[test]
+fn run_system_runs_once_with_fresh_state_and_applies_commands() {
+    fn tick(mut a: Query<&mut A>, mut commands: Commands, mut runs: Local<u64>) {
+        *runs += 1;
+        a.for_each(|a| a.0 += *runs);
+        commands.spawn(B(*runs));
+    }
+    let mut world = World::new();
+    let e = world.spawn(A(0));
+    let report = world.run_system(tick);
+    assert_eq!((report.spawned, report.applied), (1, 1));
+    world.run_system(tick);
+    assert_eq!(world.get::<A>(e), Ok(&A(2)), "Local starts fresh each call");
+    assert_eq!(world.query::<&B>().into_iter().map(|b| b.0).collect::<Vec<_>>(), [1, 1]);
+    // Exclusive functions run too.
+    world.run_system(|world: &mut World| world.clear());
+    assert!(world.is_empty());
+}
+
+#[test]
+fn run_system_names_the_missing_resource_and_aliasing_parameters() {
+    fn needs_trace(_: ResMut<Trace>) {}
+    fn aliasing(_: Query<&mut A>, _: Query<&A>) {}
+    let mut world = World::new();
+    let message = panic_message(|| world.run_system(needs_trace));
+    assert!(message.contains("needs_trace") && message.contains("Trace"), "{message}");
+    let message = panic_message(|| world.run_system(aliasing));
+    assert!(message.contains("aliasing") && message.contains("conflicting parameters"), "{message}");
 }

@@ -742,3 +742,29 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_save_flushes_reserved_ids_so_they_are_saved_live_and_never_reused() {
+    let registry = registry();
+    let mut world = World::new();
+    let kept = world.spawn(Pos { x: 1.0, y: 2.0 });
+    let gone = world.spawn_empty();
+    world.despawn(gone);
+    let reserved = [world.reserve_entity(), world.reserve_entity()];
+    assert_eq!(reserved[0].index(), gone.index(), "one reuses the freed slot");
+    let text = registry.save_ron(&mut world).unwrap();
+    assert!(reserved.iter().all(|&e| world.is_alive(e)), "saving flushed them");
+    let mut loaded = World::new();
+    registry.load_ron(&mut loaded, &text).unwrap();
+    assert!(loaded.is_alive(kept) && reserved.iter().all(|&e| loaded.is_alive(e)));
+    let next = loaded.spawn_empty();
+    assert!(!reserved.contains(&next) && next != kept, "the loaded allocator hands out a new id");
+
+    // Loading into a world with pending reservations flushes them first: it is not pristine.
+    let mut busy = World::new();
+    let pending = busy.reserve_entity();
+    let map = registry.load_ron(&mut busy, &text).unwrap();
+    assert!(busy.is_alive(pending));
+    assert!(map.iter().all(|(_, e)| e != pending), "loaded entities never take a reserved id");
+    assert_eq!(busy.len(), 4);
+}

@@ -30,7 +30,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use mosaic::{Bundle, CommandBuffer, World};
+use mosaic::{Bundle, Commands, World};
 use rand::Rng;
 use serde::Deserialize;
 
@@ -202,7 +202,7 @@ pub enum Birth {
     Spawned,
 }
 
-/// Where spawned bundles go: straight into a [`World`] or recorded in a [`CommandBuffer`].
+/// Where spawned bundles go: straight into a [`World`] or recorded in a system's [`Commands`].
 pub trait SpawnTarget {
     /// Spawns (or records spawning) one entity with `bundle`.
     fn spawn_bundle<B: Bundle>(&mut self, bundle: B);
@@ -214,7 +214,7 @@ impl SpawnTarget for World {
     }
 }
 
-impl SpawnTarget for CommandBuffer {
+impl SpawnTarget for Commands<'_, '_> {
     fn spawn_bundle<B: Bundle>(&mut self, bundle: B) {
         self.spawn(bundle);
     }

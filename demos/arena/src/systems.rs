@@ -178,7 +178,7 @@ pub fn spawners(
     mut commands: Commands,
 ) {
     let bounds = (arena.width, arena.height);
-    let (rng, commands) = (&mut *rng, &mut *commands);
+    let (rng, commands) = (&mut *rng, &mut commands);
     spawners.for_each(|(spawner, position)| {
         spawner.timer += 1;
         if spawner.timer < spawner.every {

@@ -1,6 +1,7 @@
 //! The entity allocator: generations per slot and a free list.
 
 use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
 
 use super::tag::TagLease;
 use super::{Entity, EntityError};
@@ -27,17 +28,30 @@ struct Slot {
 /// into its handles, so [`Entities::check`] tells a handle from another allocator from a stale
 /// one.
 ///
-/// Complexity: `alloc`, `free`, `is_alive` are O(1); memory is 8 bytes per slot ever used plus
-/// 4 bytes per free slot.
+/// Ids can also be reserved through `&self` ([`Entities::reserve_entity`]), from any number of
+/// threads at once: a reserved id is unique and final but not alive until [`Entities::flush`]
+/// makes it a live entity. Every `&mut self` operation that allocates or frees flushes first.
+/// The design is hecs' `Entities::reserve_entity` / `flush`: one atomic cursor into the free list
+/// that runs negative to hand out fresh slots past the end.
+///
+/// Complexity: `alloc`, `free`, `is_alive`, `reserve_entity` are O(1); `flush` is O(reserved);
+/// memory is 8 bytes per slot ever used plus 4 bytes per free slot.
 //
 // Invariants:
 // - every index on `free` is < slots.len(), names a slot with `alive == false`, and appears once;
 // - a slot that is neither alive nor on `free` is retired;
-// - `alive_count` == number of slots with `alive == true`.
-#[derive(Debug, Clone)]
+// - `alive_count` == number of slots with `alive == true`;
+// - `free_cursor <= free.len()`; `free[max(free_cursor, 0)..]` are reserved (not yet alive), and
+//   so are the `max(-free_cursor, 0)` fresh indices from `slots.len()` on; with nothing reserved,
+//   `free_cursor == free.len()`;
+// - `slots.len() + max(-free_cursor, 0) <= max_slots`.
+#[derive(Debug)]
 pub struct Entities {
     slots: Vec<Slot>,
     free: Vec<u32>,
+    /// Free-list entries not reserved yet; below zero, minus the number of fresh slots reserved
+    /// past `slots.len()`.
+    free_cursor: AtomicI64,
     alive_count: u32,
     /// Largest number of slots (indices `0..max_slots`).
     max_slots: u32,
@@ -50,6 +64,22 @@ pub struct Entities {
 impl Default for Entities {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+impl Clone for Entities {
+    /// A copy of the allocator, reservations included (they are flushed in each copy separately),
+    /// holding another lease on the same world tag.
+    fn clone(&self) -> Self {
+        Self {
+            slots: self.slots.clone(),
+            free: self.free.clone(),
+            free_cursor: AtomicI64::new(self.free_cursor.load(Relaxed)),
+            alive_count: self.alive_count,
+            max_slots: self.max_slots,
+            max_generation: self.max_generation,
+            tag: self.tag.clone(),
+        }
     }
 }
 
@@ -73,6 +103,7 @@ impl Entities {
         Self {
             slots: Vec::new(),
             free: Vec::new(),
+            free_cursor: AtomicI64::new(0),
             alive_count: 0,
             max_slots,
             max_generation: max_generation.min(Entity::MAX_GENERATION),
@@ -86,12 +117,14 @@ impl Entities {
         self.tag.get()
     }
 
-    /// Allocates an id, reusing the most recently freed slot if there is one.
+    /// Allocates an id, reusing the most recently freed slot if there is one. Flushes pending
+    /// reservations first.
     ///
     /// # Errors
     /// [`EntityError::Exhausted`] when every index is in use or retired.
     #[inline]
     pub fn alloc(&mut self) -> Result<Entity, EntityError> {
+        self.flush();
         let entity = if let Some(index) = self.free.pop() {
             let slot = &mut self.slots[index as usize];
             debug_assert!(!slot.alive, "free list names a live slot");
@@ -107,16 +140,89 @@ impl Entities {
             entity
         };
         self.alive_count += 1;
+        *self.free_cursor.get_mut() = self.free.len() as i64;
         Ok(entity)
     }
 
-    /// Frees a live entity's slot.
+    /// Reserves one id through `&self`, atomically: the id is this allocator's and unique, but
+    /// not alive until [`Entities::flush`] (or any `&mut self` operation that allocates or
+    /// frees) makes it a live entity. Reuses the most recently freed slot not yet reserved, as
+    /// [`Entities::alloc`] does, else a fresh slot. O(1), lock-free.
+    ///
+    /// # Errors
+    /// [`EntityError::Exhausted`] when every index is in use, reserved or retired.
+    #[inline]
+    pub fn reserve_entity(&self) -> Result<Entity, EntityError> {
+        let mut reserved = self.reserve_entities(1)?;
+        Ok(reserved.next().expect("one id was reserved"))
+    }
+
+    /// Reserves `count` ids through `&self`, atomically, as [`Entities::reserve_entity`] does
+    /// `count` times (the same ids, in the same order). All or nothing. O(1) to reserve; the
+    /// iterator yields the ids in O(1) each.
+    ///
+    /// # Errors
+    /// [`EntityError::Exhausted`] when fewer than `count` indices are left; nothing is reserved.
+    pub fn reserve_entities(&self, count: u32) -> Result<ReservedIter<'_>, EntityError> {
+        let mut current = self.free_cursor.load(Relaxed);
+        let next = loop {
+            let next = current - i64::from(count);
+            if next < 0 && self.slots.len() as i64 - next > i64::from(self.max_slots) {
+                return Err(EntityError::Exhausted { limit: self.max_slots });
+            }
+            // Relaxed is enough: the cursor only partitions the free list and the fresh indices,
+            // and the list and slots change only through `&mut self`.
+            match self.free_cursor.compare_exchange_weak(current, next, Relaxed, Relaxed) {
+                Ok(_) => break next,
+                Err(actual) => current = actual,
+            }
+        };
+        let fresh_start = self.slots.len() as u64 + (-current).max(0) as u64;
+        let fresh_end = self.slots.len() as u64 + (-next).max(0) as u64;
+        Ok(ReservedIter {
+            entities: self,
+            free: (next.max(0) as usize..current.max(0) as usize).rev(),
+            fresh: fresh_start as u32..fresh_end as u32,
+        })
+    }
+
+    /// Whether ids were reserved since the last flush.
+    #[inline]
+    pub fn needs_flush(&self) -> bool {
+        self.free_cursor.load(Relaxed) != self.free.len() as i64
+    }
+
+    /// Makes every reserved id a live entity; returns how many. O(reserved).
+    pub fn flush(&mut self) -> u32 {
+        let cursor = *self.free_cursor.get_mut();
+        if cursor == self.free.len() as i64 {
+            return 0;
+        }
+        let start = cursor.max(0) as usize;
+        let mut flushed = 0;
+        for &index in &self.free[start..] {
+            self.slots[index as usize].alive = true;
+            flushed += 1;
+        }
+        self.free.truncate(start);
+        for _ in 0..(-cursor).max(0) {
+            let entity = Entity::new(self.slots.len() as u32, NonZeroU32::MIN, self.tag.get());
+            self.slots.push(Slot { generation: entity.packed_generation(), alive: true });
+            flushed += 1;
+        }
+        self.alive_count += flushed;
+        *self.free_cursor.get_mut() = self.free.len() as i64;
+        flushed
+    }
+
+    /// Frees a live entity's slot. Flushes pending reservations first.
     ///
     /// # Errors
     /// As [`Entities::check`]: [`EntityError::ForeignEntity`] for a handle of another world,
     /// else [`EntityError::NoSuchEntity`] if `entity` is not alive (double free, stale handle).
     #[inline]
     pub fn free(&mut self, entity: Entity) -> Result<(), EntityError> {
+        self.flush();
         self.check(entity)?;
         let slot = &mut self.slots[entity.index() as usize];
         slot.alive = false;
@@ -127,6 +233,7 @@ impl Entities {
             slot.generation = slot.generation.saturating_add(1);
             self.free.push(entity.index());
         }
+        *self.free_cursor.get_mut() = self.free.len() as i64;
         Ok(())
     }
 
@@ -163,7 +270,7 @@ impl Entities {
         slot.alive.then(|| Entity::from_packed(index, slot.generation))
     }
 
-    /// Number of live entities.
+    /// Number of live entities (reserved ids count once flushed).
     #[inline]
     pub fn len(&self) -> u32 {
         self.alive_count
@@ -218,7 +325,8 @@ impl Entities {
         self.slots.iter().map(|slot| slot.generation.get() & Entity::MAX_GENERATION)
     }
 
-    /// The free list, in the order it is kept (the last entry is reused first). For snapshots.
+    /// The free list, in the order it is kept (the last entry is reused first), reserved entries
+    /// included until flushed. For snapshots, which flush first.
     pub fn free_list(&self) -> &[u32] {
         &self.free
     }
@@ -261,6 +369,7 @@ impl Entities {
         Some(Self {
             slots,
             free: free.to_vec(),
+            free_cursor: AtomicI64::new(free.len() as i64),
             alive_count: live.len() as u32,
             max_slots: self.max_slots,
             max_generation: self.max_generation,
@@ -273,6 +382,38 @@ impl Entities {
         AliveIter { slots: self.slots.iter().enumerate() }
     }
 }
+
+/// The ids reserved by one [`Entities::reserve_entities`] call, in reservation order: reused
+/// slots (most recently freed first), then fresh ones. Exact size.
+#[derive(Debug, Clone)]
+pub struct ReservedIter<'a> {
+    entities: &'a Entities,
+    /// Free-list positions, walked from the end.
+    free: std::iter::Rev<std::ops::Range<usize>>,
+    /// Fresh indices past the slot table.
+    fresh: std::ops::Range<u32>,
+}
+
+impl Iterator for ReservedIter<'_> {
+    type Item = Entity;
+
+    #[inline]
+    fn next(&mut self) -> Option<Entity> {
+        if let Some(at) = self.free.next() {
+            let index = self.entities.free[at];
+            return Some(Entity::from_packed(index, self.entities.slots[index as usize].generation));
+        }
+        let index = self.fresh.next()?;
+        Some(Entity::new(index, NonZeroU32::MIN, self.entities.tag.get()))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.free.len() + self.fresh.len();
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for ReservedIter<'_> {}
 
 /// Iterator over live entities in index order, from [`Entities::iter`].
 #[derive(Debug, Clone)]
@@ -406,5 +547,69 @@ mod tests {
         let live: Vec<_> = entities.iter().collect();
         assert_eq!(live, vec![all[0], all[2], all[4]]);
         assert_eq!(entities.len(), 3);
+    }
+
+    #[test]
+    fn reserved_ids_match_what_alloc_would_give_and_flush_makes_them_alive() {
+        let mut entities = Entities::with_limits(10, 5);
+        let all: Vec<_> = (0..3).map(|_| entities.alloc().unwrap()).collect();
+        entities.free(all[0]).unwrap();
+        entities.free(all[2]).unwrap();
+        let mut twin = entities.clone();
+        let reserved: Vec<_> = (0..4).map(|_| entities.reserve_entity().unwrap()).collect();
+        let allocated: Vec<_> = (0..4).map(|_| twin.alloc().unwrap()).collect();
+        assert_eq!(reserved, allocated, "same ids, same order, same generations and tag");
+        assert!(entities.needs_flush());
+        assert!(reserved.iter().all(|&e| !entities.is_alive(e)), "reserved is not alive yet");
+        assert_eq!(entities.len(), 1);
+        assert_eq!(entities.flush(), 4);
+        assert!(!entities.needs_flush());
+        assert!(reserved.iter().all(|&e| entities.is_alive(e)));
+        assert_eq!((entities.len(), entities.slot_count(), entities.free_list().len()), (5, 5, 0));
+        assert_eq!(entities.flush(), 0);
+    }
+
+    #[test]
+    fn reserve_entities_is_all_or_nothing_and_alloc_flushes_first() {
+        let mut entities = Entities::with_limits(4, 5);
+        let first = entities.alloc().unwrap();
+        entities.free(first).unwrap();
+        let batch: Vec<_> = entities.reserve_entities(3).unwrap().collect();
+        assert_eq!(batch.iter().map(|e| e.index()).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(batch[0].generation(), 2, "the freed slot's next generation");
+        assert_eq!(entities.reserve_entities(2).err(), Some(EntityError::Exhausted { limit: 4 }));
+        let last = entities.reserve_entity().unwrap();
+        assert_eq!(last.index(), 3);
+        assert_eq!(entities.reserve_entity(), Err(EntityError::Exhausted { limit: 4 }));
+        // A free flushes the reservations before it touches the free list.
+        entities.free(batch[1]).unwrap();
+        assert_eq!(entities.len(), 3);
+        assert!(entities.is_alive(last));
+        assert_eq!(entities.alloc().unwrap().index(), 1);
+    }
+
+    #[test]
+    fn reservations_from_many_threads_are_distinct() {
+        let mut entities = Entities::new();
+        let freed: Vec<_> = (0..100).map(|_| entities.alloc().unwrap()).collect();
+        for e in freed.iter().step_by(2) {
+            entities.free(*e).unwrap();
+        }
+        let shared = &entities;
+        let mut all: Vec<Entity> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..4)
+                .map(|_| {
+                    scope
+                        .spawn(move || (0..100).map(|_| shared.reserve_entity().unwrap()).collect::<Vec<_>>())
+                })
+                .collect();
+            workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
+        });
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), 400);
+        assert_eq!(entities.flush(), 400);
+        assert!(all.iter().all(|&e| entities.is_alive(e)));
+        assert_eq!(entities.len(), 450);
     }
 }

@@ -12,6 +12,6 @@ mod error;
 mod id;
 mod tag;
 
-pub use allocator::{AliveIter, Entities};
+pub use allocator::{AliveIter, Entities, ReservedIter};
 pub use error::EntityError;
 pub use id::Entity;

@@ -7,7 +7,11 @@
 //! [`remove_parent`](crate::World::remove_parent),
 //! [`despawn_recursive`](crate::World::despawn_recursive), and the readers
 //! [`parent`](crate::World::parent), [`children`](crate::World::children),
-//! [`ancestors`](crate::World::ancestors), [`descendants`](crate::World::descendants).
+//! [`ancestors`](crate::World::ancestors), [`descendants`](crate::World::descendants); the
+//! changes can also be recorded in a [`CommandBuffer`](crate::CommandBuffer) (or a system's
+//! [`Commands`](crate::Commands)): [`set_parent`](crate::CommandBuffer::set_parent),
+//! [`remove_parent`](crate::CommandBuffer::remove_parent),
+//! [`despawn_recursive`](crate::CommandBuffer::despawn_recursive).
 //!
 //! Invariants, kept under every operation including plain `World::despawn` and `World::remove`
 //! (through hooks on `Relationship`): no link names a dead entity; despawning a parent detaches
@@ -26,6 +30,7 @@
 //! removes its sources' pairs or despawns the sources, as [`Relation::CLEANUP`] says.
 #![deny(unsafe_code)]
 
+mod commands;
 mod component;
 mod error;
 mod iter;

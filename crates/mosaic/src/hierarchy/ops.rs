@@ -81,10 +81,6 @@ impl World {
 
     /// Sets hierarchies up (hooks included) if needed, and replaces the ordering bookkeeping with
     /// `order`, as a loaded snapshot's.
-    ///
-    /// # Panics
-    /// As [`World::init_hierarchy`].
-    #[track_caller]
     pub(crate) fn set_hierarchy_order_state(&mut self, order: OrderState) {
         self.init_hierarchy();
         let state = self.resource::<HierarchyState>();
@@ -122,11 +118,8 @@ fn detach_all(world: &World, entity: Entity) {
 
 impl World {
     /// Sets up hierarchy bookkeeping and the hooks on [`Relationship`], once per world. Every
-    /// hierarchy operation calls it; O(1) after the first call.
-    ///
-    /// # Panics
-    /// If `Relationship` already has an add, replace or remove hook registered by someone else.
-    #[track_caller]
+    /// hierarchy operation calls it; O(1) after the first call. Hooks users put on
+    /// `Relationship` run beside these, in registration order.
     pub(crate) fn init_hierarchy(&mut self) {
         if self.contains_resource::<HierarchyState>() {
             return;

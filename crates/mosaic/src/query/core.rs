@@ -186,6 +186,140 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         unsafe { Q::fetch(&data, entity, usize::MAX) }.ok_or(no_match)
     }
 
+    /// The items of `N` distinct entities at once, in the order given: the mutable form of
+    /// [`Query::get`] for several entities (bevy's `get_many_mut`). O(N^2 + N * c).
+    ///
+    /// # Errors
+    /// [`QueryError::DuplicateEntity`] if an entity is listed twice (checked first, so nothing is
+    /// fetched); else, for the first entity that fails, as [`Query::get`]: not alive (the
+    /// entity layer's error), or [`QueryError::NoMatch`].
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Component, World};
+    ///
+    /// #[derive(Component)]
+    /// struct Fuel(u32);
+    ///
+    /// let mut world = World::new();
+    /// let (a, b) = (world.spawn(Fuel(10)), world.spawn(Fuel(0)));
+    /// let mut q = world.query::<&mut Fuel>();
+    /// let [from, to] = q.get_many_mut([a, b]).unwrap();
+    /// std::mem::swap(&mut from.0, &mut to.0);
+    /// assert!(q.get_many_mut([a, a]).is_err()); // the same entity twice
+    /// ```
+    pub fn get_many_mut<const N: usize>(
+        &mut self,
+        entities: [Entity; N],
+    ) -> Result<[Q::Item<'_>; N], QueryError> {
+        for (i, &entity) in entities.iter().enumerate() {
+            if entities[..i].contains(&entity) {
+                return Err(QueryError::DuplicateEntity { entity });
+            }
+        }
+        for &entity in &entities {
+            self.entities.check(entity)?;
+            if !self.contains(entity) {
+                return Err(QueryError::NoMatch { entity, query: std::any::type_name::<Q>() });
+            }
+        }
+        let data = Q::init_fetch(self.components, None);
+        Ok(entities.map(|entity| {
+            // SAFETY: the fetch was made from the borrowed, unchanged world; every entity is alive
+            // and matches (checked above, so the fetch returns `Some`); with no driver `row` is
+            // unused; the entities are distinct, so no row is handed out twice, and the items
+            // borrow `self` mutably, so no other item of this query is alive meanwhile.
+            unsafe { Q::fetch(&data, entity, usize::MAX) }.expect("checked to match above")
+        }))
+    }
+
+    /// The item of the one entity the query matches.
+    ///
+    /// # Panics
+    /// If the query matches no entity or more than one; see [`Query::get_single`].
+    #[track_caller]
+    pub fn single(&mut self) -> Q::Item<'_> {
+        match self.get_single() {
+            Ok(item) => item,
+            Err(error) => panic!("{error}"),
+        }
+    }
+
+    /// The item of the one entity the query matches; the fallible form of [`Query::single`].
+    /// Walks at most two matches.
+    ///
+    /// # Errors
+    /// [`QueryError::NoEntities`] if none matches; [`QueryError::MultipleEntities`] if more than
+    /// one does.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Component, QueryError, World};
+    ///
+    /// #[derive(Component)]
+    /// struct Player(u32);
+    ///
+    /// let mut world = World::new();
+    /// assert!(matches!(world.query::<&Player>().get_single(), Err(QueryError::NoEntities { .. })));
+    /// world.spawn(Player(1));
+    /// world.query::<&mut Player>().single().0 += 1;
+    /// assert_eq!(world.query::<&Player>().single().0, 2);
+    /// ```
+    pub fn get_single(&mut self) -> Result<Q::Item<'_>, QueryError> {
+        let query = std::any::type_name::<Q>();
+        let mut iter = self.iter();
+        let first = iter.next().ok_or(QueryError::NoEntities { query })?;
+        if iter.next().is_some() {
+            return Err(QueryError::MultipleEntities { query });
+        }
+        Ok(first)
+    }
+
+    /// Number of entities the query matches, without fetching any item.
+    ///
+    /// O(1) when the filter is trivial and the walked pool alone decides the match: a query
+    /// requiring one component (e.g. `&T`, or `(Entity, &T, Option<&U>)`) is its pool's length,
+    /// one driven by an owning group holding exactly its components is the group's length, and
+    /// one requiring nothing is the live entity count. Otherwise O(n_min * c) presence checks
+    /// over the smallest required pool (or the live entities), with no item fetched. A lazily
+    /// cleaned driving pool is always walked, since it may hold dead rows.
+    pub fn count(&self) -> usize {
+        let filter = F::init_fetch(self.components);
+        let Driver::Pool(driving) = self.driver else {
+            return match self.driver {
+                Driver::Empty => 0,
+                _ if F::TRIVIAL => self.entities.len() as usize,
+                _ => self.entities.iter().filter(|&e| F::matches(&filter, e)).count(),
+            };
+        };
+        let owned: &[crate::component::ComponentId] = driving.group.map_or(&[], |(_, owned)| owned);
+        // The required pools the walk does not vouch for: neither the driver nor owned by its group.
+        let mut others = SmallVec::<[&SparseSet; 8]>::new();
+        let mut visit = |pool: Option<&'w SparseSet>| {
+            if let Some(pool) = pool {
+                let vouched = std::ptr::eq(pool, driving.pool)
+                    || owned.iter().any(|&id| std::ptr::eq(self.components.pool(id), pool));
+                if !vouched && !others.iter().any(|&p| std::ptr::eq(p, pool)) {
+                    others.push(pool);
+                }
+            }
+        };
+        Q::visit_required(self.components, &mut visit);
+        F::visit_required(self.components, &mut visit);
+        let rows = driving.rows();
+        let lazy = driving.pool.is_lazy();
+        if F::TRIVIAL && !lazy && others.is_empty() {
+            return rows.len();
+        }
+        rows.iter()
+            .filter(|&&e| {
+                (!lazy || self.entities.is_alive(e))
+                    && (F::TRIVIAL || F::matches(&filter, e))
+                    && others.iter().all(|p| p.contains(e))
+            })
+            .count()
+    }
+
     /// Whether `entity` is alive and matches the query. O(c).
     pub fn contains(&self, entity: Entity) -> bool {
         self.entities.is_alive(entity) && F::matches(&F::init_fetch(self.components), entity) && {

@@ -8,7 +8,7 @@ use crate::entity::Entity;
 use crate::storage::{RowLookup, SparseSet};
 
 /// A type that can be fetched for each entity a query visits: `&T`, `&mut T`, `Option<&T>`,
-/// `Option<&mut T>`, [`Entity`], or a tuple of up to 12 of these.
+/// `Option<&mut T>`, [`Has<T>`], [`Entity`], or a tuple of up to 12 of these.
 ///
 /// The hidden methods are the query engine's protocol; user code names these types, it does not
 /// implement the trait.
@@ -311,6 +311,57 @@ unsafe impl QueryData for Entity {
 
 // SAFETY: read-only.
 unsafe impl ReadOnlyQueryData for Entity {}
+
+/// Query term: whether the entity has a `T`, as a `bool`, without fetching it or requiring it
+/// (bevy's `Has`). Declares no access to `T`'s values, so it can sit beside `&mut T` in one query
+/// or in systems that write `T`. O(1) per entity.
+///
+/// # Examples
+/// ```
+/// use mosaic::{Component, Has, World};
+///
+/// #[derive(Component)] struct Hull(u32);
+/// #[derive(Component)] struct Shield;
+///
+/// let mut world = World::new();
+/// world.spawn((Hull(10), Shield));
+/// world.spawn(Hull(10));
+/// for (hull, shielded) in world.query::<(&mut Hull, Has<Shield>)>() {
+///     hull.0 -= if shielded { 1 } else { 5 };
+/// }
+/// let mut hulls: Vec<u32> = world.query::<&Hull>().into_iter().map(|h| h.0).collect();
+/// hulls.sort();
+/// assert_eq!(hulls, [5, 9]);
+/// ```
+pub struct Has<T>(PhantomData<fn() -> T>);
+
+// SAFETY: reads no component value (only the pool's index, which no query or system mutates
+// while the world is borrowed), so it reports no access; `fetch` hands out a `bool`.
+unsafe impl<T: Component> QueryData for Has<T> {
+    type Item<'w> = bool;
+    type Fetch<'w> = Option<RowLookup<'w>>;
+
+    fn visit_access(_: &mut dyn FnMut(ComponentAccess)) {}
+    fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
+    fn register_required(_: &mut Components, _: &mut dyn FnMut(ComponentId)) {}
+    fn init_fetch<'w>(components: &'w Components, _: Option<Driving<'w>>) -> Self::Fetch<'w> {
+        components.pool_of::<T>().map(SparseSet::lookup)
+    }
+    #[inline(always)]
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, _: usize) -> Option<Self::Item<'w>> {
+        Some(fetch.is_some_and(|lookup| lookup.row_of(entity).is_some()))
+    }
+    fn aligned_rows(_: &Self::Fetch<'_>) -> usize {
+        usize::MAX
+    }
+    #[inline(always)]
+    unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, entity: Entity, _: usize) -> Self::Item<'w> {
+        fetch.is_some_and(|lookup| lookup.row_of(entity).is_some())
+    }
+}
+
+// SAFETY: read-only.
+unsafe impl<T: Component> ReadOnlyQueryData for Has<T> {}
 
 macro_rules! tuple_data {
     ($($name:ident),*) => {

@@ -1,4 +1,4 @@
-//! Query filters: [`With`], [`Without`], and tuples of filters.
+//! Query filters: [`With`], [`Without`], [`Or`], and tuples of filters.
 
 use std::marker::PhantomData;
 
@@ -7,7 +7,8 @@ use crate::entity::Entity;
 use crate::storage::SparseSet;
 
 /// A condition on the components an entity has, beside what the query fetches: [`With`],
-/// [`Without`], `()` (no condition), or a tuple of up to 12 filters (all must hold).
+/// [`Without`], [`Or`] (any of a tuple), `()` (no condition), or a tuple of up to 12 filters (all
+/// must hold).
 ///
 /// The hidden methods are the query engine's protocol; user code names these types.
 pub trait QueryFilter {
@@ -112,3 +113,63 @@ macro_rules! tuple_filter {
 }
 
 crate::macros::all_tuples!(tuple_filter);
+
+/// Filter: at least one filter of the tuple `T` holds, e.g. `Or<(With<Ship>, With<Station>)>`.
+/// `Or<()>` passes nothing. bevy's `Or`.
+///
+/// An `Or` requires no component, so it does not narrow the pool a query walks: the query walks
+/// the smallest pool its other terms require, or every live entity if there is none, and checks
+/// each alternative per entity (O(alternatives) lookups).
+///
+/// Watches ([`World::watch`](crate::World::watch)) cannot follow an `Or`: they panic; watch each
+/// alternative separately.
+///
+/// # Examples
+/// ```
+/// use mosaic::{Component, Entity, Or, With, World};
+///
+/// #[derive(Component)] struct Ship;
+/// #[derive(Component)] struct Station;
+/// #[derive(Component)] struct Rock;
+///
+/// let mut world = World::new();
+/// world.spawn(Ship);
+/// world.spawn(Station);
+/// world.spawn(Rock);
+/// let q = world.query_filtered::<Entity, Or<(With<Ship>, With<Station>)>>();
+/// assert_eq!(q.count(), 2);
+/// ```
+pub struct Or<T>(PhantomData<fn() -> T>);
+
+macro_rules! or_filter {
+    ($($name:ident),*) => {
+        impl<$($name: QueryFilter),*> QueryFilter for Or<($($name,)*)> {
+            type Fetch<'w> = ($($name::Fetch<'w>,)*);
+            fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
+            #[track_caller]
+            fn register_ids(
+                _: &mut Components,
+                _: &mut dyn FnMut(ComponentId),
+                _: &mut dyn FnMut(ComponentId),
+            ) {
+                panic!(
+                    "a watch cannot follow the filter `{}`: watches track sets of required and \
+                     excluded components only; add one watch per alternative",
+                    std::any::type_name::<Self>()
+                );
+            }
+            #[allow(unused_variables, clippy::unused_unit)]
+            fn init_fetch(components: &Components) -> Self::Fetch<'_> {
+                ($($name::init_fetch(components),)*)
+            }
+            #[inline(always)]
+            #[allow(unused_variables, non_snake_case)]
+            fn matches(fetch: &Self::Fetch<'_>, entity: Entity) -> bool {
+                let ($($name,)*) = fetch;
+                false $(|| $name::matches($name, entity))*
+            }
+        }
+    };
+}
+
+crate::macros::all_tuples!(or_filter);

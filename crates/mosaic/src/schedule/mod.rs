@@ -22,6 +22,7 @@ mod core;
 mod error;
 mod executor;
 mod graph;
+mod oneshot;
 mod param;
 mod profile;
 mod system;

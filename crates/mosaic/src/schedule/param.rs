@@ -4,6 +4,8 @@ use std::any::TypeId;
 use std::ops::{Deref, DerefMut};
 
 use super::access::{Access, AccessItem, AccessTarget};
+use crate::component::Bundle;
+use crate::entity::Entity;
 use crate::query::{Query, QueryData, QueryFilter};
 use crate::world::{ApplyReport, CommandBuffer, World};
 
@@ -218,26 +220,84 @@ unsafe impl<T: Default + Send + Sync + 'static> SystemParam for Local<'_, T> {
 
 /// The system's own [`CommandBuffer`]: structural changes recorded during the run, applied at
 /// the end of the system's batch, in system order (never in thread-completion order).
-pub struct Commands<'s>(&'s mut CommandBuffer);
+///
+/// Every [`CommandBuffer`] method is reachable through it (`insert`, `remove`, `despawn`,
+/// `set_parent`, `remove_parent`, `despawn_recursive`); [`Commands::spawn`] needs no world
+/// argument, since the parameter holds the world the system runs on.
+///
+/// # Examples
+/// ```
+/// use mosaic::{Commands, Component, Schedule, World};
+///
+/// #[derive(Component)]
+/// struct Ship;
+/// #[derive(Component)]
+/// struct Turret;
+///
+/// fn launch(mut commands: Commands) {
+///     let ship = commands.spawn(Ship);
+///     let turret = commands.spawn(Turret);
+///     commands.set_parent(turret, ship);
+/// }
+///
+/// let mut world = World::new();
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(launch);
+/// schedule.run(&mut world);
+/// let ship = world.query::<(mosaic::Entity, &Ship)>().into_iter().next().unwrap().0;
+/// assert_eq!(world.children(ship).count(), 1);
+/// ```
+pub struct Commands<'w, 's> {
+    buffer: &'s mut CommandBuffer,
+    world: &'w World,
+}
 
-impl Deref for Commands<'_> {
+impl Commands<'_, '_> {
+    /// Records spawning an entity with `bundle` and returns its handle at once, reserved through
+    /// the world ([`World::reserve_entity`], atomic, so systems running in parallel reserve
+    /// distinct ids); later commands may name it. See [`CommandBuffer::spawn`].
+    ///
+    /// With the parallel executor, which of two parallel systems gets which id depends on
+    /// timing; the commands themselves still apply in system order.
+    ///
+    /// # Panics
+    /// If the entity index space is exhausted.
+    #[track_caller]
+    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
+        self.buffer.spawn(self.world, bundle)
+    }
+
+    /// Reserves an entity id without recording a command: the entity exists, with no
+    /// components, once the commands are applied. See [`World::reserve_entity`].
+    ///
+    /// # Panics
+    /// If the entity index space is exhausted.
+    #[track_caller]
+    pub fn reserve_entity(&self) -> Entity {
+        self.world.reserve_entity()
+    }
+}
+
+impl Deref for Commands<'_, '_> {
     type Target = CommandBuffer;
     fn deref(&self) -> &CommandBuffer {
-        self.0
+        self.buffer
     }
 }
 
-impl DerefMut for Commands<'_> {
+impl DerefMut for Commands<'_, '_> {
     fn deref_mut(&mut self) -> &mut CommandBuffer {
-        self.0
+        self.buffer
     }
 }
 
-// SAFETY: touches only its own buffer while running; the world is changed in `apply`, which the
-// scheduler calls with exclusive access.
-unsafe impl SystemParam for Commands<'_> {
+// SAFETY: declares no access: it touches only its own buffer and the world's entity allocator,
+// whose reservations are atomic and which no system changes while systems run (structural
+// changes need `&mut World`); the world is changed in `apply`, which the scheduler calls with
+// exclusive access.
+unsafe impl SystemParam for Commands<'_, '_> {
     type State = CommandBuffer;
-    type Item<'w, 's> = Commands<'s>;
+    type Item<'w, 's> = Commands<'w, 's>;
 
     fn add_access(_: &mut Access) -> Result<(), ParamConflict> {
         Ok(())
@@ -245,8 +305,8 @@ unsafe impl SystemParam for Commands<'_> {
     fn init_state(_: &mut World) -> CommandBuffer {
         CommandBuffer::new()
     }
-    unsafe fn get_param<'s>(state: &'s mut CommandBuffer, _: &World) -> Commands<'s> {
-        Commands(state)
+    unsafe fn get_param<'w, 's>(state: &'s mut CommandBuffer, world: &'w World) -> Commands<'w, 's> {
+        Commands { buffer: state, world }
     }
     fn apply(state: &mut CommandBuffer, world: &mut World) -> ApplyReport {
         state.apply(world)

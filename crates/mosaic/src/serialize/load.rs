@@ -361,7 +361,8 @@ impl SnapshotRegistry {
     ///
     /// Registered resources in the snapshot are inserted, replacing the world's. O(size of the
     /// snapshot + g * rows for g owning groups). Nothing in `world` changes unless the whole
-    /// snapshot reads and checks out, its row orders against the world's groups included.
+    /// snapshot reads and checks out, its row orders against the world's groups included (except
+    /// that ids reserved with [`World::reserve_entity`] are flushed into live entities first).
     ///
     /// # Errors
     /// [`SnapshotError::DecodeRon`] for malformed or truncated text or a value that does not fit
@@ -416,6 +417,9 @@ impl SnapshotRegistry {
 
 /// Checks `parsed` (against `world`'s groups too) and puts it into `world`.
 fn apply(world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> {
+    // Reserved ids become live first: a world with reservations is not pristine, and a loaded
+    // allocator must not hand a reserved id out again.
+    world.flush();
     let allocator_error = || SnapshotError::Allocator {
         slots: parsed.generations.len(),
         live: parsed.entities.len(),

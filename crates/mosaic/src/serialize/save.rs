@@ -139,11 +139,12 @@ impl SnapshotRegistry {
     /// loading), and the registered resources the world has: everything that decides how the
     /// world orders its pools later, so a loaded world continues exactly (see the
     /// [module docs](super)). Equal worlds (row orders included) give identical text. Runs
-    /// [`World::sweep_lazy`] first. O(slots + rows * log rows).
+    /// [`World::flush`] (reserved ids become live entities) and [`World::sweep_lazy`] first. O(slots + rows * log rows).
     ///
     /// # Errors
     /// [`SnapshotError::EncodeRon`] if a registered type's `Serialize` fails.
     pub fn save_ron(&self, world: &mut World) -> Result<String, SnapshotError> {
+        world.flush();
         world.sweep_lazy();
         let config = ron::ser::PrettyConfig::new().depth_limit(3).struct_names(true);
         ron::ser::to_string_pretty(&self.snapshot_out(world, false)?.0, config)
@@ -154,11 +155,12 @@ impl SnapshotRegistry {
     /// [`SnapshotRegistry::save_ron`], except that each column's and resource's data is a byte
     /// string holding its postcard encoding, written by code compiled for that type (no dynamic
     /// call per value). Equal worlds give identical bytes. Runs
-    /// [`World::sweep_lazy`] first. O(slots + rows * log rows).
+    /// [`World::flush`] and [`World::sweep_lazy`] first. O(slots + rows * log rows).
     ///
     /// # Errors
     /// [`SnapshotError::EncodePostcard`] if a registered type's `Serialize` fails.
     pub fn save_binary(&self, world: &mut World) -> Result<Vec<u8>, SnapshotError> {
+        world.flush();
         world.sweep_lazy();
         let (out, size) = self.snapshot_out(world, true)?;
         postcard::to_extend(&out, Vec::with_capacity(size)).map_err(SnapshotError::EncodePostcard)

@@ -8,26 +8,40 @@ use super::World;
 use crate::component::{Bundle, Component};
 use crate::entity::Entity;
 
+/// What a command of a higher layer (the hierarchy's) did, from [`CommandBuffer::push_op`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OpOutcome {
+    /// Applied; `despawned` entities were despawned by it.
+    Applied { despawned: usize },
+    /// An entity it names was not alive.
+    Skipped,
+    /// Refused by the operation (e.g. a hierarchy cycle).
+    Refused,
+}
+
+/// A world operation on one or two entities, recorded by a higher layer.
+pub(crate) type EntityOp = fn(&mut World, Entity, Option<Entity>) -> OpOutcome;
+
 /// One recorded command. Bundle values live in typed queues beside the command list, so
 /// recording allocates nothing once the buffer is warm.
 #[derive(Clone, Copy)]
 enum Command {
-    /// Spawn an entity with the next bundle of queue `queue`.
-    Spawn { queue: u32 },
+    /// Give reserved `entity` the next bundle of queue `queue`.
+    Spawn { entity: Entity, queue: u32 },
     /// Insert the next bundle of queue `queue` into `entity`.
     Insert { entity: Entity, queue: u32 },
     /// Remove a component (the function knows which) from `entity`.
     Remove { entity: Entity, remove: fn(&mut World, Entity) },
     /// Despawn `entity`.
     Despawn { entity: Entity },
+    /// Run `op` on `entity` and `other`.
+    Op { entity: Entity, other: Option<Entity>, op: EntityOp },
 }
 
 /// A FIFO of bundles of one type, consumed in recording order during `apply`.
 trait BundleQueue: Any + Send + Sync {
     /// Reverses the stored values so `pop` yields them in recording order.
     fn start_apply(&mut self);
-    /// Spawns the next bundle.
-    fn spawn_next(&mut self, world: &mut World);
     /// Inserts the next bundle into `entity`, which the caller checked is alive.
     fn insert_next(&mut self, world: &mut World, entity: Entity);
     /// Drops the next bundle (its target died).
@@ -42,9 +56,6 @@ struct TypedQueue<B>(Vec<B>);
 impl<B: Bundle> BundleQueue for TypedQueue<B> {
     fn start_apply(&mut self) {
         self.0.reverse();
-    }
-    fn spawn_next(&mut self, world: &mut World) {
-        world.spawn(self.0.pop().expect("queue holds one bundle per command"));
     }
     fn insert_next(&mut self, world: &mut World, entity: Entity) {
         world.insert_bundle(entity, self.0.pop().expect("queue holds one bundle per command"));
@@ -63,10 +74,15 @@ impl<B: Bundle> BundleQueue for TypedQueue<B> {
 /// What [`CommandBuffer::apply`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ApplyReport {
-    /// Commands applied.
+    /// Commands applied (every recorded command is counted once, in `applied`, `skipped` or
+    /// `refused`).
     pub applied: usize,
-    /// Commands skipped because their entity was no longer alive when the command ran.
+    /// Commands skipped because an entity they name was not alive when the command ran (a
+    /// spawn's entity despawned before it was applied, or a buffer applied to another world).
     pub skipped: usize,
+    /// Hierarchy commands the world refused although their entities were alive: a
+    /// [`CommandBuffer::set_parent`] that would close a cycle.
+    pub refused: usize,
     /// Entities spawned (also counted in `applied`).
     pub spawned: usize,
     /// Entities despawned (also counted in `applied`).
@@ -78,15 +94,20 @@ impl std::ops::AddAssign for ApplyReport {
     fn add_assign(&mut self, other: Self) {
         self.applied += other.applied;
         self.skipped += other.skipped;
+        self.refused += other.refused;
         self.spawned += other.spawned;
         self.despawned += other.despawned;
     }
 }
 
-/// Structural changes (spawn, despawn, insert, remove) recorded while the world is borrowed, e.g.
-/// during a query, and applied later with [`CommandBuffer::apply`].
+/// Structural changes (spawn, despawn, insert, remove, and the hierarchy's `set_parent`,
+/// `remove_parent`, `despawn_recursive`) recorded while the world is borrowed, e.g. during a query,
+/// and applied later with [`CommandBuffer::apply`].
 ///
-/// Commands apply in the order recorded. A command whose entity is no longer alive when it runs
+/// [`CommandBuffer::spawn`] reserves the new entity's id through `&World` and returns it at once,
+/// so later commands in the same buffer (or components) can name it: spawn a ship, then its
+/// turrets as its children. Applying first flushes the world's reserved ids (they become live,
+/// empty entities), then runs the commands in the order recorded. A command whose entity is no longer alive when it runs
 /// (despawned earlier in the same buffer, or before `apply`) is skipped and counted in
 /// [`ApplyReport::skipped`]; its bundle is dropped. Despawning the same entity twice therefore
 /// skips the second despawn instead of panicking.
@@ -111,6 +132,13 @@ impl std::ops::AddAssign for ApplyReport {
 /// }
 /// let report = commands.apply(&mut world);
 /// assert_eq!((report.despawned, world.len()), (1, 1));
+///
+/// // A spawned entity's handle is usable at once, by later commands too.
+/// let ship = commands.spawn(&world, Health(100));
+/// let turret = commands.spawn(&world, Health(20));
+/// commands.set_parent(turret, ship);
+/// commands.apply(&mut world);
+/// assert_eq!(world.parent(turret), Some(ship));
 /// ```
 #[derive(Default)]
 pub struct CommandBuffer {
@@ -156,10 +184,39 @@ impl CommandBuffer {
         queue
     }
 
-    /// Records spawning an entity with `bundle`.
-    pub fn spawn<B: Bundle>(&mut self, bundle: B) {
+    /// Records spawning an entity with `bundle` and returns its handle at once, reserved through
+    /// `world` ([`World::reserve_entity`]): later commands may name it, and it may be stored in
+    /// components. The entity is alive once `world` next flushes (applying this buffer does) and
+    /// has `bundle` once this command is applied. O(1) amortised.
+    ///
+    /// Apply the buffer to the same `world`: applied to another, the spawn is skipped (the handle
+    /// is foreign there). A spawn recorded but never applied (the buffer dropped or cleared)
+    /// leaves an empty entity behind once `world` flushes, as in hecs.
+    ///
+    /// # Panics
+    /// If `world`'s entity index space is exhausted (see [`World::try_reserve_entity`]); nothing
+    /// is recorded then.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{CommandBuffer, Component, World};
+    ///
+    /// #[derive(Component)]
+    /// struct Target(mosaic::Entity);
+    ///
+    /// let mut world = World::new();
+    /// let mut commands = CommandBuffer::new();
+    /// let a = commands.spawn(&world, ());
+    /// let b = commands.spawn(&world, Target(a));
+    /// commands.apply(&mut world);
+    /// assert_eq!(world.get::<Target>(b).unwrap().0, a);
+    /// ```
+    #[track_caller]
+    pub fn spawn<B: Bundle>(&mut self, world: &World, bundle: B) -> Entity {
+        let entity = world.reserve_entity();
         let queue = self.push_bundle(bundle);
-        self.commands.push(Command::Spawn { queue });
+        self.commands.push(Command::Spawn { entity, queue });
+        entity
     }
 
     /// Records inserting `bundle` (one component or a tuple) into `entity`, replacing values of
@@ -177,64 +234,91 @@ impl CommandBuffer {
         self.commands.push(Command::Remove { entity, remove: remove::<T> });
     }
 
-    /// Records despawning `entity`.
+    /// Records despawning `entity`; skipped at apply time if it is no longer alive.
     pub fn despawn(&mut self, entity: Entity) {
         self.commands.push(Command::Despawn { entity });
     }
 
-    /// Applies every command in recording order and empties the buffer (keeping its capacity).
-    /// O(n) in the commands plus the cost of each operation.
+    /// Records an operation of a higher layer on `entity` (and `other`).
+    pub(crate) fn push_op(&mut self, entity: Entity, other: Option<Entity>, op: EntityOp) {
+        self.commands.push(Command::Op { entity, other, op });
+    }
+
+    /// Drops every recorded command and bundle without applying them, keeping the capacity.
+    /// Entities reserved by [`CommandBuffer::spawn`] stay reserved and become empty entities
+    /// when the world next flushes.
+    pub fn clear(&mut self) {
+        self.commands.clear();
+        for queue in &mut self.queues {
+            queue.clear();
+        }
+    }
+
+    /// Flushes `world`'s reserved ids ([`World::flush`]), then applies every command in
+    /// recording order and empties the buffer (keeping its capacity). O(n) in the commands plus
+    /// the cost of each operation.
     ///
     /// # Panics
-    /// If the entity index space runs out during a spawn, or a bundle holds a component twice.
-    /// The commands not yet applied are then dropped.
+    /// If a bundle holds a component twice. The commands not yet applied are then dropped.
     pub fn apply(&mut self, world: &mut World) -> ApplyReport {
         /// Empties the buffer when `apply` ends, also by panic.
         struct Reset<'a>(&'a mut CommandBuffer);
         impl Drop for Reset<'_> {
             fn drop(&mut self) {
-                self.0.commands.clear();
-                for queue in &mut self.0.queues {
-                    queue.clear();
-                }
+                self.0.clear();
             }
         }
+        world.flush();
         let this = Reset(self);
         for queue in &mut this.0.queues {
             queue.start_apply();
         }
         let mut report = ApplyReport::default();
         for &command in &this.0.commands {
-            let alive = match command {
-                Command::Spawn { queue } => {
-                    this.0.queues[queue as usize].spawn_next(world);
-                    report.spawned += 1;
-                    true
+            let outcome = match command {
+                Command::Spawn { entity, queue } => {
+                    let queue = &mut this.0.queues[queue as usize];
+                    if world.is_alive(entity) {
+                        queue.insert_next(world, entity);
+                        report.spawned += 1;
+                        OpOutcome::Applied { despawned: 0 }
+                    } else {
+                        queue.skip_next();
+                        OpOutcome::Skipped
+                    }
                 }
                 Command::Insert { entity, queue } => {
                     let queue = &mut this.0.queues[queue as usize];
-                    let alive = world.is_alive(entity);
-                    if alive {
-                        queue.insert_next(world, entity)
+                    if world.is_alive(entity) {
+                        queue.insert_next(world, entity);
+                        OpOutcome::Applied { despawned: 0 }
                     } else {
-                        queue.skip_next()
+                        queue.skip_next();
+                        OpOutcome::Skipped
                     }
-                    alive
                 }
                 Command::Remove { entity, remove } => {
-                    let alive = world.is_alive(entity);
-                    if alive {
+                    if world.is_alive(entity) {
                         remove(world, entity);
+                        OpOutcome::Applied { despawned: 0 }
+                    } else {
+                        OpOutcome::Skipped
                     }
-                    alive
                 }
-                Command::Despawn { entity } => {
-                    let alive = world.try_despawn(entity).is_ok();
-                    report.despawned += usize::from(alive);
-                    alive
-                }
+                Command::Despawn { entity } => match world.try_despawn(entity) {
+                    Ok(()) => OpOutcome::Applied { despawned: 1 },
+                    Err(_) => OpOutcome::Skipped,
+                },
+                Command::Op { entity, other, op } => op(world, entity, other),
             };
-            if alive { report.applied += 1 } else { report.skipped += 1 }
+            match outcome {
+                OpOutcome::Applied { despawned } => {
+                    report.applied += 1;
+                    report.despawned += despawned;
+                }
+                OpOutcome::Skipped => report.skipped += 1,
+                OpOutcome::Refused => report.refused += 1,
+            }
         }
         report
     }

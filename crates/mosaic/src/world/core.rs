@@ -177,6 +177,7 @@ impl World {
     /// # Errors
     /// [`EntityError::NoSuchEntity`] if `entity` is not alive.
     pub fn try_despawn(&mut self, entity: Entity) -> Result<(), EntityError> {
+        self.flush();
         self.check_alive(entity)?;
         if self.observers.any {
             // Leave callbacks and remove hooks run first, while the entity is intact.
@@ -194,7 +195,9 @@ impl World {
                 self.groups_before_remove(entity, id);
             }
         }
+        // Hooks may have reserved ids: `free` flushes them, and they need component lists.
         self.entities.free(entity)?;
+        self.fit_lists();
         /// Removes the remaining components even if one of their drops panics, so a panic never
         /// leaves a dead entity's values in a pool.
         struct Finish<'a> {
@@ -228,6 +231,67 @@ impl World {
         Ok(())
     }
 
+    /// Despawns every entity, keeping component registrations, groups, hooks, watches,
+    /// resources and the capacity of every pool and of the allocator. Every handle of the world
+    /// is stale afterwards (generations move on as for [`World::despawn`]), and the next spawns
+    /// reuse the lowest indices first.
+    ///
+    /// Hooks and watches fire for each entity as for [`World::despawn`] (entities are despawned
+    /// from the highest index down); entities that hooks spawn meanwhile stay. With no hook,
+    /// watch or group, the pools are emptied wholesale: O(slots + components), no per-entity
+    /// lookups; otherwise O(sum of the entities' components). Also drops the dead rows lazily
+    /// cleaned pools keep.
+    ///
+    /// # Panics
+    /// If a component's `Drop` panics: every entity is still despawned and every pool emptied
+    /// (the rest are dropped during the unwind; a second panicking drop aborts).
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Component, World};
+    ///
+    /// #[derive(Component)]
+    /// struct Bullet;
+    ///
+    /// let mut world = World::new();
+    /// let old = world.spawn_batch((0..100).map(|_| Bullet));
+    /// world.clear();
+    /// assert!(world.is_empty() && !world.is_alive(old[0]));
+    /// assert!(world.components().id::<Bullet>().is_some(), "still registered");
+    /// assert_eq!(world.spawn(Bullet).index(), 0);
+    /// ```
+    pub fn clear(&mut self) {
+        self.flush();
+        if self.observers.any || !self.groups.is_empty() {
+            let live: Vec<Entity> = self.entities.iter().collect();
+            for &entity in live.iter().rev() {
+                // A hook may have despawned it already (a relation's cleanup).
+                let _ = self.try_despawn(entity);
+            }
+            return;
+        }
+        for index in (0..self.entities.slot_count()).rev() {
+            if let Some(entity) = self.entities.alive_at(index) {
+                self.entities.free(entity).expect("alive_at yields live entities");
+                self.component_lists[index as usize].clear();
+            }
+        }
+        /// Empties the remaining pools even if a drop panics, so no value of a dead entity is
+        /// left behind.
+        struct ClearRest<'a>(std::slice::IterMut<'a, crate::storage::SparseSet>);
+        impl Drop for ClearRest<'_> {
+            fn drop(&mut self) {
+                for pool in self.0.by_ref() {
+                    pool.clear();
+                }
+            }
+        }
+        let mut rest = ClearRest(self.components.pools_mut().iter_mut());
+        for pool in rest.0.by_ref() {
+            pool.clear();
+        }
+    }
+
     /// Adds or replaces `entity`'s `T`; returns the replaced value. O(1) amortised.
     ///
     /// # Panics
@@ -249,6 +313,7 @@ impl World {
         entity: Entity,
         value: T,
     ) -> Result<Option<T>, ComponentError> {
+        self.flush();
         self.check_alive(entity)?;
         let id = self.components.register::<T>();
         if self.observers.any {
@@ -286,6 +351,7 @@ impl World {
         rows: impl IntoIterator<Item = (Entity, T)>,
         mut on_dead: impl FnMut(Entity, EntityError),
     ) {
+        self.flush();
         let rows = rows.into_iter();
         let id = self.components.register::<T>();
         self.components.pool_mut(id).reserve(rows.size_hint().0);
@@ -348,6 +414,7 @@ impl World {
     /// [`ComponentError::Entity`] if `entity` is not alive;
     /// [`ComponentError::MissingComponent`] if it has no `T`.
     pub fn try_remove<T: Component>(&mut self, entity: Entity) -> Result<T, ComponentError> {
+        self.flush();
         self.check_alive(entity)?;
         let missing = || ComponentError::MissingComponent { entity, component: std::any::type_name::<T>() };
         let id = self.components.id::<T>().ok_or_else(missing)?;
@@ -468,6 +535,66 @@ impl World {
     /// The resource of type `R` mutably, or `None`.
     pub fn get_resource_mut<R: Send + Sync + 'static>(&mut self) -> Option<&mut R> {
         self.resources.get_mut()
+    }
+
+    /// Takes resource `R` out of the world, calls `f` with the world and the resource, and puts
+    /// the resource back: the way to use a resource and the world mutably at once (bevy's
+    /// `World::resource_scope`). Returns what `f` returns. O(1) plus `f`.
+    ///
+    /// While `f` runs the world has no `R`.
+    ///
+    /// # Panics
+    /// If there is no `R` (see [`World::try_resource_scope`]); if `f` inserts an `R` of its own
+    /// (the scope's would silently replace it); if `f` panics, and then the resource is dropped,
+    /// not put back.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Component, World};
+    ///
+    /// #[derive(Component)]
+    /// struct Ship;
+    /// struct Spawner { left: u32 }
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(Spawner { left: 3 });
+    /// world.resource_scope(|world, spawner: &mut Spawner| {
+    ///     while spawner.left > 0 {
+    ///         world.spawn(Ship);
+    ///         spawner.left -= 1;
+    ///     }
+    /// });
+    /// assert_eq!((world.len(), world.resource::<Spawner>().left), (3, 0));
+    /// ```
+    #[track_caller]
+    pub fn resource_scope<R: Send + Sync + 'static, U>(
+        &mut self,
+        f: impl FnOnce(&mut World, &mut R) -> U,
+    ) -> U {
+        self.try_resource_scope(f).unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    /// [`World::resource_scope`], with an error instead of a panic when there is no `R`.
+    ///
+    /// # Errors
+    /// [`ResourceError::Missing`] naming the type if there is none (`f` is not called).
+    ///
+    /// # Panics
+    /// If `f` inserts an `R` of its own.
+    #[track_caller]
+    pub fn try_resource_scope<R: Send + Sync + 'static, U>(
+        &mut self,
+        f: impl FnOnce(&mut World, &mut R) -> U,
+    ) -> Result<U, ResourceError> {
+        let mut resource = self.resources.remove::<R>().ok_or_else(super::resources::missing::<R>)?;
+        let out = f(self, &mut resource);
+        assert!(
+            self.resources.insert(resource).is_none(),
+            "resource `{}` was inserted during `World::resource_scope`, which holds it; change the \
+             scope's value instead",
+            std::any::type_name::<R>()
+        );
+        Ok(out)
     }
 
     /// The resource of type `R`.

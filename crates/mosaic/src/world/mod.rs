@@ -12,10 +12,11 @@ mod sort;
 mod spawn;
 
 pub use self::core::World;
+pub(crate) use command_buffer::OpOutcome;
 pub use command_buffer::{ApplyReport, CommandBuffer};
 pub use entity_ref::{EntityMut, EntityRef};
 pub use error::{ComponentError, ResourceError};
 pub use group::{GroupError, GroupId};
-pub use observe::{Hook, HookContext, WatchId};
+pub use observe::{Hook, HookContext, HookId, WatchId};
 pub(crate) use resources::Resources;
 pub use sort::SortError;

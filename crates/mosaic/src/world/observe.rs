@@ -32,16 +32,16 @@ pub struct HookContext<'a> {
 /// A hook or watch callback.
 pub type Hook = Arc<dyn Fn(&mut HookContext<'_>) + Send + Sync>;
 
-/// The hooks of one component type.
+/// The hooks of one component type, per kind, in registration order.
 #[derive(Clone, Default)]
 pub(crate) struct ComponentHooks {
-    pub(crate) on_add: Option<Hook>,
-    pub(crate) on_replace: Option<Hook>,
-    pub(crate) on_remove: Option<Hook>,
+    on_add: Vec<(u32, Hook)>,
+    on_replace: Vec<(u32, Hook)>,
+    on_remove: Vec<(u32, Hook)>,
 }
 
 /// Which lifecycle event a hook is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum HookKind {
     Add,
     Replace,
@@ -49,16 +49,34 @@ pub(crate) enum HookKind {
 }
 
 impl ComponentHooks {
-    pub(crate) fn get(&self, kind: HookKind) -> Option<&Hook> {
+    pub(crate) fn get(&self, kind: HookKind) -> &[(u32, Hook)] {
         match kind {
-            HookKind::Add => self.on_add.as_ref(),
-            HookKind::Replace => self.on_replace.as_ref(),
-            HookKind::Remove => self.on_remove.as_ref(),
+            HookKind::Add => &self.on_add,
+            HookKind::Replace => &self.on_replace,
+            HookKind::Remove => &self.on_remove,
+        }
+    }
+
+    fn get_mut(&mut self, kind: HookKind) -> &mut Vec<(u32, Hook)> {
+        match kind {
+            HookKind::Add => &mut self.on_add,
+            HookKind::Replace => &mut self.on_replace,
+            HookKind::Remove => &mut self.on_remove,
         }
     }
 }
 
-/// Identifies a watch made by [`World::add_watch`].
+/// Identifies a hook made by [`World::on_add`], [`World::on_replace`] or [`World::on_remove`],
+/// for [`World::remove_hook`]. Unique within its world.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct HookId {
+    component: ComponentId,
+    kind: HookKind,
+    serial: u32,
+}
+
+/// Identifies a watch made by [`World::add_watch`] or [`World::watch`](crate::World::watch), for
+/// [`World::remove_watch`]. Unique within its world; never reused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct WatchId(u32);
 
@@ -75,7 +93,12 @@ struct Watch {
 pub(crate) struct Observers {
     /// Indexed by component id; shorter than the registry when later types have no hooks.
     hooks: Vec<ComponentHooks>,
-    watches: Vec<Watch>,
+    /// Indexed by watch id; `None` once removed (ids are never reused).
+    watches: Vec<Option<Watch>>,
+    /// The next hook serial.
+    next_hook: u32,
+    /// Hooks and watches registered and not removed.
+    live: usize,
     /// Indexed by component id: the watches that mention the component.
     watches_of: Vec<SmallVec<[u32; 2]>>,
     /// Whether any hook or watch exists: the fast path of every operation checks only this.
@@ -89,7 +112,7 @@ pub(crate) struct Observers {
 
 impl std::fmt::Debug for Observers {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Observers").field("watches", &self.watches.len()).finish()
+        f.debug_struct("Observers").field("live", &self.live).finish()
     }
 }
 
@@ -104,62 +127,107 @@ pub(crate) struct Transition {
 pub(crate) type Transitions = SmallVec<[Transition; 4]>;
 
 impl Observers {
+    /// The `kind` hooks of component `id`, in registration order.
     #[inline]
-    pub(crate) fn hook(&self, id: ComponentId, kind: HookKind) -> Option<&Hook> {
-        self.hooks.get(id.index())?.get(kind)
+    pub(crate) fn hooks(&self, id: ComponentId, kind: HookKind) -> &[(u32, Hook)] {
+        self.hooks.get(id.index()).map_or(&[], |hooks| hooks.get(kind))
     }
 
     #[inline]
     pub(crate) fn has_hook(&self, id: ComponentId, kind: HookKind) -> bool {
-        self.hook(id, kind).is_some()
+        !self.hooks(id, kind).is_empty()
+    }
+
+    /// One more hook or watch.
+    fn added(&mut self) {
+        self.live += 1;
+        self.any = true;
+    }
+
+    /// One fewer; the fast paths come back when none is left.
+    fn removed(&mut self) {
+        self.live -= 1;
+        self.any = self.live > 0;
     }
 }
 
 impl World {
-    fn hooks_of<T: Component>(&mut self) -> &mut ComponentHooks {
-        let id = self.components.register::<T>();
-        let hooks = &mut self.observers.hooks;
-        if hooks.len() <= id.index() {
-            hooks.resize_with(id.index() + 1, ComponentHooks::default);
+    /// Registers `hook` as a `kind` hook of `T`, after the ones it already has.
+    fn add_hook<T: Component>(&mut self, kind: HookKind, hook: Hook) -> HookId {
+        let component = self.components.register::<T>();
+        let observers = &mut self.observers;
+        if observers.hooks.len() <= component.index() {
+            observers.hooks.resize_with(component.index() + 1, ComponentHooks::default);
         }
-        self.observers.any = true;
-        &mut hooks[id.index()]
+        let serial = observers.next_hook;
+        observers.next_hook = serial.checked_add(1).expect("more than 2^32 hooks registered in one world");
+        observers.hooks[component.index()].get_mut(kind).push((serial, hook));
+        observers.added();
+        HookId { component, kind, serial }
     }
 
-    /// Registers the hook run right after a `T` is added to an entity (insert of a new value,
-    /// spawn, bundle insert, command buffer). The hook can read the new value.
+    /// Registers a hook run right after a `T` is added to an entity (insert of a new value,
+    /// spawn, bundle insert, command buffer). The hook can read the new value. A component may
+    /// have any number of hooks of each kind; they run in registration order (EnTT's
+    /// `on_construct` signal, bevy's component hooks and observers). Returns the id that
+    /// [`World::remove_hook`] takes.
     ///
-    /// # Panics
-    /// If `T` already has an add hook.
-    #[track_caller]
-    pub fn on_add<T: Component>(&mut self, hook: impl Fn(&mut HookContext<'_>) + Send + Sync + 'static) {
-        let slot = &mut self.hooks_of::<T>().on_add;
-        assert!(slot.is_none(), "component `{}` already has an on_add hook", std::any::type_name::<T>());
-        *slot = Some(Arc::new(hook));
-    }
-
-    /// Registers the hook run right before an entity's `T` is overwritten by an insert (the
-    /// replace signal). The hook can read the old value.
+    /// # Examples
+    /// ```
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    /// use std::sync::Arc;
+    /// use mosaic::{Component, World};
     ///
-    /// # Panics
-    /// If `T` already has a replace hook.
-    #[track_caller]
-    pub fn on_replace<T: Component>(&mut self, hook: impl Fn(&mut HookContext<'_>) + Send + Sync + 'static) {
-        let slot = &mut self.hooks_of::<T>().on_replace;
-        assert!(slot.is_none(), "component `{}` already has an on_replace hook", std::any::type_name::<T>());
-        *slot = Some(Arc::new(hook));
+    /// #[derive(Component)]
+    /// struct Hull;
+    ///
+    /// let mut world = World::new();
+    /// let added = Arc::new(AtomicU32::new(0));
+    /// let (a, b) = (added.clone(), added.clone());
+    /// let first = world.on_add::<Hull>(move |_| { a.fetch_add(1, Ordering::Relaxed); });
+    /// world.on_add::<Hull>(move |_| { b.fetch_add(10, Ordering::Relaxed); });
+    /// world.spawn(Hull);
+    /// assert_eq!(added.load(Ordering::Relaxed), 11);
+    /// assert!(world.remove_hook(first));
+    /// world.spawn(Hull);
+    /// assert_eq!(added.load(Ordering::Relaxed), 21);
+    /// ```
+    pub fn on_add<T: Component>(
+        &mut self,
+        hook: impl Fn(&mut HookContext<'_>) + Send + Sync + 'static,
+    ) -> HookId {
+        self.add_hook::<T>(HookKind::Add, Arc::new(hook))
     }
 
-    /// Registers the hook run right before a `T` leaves an entity (remove, or despawn, where the
+    /// Registers a hook run right before an entity's `T` is overwritten by an insert (the
+    /// replace signal). The hook can read the old value. Any number per component, run in
+    /// registration order; see [`World::on_add`].
+    pub fn on_replace<T: Component>(
+        &mut self,
+        hook: impl Fn(&mut HookContext<'_>) + Send + Sync + 'static,
+    ) -> HookId {
+        self.add_hook::<T>(HookKind::Replace, Arc::new(hook))
+    }
+
+    /// Registers a hook run right before a `T` leaves an entity (remove, or despawn, where the
     /// entity still has all its components while its hooks run). The hook can read the value.
-    ///
-    /// # Panics
-    /// If `T` already has a remove hook.
-    #[track_caller]
-    pub fn on_remove<T: Component>(&mut self, hook: impl Fn(&mut HookContext<'_>) + Send + Sync + 'static) {
-        let slot = &mut self.hooks_of::<T>().on_remove;
-        assert!(slot.is_none(), "component `{}` already has an on_remove hook", std::any::type_name::<T>());
-        *slot = Some(Arc::new(hook));
+    /// Any number per component, run in registration order; see [`World::on_add`].
+    pub fn on_remove<T: Component>(
+        &mut self,
+        hook: impl Fn(&mut HookContext<'_>) + Send + Sync + 'static,
+    ) -> HookId {
+        self.add_hook::<T>(HookKind::Remove, Arc::new(hook))
+    }
+
+    /// Removes the hook `id` names; returns whether it was registered (false if removed
+    /// already). The other hooks keep their order. O(hooks of that component and kind).
+    pub fn remove_hook(&mut self, id: HookId) -> bool {
+        let Some(hooks) = self.observers.hooks.get_mut(id.component.index()) else { return false };
+        let list = hooks.get_mut(id.kind);
+        let Some(at) = list.iter().position(|&(serial, _)| serial == id.serial) else { return false };
+        list.remove(at);
+        self.observers.removed();
+        true
     }
 
     /// Watches the set of entities that have every `required` component and none of the
@@ -182,7 +250,7 @@ impl World {
         on_leave: Option<Hook>,
     ) -> WatchId {
         assert!(!required.is_empty(), "a watch needs at least one required component");
-        let index = self.observers.watches.len() as u32;
+        let index = u32::try_from(self.observers.watches.len()).expect("more than 2^32 watches in one world");
         for &id in required.iter().chain(excluded) {
             let watches_of = &mut self.observers.watches_of;
             if watches_of.len() <= id.index() {
@@ -192,14 +260,49 @@ impl World {
                 watches_of[id.index()].push(index);
             }
         }
-        self.observers.watches.push(Watch {
+        self.observers.watches.push(Some(Watch {
             required: required.into(),
             excluded: excluded.into(),
             on_enter,
             on_leave,
-        });
-        self.observers.any = true;
+        }));
+        self.observers.added();
         WatchId(index)
+    }
+
+    /// Removes the watch `id` names: its callbacks no longer run. Returns whether it was
+    /// registered (false if removed already). O(r + x) in its components.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    /// use std::sync::Arc;
+    /// use mosaic::{Component, World};
+    ///
+    /// #[derive(Component)]
+    /// struct Body;
+    ///
+    /// let mut world = World::new();
+    /// let entered = Arc::new(AtomicU32::new(0));
+    /// let counter = entered.clone();
+    /// let id = world.watch::<&Body, ()>(move |_| { counter.fetch_add(1, Ordering::Relaxed); }, |_| {});
+    /// world.spawn(Body);
+    /// assert!(world.remove_watch(id));
+    /// world.spawn(Body);
+    /// assert_eq!(entered.load(Ordering::Relaxed), 1);
+    /// assert!(!world.remove_watch(id));
+    /// ```
+    pub fn remove_watch(&mut self, id: WatchId) -> bool {
+        let Some(watch) = self.observers.watches.get_mut(id.0 as usize).and_then(Option::take) else {
+            return false;
+        };
+        for component in watch.required.iter().chain(&watch.excluded) {
+            if let Some(list) = self.observers.watches_of.get_mut(component.index()) {
+                list.retain(|w| *w != id.0);
+            }
+        }
+        self.observers.removed();
+        true
     }
 
     /// Whether `entity` has component `id`, or, if `id` is in `changed`, whether it will have it
@@ -229,7 +332,7 @@ impl World {
                     continue;
                 }
                 seen.push(w);
-                let watch = &observers.watches[w as usize];
+                let Some(watch) = &observers.watches[w as usize] else { continue };
                 let matches = |changed: &[ComponentId]| {
                     watch.required.iter().all(|&r| self.has_after(entity, r, changed, present))
                         && !watch.excluded.iter().any(|&x| self.has_after(entity, x, changed, present))
@@ -257,7 +360,7 @@ impl World {
     pub(crate) fn fire_hook(&mut self, entity: Entity, id: ComponentId, kind: HookKind) {
         if self.observers.has_hook(id, kind) {
             self.call(entity, |world, ctx| {
-                if let Some(hook) = world.observers.hook(id, kind) {
+                for (_, hook) in world.observers.hooks(id, kind) {
                     hook(ctx);
                 }
             });
@@ -268,7 +371,7 @@ impl World {
     pub(crate) fn fire_watches(&mut self, entity: Entity, transitions: &Transitions, enter: bool) {
         for t in transitions.iter().filter(|t| t.enter == enter) {
             self.call(entity, |world, ctx| {
-                let watch = &world.observers.watches[t.watch as usize];
+                let Some(watch) = &world.observers.watches[t.watch as usize] else { return };
                 let callback = if enter { &watch.on_enter } else { &watch.on_leave };
                 if let Some(callback) = callback {
                     callback(ctx);

@@ -9,7 +9,7 @@ use super::World;
 use super::core::ComponentList;
 use super::observe::HookKind;
 use crate::component::{Bundle, BundleSink, Component, ComponentId, Components};
-use crate::entity::{Entities, Entity, EntityError};
+use crate::entity::{Entities, Entity, EntityError, ReservedIter};
 use crate::storage::SparseSet;
 use crate::world::ComponentError;
 
@@ -68,13 +68,20 @@ fn bundle_ids<'a, B: Bundle>(
 /// fields it touches, so callers can hold a bundle's cached ids meanwhile.
 #[inline]
 fn alloc_entity(entities: &mut Entities, lists: &mut Vec<ComponentList>) -> Result<Entity, EntityError> {
+    // `alloc` flushes reserved ids first, so more than one slot may have come alive.
     let entity = entities.alloc()?;
-    let index = entity.index() as usize;
-    if index == lists.len() {
-        lists.push(ComponentList::new());
-    }
-    debug_assert!(lists[index].is_empty(), "a new entity starts with no components");
+    fit_lists(entities, lists);
+    debug_assert!(lists[entity.index() as usize].is_empty(), "a new entity starts with no components");
     Ok(entity)
+}
+
+/// Gives every slot of `entities` a component list (new entities, flushed reservations).
+#[inline]
+fn fit_lists(entities: &Entities, lists: &mut Vec<ComponentList>) {
+    let slots = entities.slot_count() as usize;
+    if lists.len() < slots {
+        lists.resize_with(slots, ComponentList::new);
+    }
 }
 
 impl World {
@@ -94,6 +101,73 @@ impl World {
     #[inline]
     fn alloc_entity(&mut self) -> Result<Entity, EntityError> {
         alloc_entity(&mut self.entities, &mut self.component_lists)
+    }
+
+    /// Reserves an entity id through `&World`: the handle is final and can be used at once (in a
+    /// [`CommandBuffer`](crate::CommandBuffer), stored in a component), but the entity is not
+    /// alive until the world next flushes: [`World::flush`], applying a command buffer, or any
+    /// structural change (spawn, despawn, insert, remove) does it, and the entity then exists
+    /// with no components. Until then [`World::is_alive`] is false for it. Safe to call from many
+    /// threads at once (a system's [`Commands`](crate::Commands) does). O(1), lock-free.
+    ///
+    /// hecs' `World::reserve_entity` and `flush`; bevy's `Entities::reserve_entity`.
+    ///
+    /// # Panics
+    /// If the entity index space is exhausted; see [`World::try_reserve_entity`].
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Component, World};
+    ///
+    /// #[derive(Component)]
+    /// struct Hull(u32);
+    ///
+    /// let mut world = World::new();
+    /// let ship = world.reserve_entity();
+    /// assert!(!world.is_alive(ship));
+    /// world.flush();
+    /// assert!(world.is_alive(ship));
+    /// world.insert(ship, Hull(100));
+    /// ```
+    #[track_caller]
+    pub fn reserve_entity(&self) -> Entity {
+        self.try_reserve_entity().unwrap_or_else(|error| panic!("cannot reserve an entity: {error}"))
+    }
+
+    /// Reserves an entity id through `&World`; the fallible form of [`World::reserve_entity`].
+    ///
+    /// # Errors
+    /// [`EntityError::Exhausted`] when every index is in use, reserved or retired.
+    pub fn try_reserve_entity(&self) -> Result<Entity, EntityError> {
+        self.entities.reserve_entity()
+    }
+
+    /// Reserves `count` entity ids through `&World` at once, as [`World::reserve_entity`] does
+    /// `count` times; the iterator yields them (exact size). O(1) to reserve.
+    ///
+    /// # Panics
+    /// If fewer than `count` indices are left; nothing is reserved then.
+    #[track_caller]
+    pub fn reserve_entities(&self, count: u32) -> ReservedIter<'_> {
+        self.entities
+            .reserve_entities(count)
+            .unwrap_or_else(|error| panic!("cannot reserve {count} entities: {error}"))
+    }
+
+    /// Makes every id reserved through [`World::reserve_entity`] a live entity with no
+    /// components. Every structural change calls it first, so calling it by hand is needed only
+    /// to see reserved entities as alive before the next change. O(reserved); O(1) when nothing
+    /// is reserved.
+    pub fn flush(&mut self) {
+        if self.entities.flush() > 0 {
+            fit_lists(&self.entities, &mut self.component_lists);
+        }
+    }
+
+    /// Gives every slot a component list after the allocator flushed by itself (in `free`).
+    #[inline]
+    pub(crate) fn fit_lists(&mut self) {
+        fit_lists(&self.entities, &mut self.component_lists);
     }
 
     /// Spawns an entity with the components of `bundle` and returns its handle.
@@ -150,6 +224,7 @@ impl World {
         target: Option<Entity>,
         bundle: B,
     ) -> Result<Entity, EntityError> {
+        self.flush();
         let ids = bundle_ids::<B>(&mut self.bundles, &mut self.components);
         let entity = match target {
             Some(entity) => entity,
@@ -226,6 +301,7 @@ impl World {
         I: Iterator,
         I::Item: Bundle,
     {
+        self.flush();
         let reserve = iter.size_hint().0.min(MAX_BATCH_RESERVE);
         self.reserve(reserve);
         let ids = bundle_ids::<I::Item>(&mut self.bundles, &mut self.components).to_vec();
@@ -268,6 +344,7 @@ impl World {
     /// If the bundle holds a component type twice.
     #[track_caller]
     pub fn try_insert_bundle<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), ComponentError> {
+        self.flush();
         self.check_alive(entity)?;
         self.put_bundle(entity, bundle);
         Ok(())
