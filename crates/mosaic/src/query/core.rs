@@ -217,9 +217,7 @@ fn make_iter<'a, Q: QueryData, F: QueryFilter>(
         Driver::All => (None, &[][..], Some(entities.iter())),
     };
     let live_check = pool.filter(|d| d.pool.is_lazy()).map(|_| entities);
-    let data = Q::init_fetch(components, pool);
-    let aligned = Q::aligned_rows(&data).min(rows.len());
-    QueryIter { data, filter: F::init_fetch(components), entities: rows, row: 0, aligned, all, live_check }
+    QueryIter::new(Q::init_fetch(components, pool), F::init_fetch(components), rows, all, live_check)
 }
 
 impl<'w, Q: QueryData, F: QueryFilter> IntoIterator for Query<'w, Q, F> {
