@@ -57,7 +57,7 @@ impl<T: Component> QueryFilter for With<T> {
     }
     #[inline(always)]
     fn matches(fetch: &Self::Fetch<'_>, entity: Entity) -> bool {
-        fetch.is_some_and(|pool| pool.contains(entity))
+        fetch.is_some_and(|pool| pool.contains_alive(entity))
     }
 }
 
@@ -76,7 +76,7 @@ impl<T: Component> QueryFilter for Without<T> {
     }
     #[inline(always)]
     fn matches(fetch: &Self::Fetch<'_>, entity: Entity) -> bool {
-        !fetch.is_some_and(|pool| pool.contains(entity))
+        !fetch.is_some_and(|pool| pool.contains_alive(entity))
     }
 }
 
