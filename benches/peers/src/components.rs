@@ -4,6 +4,7 @@
 //! `components!(#[derive(...)])` defines, in the calling module:
 //! - `Transform(Mat4)` (64 bytes), `Position(Vec3)`, `Rotation(Vec3)`, `Velocity(Vec3)` (12 bytes
 //!   each), all `Copy + Serialize + Deserialize`, the `Row` tuple of the four and `row(i)`;
+//! - `Tag`, a zero-sized marker (`filter_iter`, `option_iter`);
 //! - `frag::{A, ..., Z, Data}`, each a `f32` newtype;
 //! - `sched::{A, B, C, D, E}`, each a `f32` newtype (also used by `add_remove`).
 //!
@@ -19,6 +20,11 @@ pub fn start_matrix() -> Mat4 {
 /// The starting position of entity `i`.
 pub fn start_position(i: usize) -> Vec3 {
     Vec3::new(i as f32, 0.0, 0.0)
+}
+
+/// Whether entity `i` of `filter_iter` / `option_iter` has the tag: every second one.
+pub fn tagged(i: usize) -> bool {
+    i % 2 == 0
 }
 
 /// The velocity every entity starts with.
@@ -54,6 +60,11 @@ macro_rules! components {
         $(#[$attr])*
         #[derive(Clone, Copy, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
         pub struct Velocity(pub ::glam::Vec3);
+
+        /// A zero-sized marker, on every second entity of `filter_iter` and `option_iter`.
+        $(#[$attr])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq)]
+        pub struct Tag;
 
         /// The four components of one entity, as serialized.
         pub type Row = (Transform, Position, Rotation, Velocity);

@@ -10,6 +10,15 @@ pub enum Workload {
     SimpleInsert,
     /// Those 10,000 entities: `position += velocity` over (Velocity, &mut Position), one thread.
     SimpleIter,
+    /// `simple_iter` written as the library's idiomatic `for` loop over its query iterator (`-`
+    /// where the library has no external iterator: flecs).
+    SimpleIterFor,
+    /// 10,000 entities with (Position, Velocity), every second one also with a zero-sized `Tag`:
+    /// `position += velocity` over those with the tag (`With<Tag>` or the library's form).
+    FilterIter,
+    /// The same world: over all 10,000 with `Option<&Tag>`, `+=` where the tag is present and
+    /// `-=` where it is not.
+    OptionIter,
     /// 26 types A..Z, 20 entities each, each also with `Data`: `data *= 2`, one thread.
     FragIter,
     /// 1,000 entities with the four components; in parallel: invert the matrix 100 times, then
@@ -29,9 +38,12 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload, in report order.
-    pub const ALL: [Workload; 8] = [
+    pub const ALL: [Workload; 11] = [
         Workload::SimpleInsert,
         Workload::SimpleIter,
+        Workload::SimpleIterFor,
+        Workload::FilterIter,
+        Workload::OptionIter,
         Workload::FragIter,
         Workload::HeavyCompute,
         Workload::Schedule,
@@ -45,6 +57,9 @@ impl Workload {
         match self {
             Workload::SimpleInsert => "simple_insert",
             Workload::SimpleIter => "simple_iter",
+            Workload::SimpleIterFor => "simple_iter_for",
+            Workload::FilterIter => "filter_iter",
+            Workload::OptionIter => "option_iter",
             Workload::FragIter => "frag_iter",
             Workload::HeavyCompute => "heavy_compute",
             Workload::Schedule => "schedule",
@@ -209,6 +224,8 @@ pub trait Library {
 
 /// The number of entities the insert and iteration workloads use.
 pub const N_SIMPLE: usize = 10_000;
+/// Entities in `filter_iter` and `option_iter`; every second one (even index) has the tag.
+pub const N_FILTER: usize = 10_000;
 /// Entities per type in `frag_iter`.
 pub const N_FRAG: usize = 20;
 /// Entities in `heavy_compute`.

@@ -572,3 +572,111 @@ fn count_matches_iteration_for_every_driver_and_filter() {
     assert_eq!(world.query::<&A>().count(), 9);
     assert_eq!(world.query::<(&A, &B)>().count(), 5);
 }
+
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+#[component(cleanup = "lazy")]
+struct Lazy(u32);
+
+/// The entities an external iterator yields, three ways (`next` by hand, a `for` loop, and
+/// `Iterator::for_each`, which goes through `fold`), each checked against `Query::for_each`.
+fn assert_iter_matches_for_each<F: mosaic::query::QueryFilter>(world: &mut World, what: &str) -> usize {
+    let mut query = world.query_filtered::<(Entity, &A, Option<&C>), F>();
+    let mut each = Vec::new();
+    query.for_each(|(e, a, c)| each.push((e, a.0, c.map(|c| c.0))));
+    let mut by_next = Vec::new();
+    {
+        let mut iter = query.iter();
+        #[expect(clippy::while_let_on_iterator, reason = "tests `next` called by hand")]
+        while let Some((e, a, c)) = iter.next() {
+            by_next.push((e, a.0, c.map(|c| c.0)));
+        }
+    }
+    assert_eq!(by_next, each, "{what}: `next` against `for_each`");
+    let mut by_for = Vec::new();
+    for (e, a, c) in &mut query {
+        by_for.push((e, a.0, c.map(|c| c.0)));
+    }
+    assert_eq!(by_for, each, "{what}: `for` against `for_each`");
+    let mut by_fold = Vec::new();
+    query.iter().for_each(|(e, a, c)| by_fold.push((e, a.0, c.map(|c| c.0))));
+    assert_eq!(by_fold, each, "{what}: `Iterator::for_each` against `Query::for_each`");
+    // Part by `next`, the rest by `fold`: nothing is yielded twice or skipped.
+    let mut iter = query.iter();
+    let mut mixed: Vec<_> = iter.by_ref().take(3).map(|(e, a, c)| (e, a.0, c.map(|c| c.0))).collect();
+    iter.for_each(|(e, a, c)| mixed.push((e, a.0, c.map(|c| c.0))));
+    assert_eq!(mixed, each, "{what}: `next` then `fold`");
+    each.len()
+}
+
+#[test]
+fn external_iterator_matches_for_each_on_every_path() {
+    // Aligned: A and B filled by the same spawns, so every row of the driver is aligned.
+    let mut world = World::new();
+    let entities = world.spawn_batch((0..200).map(|i| (A(i), B(i))));
+    for &e in entities.iter().step_by(4) {
+        world.insert(e, C(7));
+    }
+    assert_eq!(assert_iter_matches_for_each::<()>(&mut world, "aligned"), 200);
+    assert_eq!(assert_iter_matches_for_each::<With<B>>(&mut world, "aligned, With"), 200);
+    assert_eq!(assert_iter_matches_for_each::<With<C>>(&mut world, "aligned, small With drives"), 50);
+    assert_eq!(assert_iter_matches_for_each::<Without<C>>(&mut world, "aligned, Without"), 150);
+    let mut for_loop = 0;
+    for (a, b) in world.query::<(&mut A, &B)>() {
+        a.0 += b.0;
+        for_loop += 1;
+    }
+    assert_eq!(for_loop, 200);
+    assert!(
+        world.query::<&A>().into_iter().zip(0..).all(|(a, i)| a.0 == 2 * i),
+        "the for loop wrote each once"
+    );
+
+    // Unaligned: removals swap rows, so only a prefix stays aligned and the rest is looked up.
+    for &e in entities.iter().skip(30).step_by(7) {
+        world.remove::<A>(e);
+    }
+    for &e in entities.iter().skip(50).step_by(5) {
+        world.remove::<B>(e);
+    }
+    assert_iter_matches_for_each::<()>(&mut world, "unaligned");
+    assert_iter_matches_for_each::<With<B>>(&mut world, "unaligned, With");
+    assert_iter_matches_for_each::<(With<B>, Without<C>)>(&mut world, "unaligned, two filters");
+
+    // The mixed world: holes, despawns and pools of different sizes.
+    let mut world = mixed_world();
+    assert_iter_matches_for_each::<()>(&mut world, "mixed");
+    assert_iter_matches_for_each::<With<B>>(&mut world, "mixed, With");
+    assert_iter_matches_for_each::<Without<B>>(&mut world, "mixed, Without");
+
+    // A lazily cleaned pool drives: its dead rows are skipped on every path.
+    let mut world = World::new();
+    let entities: Vec<Entity> = (0..120).map(|i| world.spawn((Lazy(i), A(i)))).collect();
+    for &e in entities.iter().step_by(3) {
+        world.despawn(e);
+    }
+    let mut query = world.query::<(Entity, &Lazy)>();
+    let mut each = Vec::new();
+    query.for_each(|(e, l)| each.push((e, l.0)));
+    let by_for: Vec<_> = query.iter().map(|(e, l)| (e, l.0)).collect();
+    let mut by_fold = Vec::new();
+    query.iter().for_each(|(e, l)| by_fold.push((e, l.0)));
+    assert_eq!(each.len(), 80);
+    assert_eq!(by_for, each, "lazy driver: `next`");
+    assert_eq!(by_fold, each, "lazy driver: `fold`");
+    assert!(each.iter().all(|&(e, _)| world.is_alive(e)));
+    let with: Vec<Entity> = world.query_filtered::<Entity, With<Lazy>>().into_iter().collect();
+    assert_eq!(with.len(), 80, "a lazy With pool checks the generation");
+}
+
+#[test]
+fn size_hint_bounds_the_items() {
+    let mut world = mixed_world();
+    let mut query = world.query::<(&A, &B)>();
+    let (low, high) = query.iter().size_hint();
+    let n = query.iter().count();
+    assert!(low <= n && high.is_none_or(|h| n <= h), "{low} <= {n} <= {high:?}");
+    let mut world = World::new();
+    world.spawn_batch((0..10).map(|i| (A(i), B(i))));
+    let mut query = world.query::<(&A, &B)>();
+    assert_eq!(query.iter().size_hint(), (10, Some(10)), "an aligned run is exact");
+}

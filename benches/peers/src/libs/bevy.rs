@@ -4,13 +4,13 @@
 
 use std::any::Any;
 
-use bevy_ecs::prelude::{Query, Schedule, World};
+use bevy_ecs::prelude::{Query, Schedule, With, World};
 use bevy_tasks::{ComputeTaskPool, TaskPool};
 
-use crate::components::{START_VELOCITY, heavy_step, start_position};
+use crate::components::{START_VELOCITY, heavy_step, start_position, tagged};
 use crate::library::{
-    Bench, Library, N_ADD_REMOVE, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE, Profile, Scale,
-    Workload, fresh, keep, repeat,
+    Bench, Library, N_ADD_REMOVE, N_FILTER, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE, Profile,
+    Scale, Workload, fresh, keep, repeat,
 };
 use crate::libs::serde_rows;
 
@@ -59,6 +59,18 @@ fn pos_vel(i: usize) -> (Position, Velocity) {
     (Position(start_position(i)), Velocity(START_VELOCITY))
 }
 
+/// `filter_iter`'s world: (Position, Velocity) on every entity, `Tag` on every second one.
+fn tagged_world() -> World {
+    let mut world = World::new();
+    let entities: Vec<_> = world.spawn_batch((0..N_FILTER).map(pos_vel)).collect();
+    for (i, &e) in entities.iter().enumerate() {
+        if tagged(i) {
+            world.entity_mut(e).insert(Tag);
+        }
+    }
+    world
+}
+
 impl Library for Bevy {
     fn name(&self) -> &'static str {
         "bevy"
@@ -85,6 +97,28 @@ impl Library for Bevy {
                 world.spawn_batch((0..N_SIMPLE).map(row));
                 let query = world.query::<(&mut Position, &Velocity)>();
                 repeat((world, query), |(w, q)| q.iter_mut(w).for_each(|(mut p, v)| p.0 += v.0))
+            }
+            Workload::SimpleIterFor => {
+                let mut world = World::new();
+                world.spawn_batch((0..N_SIMPLE).map(row));
+                let query = world.query::<(&mut Position, &Velocity)>();
+                repeat((world, query), |(w, q)| {
+                    for (mut p, v) in q.iter_mut(w) {
+                        p.0 += v.0;
+                    }
+                })
+            }
+            Workload::FilterIter => {
+                let mut world = tagged_world();
+                let query = world.query_filtered::<(&mut Position, &Velocity), With<Tag>>();
+                repeat((world, query), |(w, q)| q.iter_mut(w).for_each(|(mut p, v)| p.0 += v.0))
+            }
+            Workload::OptionIter => {
+                let mut world = tagged_world();
+                let query = world.query::<(&mut Position, &Velocity, Option<&Tag>)>();
+                repeat((world, query), |(w, q)| {
+                    q.iter_mut(w).for_each(|(mut p, v, t)| if t.is_some() { p.0 += v.0 } else { p.0 -= v.0 })
+                })
             }
             Workload::FragIter => {
                 let mut world = World::new();

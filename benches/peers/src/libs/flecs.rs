@@ -7,10 +7,10 @@ use std::any::Any;
 
 use flecs_ecs::prelude::*;
 
-use crate::components::{START_VELOCITY, heavy_step, start_position};
+use crate::components::{START_VELOCITY, heavy_step, start_position, tagged};
 use crate::library::{
-    Bench, Library, N_ADD_REMOVE, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE, Workload, fresh, keep,
-    repeat,
+    Bench, Library, N_ADD_REMOVE, N_FILTER, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE, Workload,
+    fresh, keep, repeat,
 };
 use crate::libs::serde_rows;
 
@@ -42,6 +42,20 @@ fn spawn_pairs<X: ComponentId + DataComponent + Copy, Y: ComponentId + DataCompo
     world.entity_bulk(n as u32).set(&xs).set(&ys).build()
 }
 
+/// `filter_iter`'s world: (Position, Velocity) on every entity, `Tag` on every second one.
+fn tagged_world() -> World {
+    let world = World::new();
+    let ps: Vec<Position> = (0..N_FILTER).map(|i| Position(start_position(i))).collect();
+    let vs = vec![Velocity(START_VELOCITY); N_FILTER];
+    let entities = world.entity_bulk(N_FILTER as u32).set(&ps).set(&vs).build();
+    for (i, &e) in entities.iter().enumerate() {
+        if tagged(i) {
+            world.entity_from_id(e).add(Tag);
+        }
+    }
+    world
+}
+
 impl Library for Flecs {
     fn name(&self) -> &'static str {
         "flecs"
@@ -56,7 +70,8 @@ impl Library for Flecs {
          `each`, a `par_each` system on `set_threads(cores)` workers run by `progress` (heavy_compute), three \
          `each` systems run by `progress` on one thread (schedule), `set`/`remove` per entity; serialize: \
          query results into a `Vec`, serde, `entity_bulk` into a new world (its `World::new` is timed, as for \
-         everyone)"
+         everyone); `with(Tag)` (filter_iter); no Rust iterator over a query (simple_iter_for) and no \
+         `Option<&Tag>` of a zero-sized tag in `each` (option_iter)"
     }
 
     fn bench(&self, workload: Workload) -> Option<Box<dyn Bench>> {
@@ -71,6 +86,16 @@ impl Library for Flecs {
                 // (query, world): the query drops first; flecs panics if a world dies under a live query.
                 repeat((query, world), |(q, _)| q.each(|(p, v)| p.0 += v.0))
             }
+            // flecs_ecs has no Rust `Iterator` over a query: its loops are the `each`/`run` callbacks.
+            Workload::SimpleIterFor => return None,
+            Workload::FilterIter => {
+                let world = tagged_world();
+                let query = world.query::<(&mut Position, &Velocity)>().with(Tag).set_cached().build();
+                repeat((query, world), |(q, _)| q.each(|(p, v)| p.0 += v.0))
+            }
+            // flecs_ecs cannot fetch a zero-sized tag as `Option<&Tag>` (a compile-time error in `each`);
+            // its form is an optional term tested per table in `run`, a different loop.
+            Workload::OptionIter => return None,
             Workload::FragIter => {
                 let world = World::new();
                 macro_rules! spawn {

@@ -12,10 +12,10 @@ use serde::de::SeqAccess;
 use serde::ser::SerializeTuple;
 use serde::{Deserialize, Serialize};
 
-use crate::components::{START_VELOCITY, heavy_step, start_position};
+use crate::components::{START_VELOCITY, heavy_step, start_position, tagged};
 use crate::library::{
-    Bench, Library, N_ADD_REMOVE, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE, Profile, Scale,
-    Workload, fresh, keep, repeat,
+    Bench, Library, N_ADD_REMOVE, N_FILTER, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE, Profile,
+    Scale, Workload, fresh, keep, repeat,
 };
 
 crate::components!();
@@ -41,6 +41,18 @@ fn ce(world: &mut World) {
         .query_mut::<(&mut sched::C, &mut sched::E)>()
         .into_iter()
         .for_each(|(c, e)| std::mem::swap(&mut c.0, &mut e.0));
+}
+
+/// `filter_iter`'s world: (Position, Velocity) on every entity, `Tag` on every second one.
+fn tagged_world() -> World {
+    let mut world = World::new();
+    let entities: Vec<_> = world.spawn_batch((0..N_FILTER).map(pos_vel)).collect();
+    for (i, &e) in entities.iter().enumerate() {
+        if tagged(i) {
+            world.insert_one(e, Tag).expect("live entity");
+        }
+    }
+    world
 }
 
 fn pos_vel(i: usize) -> (Position, Velocity) {
@@ -185,6 +197,26 @@ impl Library for Hecs {
                     w.query_mut::<(&mut Position, &Velocity)>().into_iter().for_each(|(p, v)| p.0 += v.0)
                 })
             }
+            Workload::SimpleIterFor => {
+                let mut world = World::new();
+                world.spawn_batch((0..N_SIMPLE).map(row));
+                repeat(world, |w| {
+                    for (p, v) in w.query_mut::<(&mut Position, &Velocity)>() {
+                        p.0 += v.0;
+                    }
+                })
+            }
+            Workload::FilterIter => repeat(tagged_world(), |w| {
+                w.query_mut::<(&mut Position, &Velocity)>()
+                    .with::<&Tag>()
+                    .into_iter()
+                    .for_each(|(p, v)| p.0 += v.0)
+            }),
+            Workload::OptionIter => repeat(tagged_world(), |w| {
+                w.query_mut::<(&mut Position, &Velocity, Option<&Tag>)>()
+                    .into_iter()
+                    .for_each(|(p, v, t)| if t.is_some() { p.0 += v.0 } else { p.0 -= v.0 })
+            }),
             Workload::FragIter => {
                 let mut world = World::new();
                 macro_rules! spawn {

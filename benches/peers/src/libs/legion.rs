@@ -7,13 +7,13 @@ use std::any::Any;
 
 use legion::serialize::Canon;
 use legion::storage::IntoSoa;
-use legion::{IntoQuery, Read, Registry, Resources, Schedule, World, Write, any};
+use legion::{IntoQuery, Read, Registry, Resources, Schedule, TryRead, World, Write, any, component};
 use serde::de::DeserializeSeed;
 
-use crate::components::{START_VELOCITY, heavy_step, start_position};
+use crate::components::{START_VELOCITY, heavy_step, start_position, tagged};
 use crate::library::{
-    Bench, Library, N_ADD_REMOVE, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE, Workload, fresh, keep,
-    repeat,
+    Bench, Library, N_ADD_REMOVE, N_FILTER, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE, Workload,
+    fresh, keep, repeat,
 };
 use crate::libs::serde_rows;
 
@@ -47,6 +47,19 @@ fn spawn_rows(world: &mut World, n: usize) {
         vs.push(v);
     }
     world.extend((ts, ps, rs, vs).into_soa());
+}
+
+/// `filter_iter`'s world: (Position, Velocity) on every entity, `Tag` on every second one.
+fn tagged_world() -> World {
+    let mut world = World::default();
+    let entities =
+        world.extend((0..N_FILTER).map(|i| (Position(start_position(i)), Velocity(START_VELOCITY)))).to_vec();
+    for (i, &e) in entities.iter().enumerate() {
+        if tagged(i) {
+            world.entry(e).expect("live entity").add_component(Tag);
+        }
+    }
+    world
 }
 
 /// The registry's component keys. An enum rather than legion's usual `u8`: legion reads keys with
@@ -93,6 +106,26 @@ impl Library for Legion {
                 spawn_rows(&mut world, N_SIMPLE);
                 let query = <(Write<Position>, Read<Velocity>)>::query();
                 repeat((world, query), |(w, q)| q.for_each_mut(w, |(p, v)| p.0 += v.0))
+            }
+            Workload::SimpleIterFor => {
+                let mut world = World::default();
+                spawn_rows(&mut world, N_SIMPLE);
+                let query = <(Write<Position>, Read<Velocity>)>::query();
+                repeat((world, query), |(w, q)| {
+                    for (p, v) in q.iter_mut(w) {
+                        p.0 += v.0;
+                    }
+                })
+            }
+            Workload::FilterIter => {
+                let query = <(Write<Position>, Read<Velocity>)>::query().filter(component::<Tag>());
+                repeat((tagged_world(), query), |(w, q)| q.for_each_mut(w, |(p, v)| p.0 += v.0))
+            }
+            Workload::OptionIter => {
+                let query = <(Write<Position>, Read<Velocity>, TryRead<Tag>)>::query();
+                repeat((tagged_world(), query), |(w, q)| {
+                    q.for_each_mut(w, |(p, v, t)| if t.is_some() { p.0 += v.0 } else { p.0 -= v.0 })
+                })
             }
             Workload::FragIter => {
                 let mut world = World::default();

@@ -4,12 +4,12 @@
 
 use std::any::Any;
 
-use mosaic::{ExecutorKind, Query, Schedule, SnapshotRegistry, World};
+use mosaic::{ExecutorKind, Query, Schedule, SnapshotRegistry, With, World};
 
-use crate::components::{START_VELOCITY, heavy_step, start_position};
+use crate::components::{START_VELOCITY, heavy_step, start_position, tagged};
 use crate::library::{
-    Bench, Library, MAX_FILLERS, N_ADD_REMOVE, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE, Profile,
-    Scale, Workload, fresh, keep, repeat,
+    Bench, Library, MAX_FILLERS, N_ADD_REMOVE, N_FILTER, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE,
+    Profile, Scale, Workload, fresh, keep, repeat,
 };
 use crate::libs::serde_rows;
 
@@ -78,6 +78,14 @@ fn pos_vel(i: usize) -> (Position, Velocity) {
     (Position(start_position(i)), Velocity(START_VELOCITY))
 }
 
+/// `filter_iter`'s world: (Position, Velocity) on every entity, `Tag` on every second one.
+fn tagged_world() -> World {
+    let mut world = World::new();
+    let entities = world.spawn_batch((0..N_FILTER).map(pos_vel));
+    world.insert_batch(entities.iter().enumerate().filter(|&(i, _)| tagged(i)).map(|(_, &e)| (e, Tag)));
+    world
+}
+
 impl Mosaic {
     fn plain(&self, workload: Workload) -> Option<Box<dyn Bench>> {
         Some(match workload {
@@ -87,6 +95,22 @@ impl Mosaic {
                 spawn_four(&mut world, N_SIMPLE);
                 repeat(world, |w| w.query::<(&mut Position, &Velocity)>().for_each(|(p, v)| step(p, v)))
             }
+            Workload::SimpleIterFor => {
+                let mut world = World::new();
+                spawn_four(&mut world, N_SIMPLE);
+                repeat(world, |w| {
+                    for (p, v) in w.query::<(&mut Position, &Velocity)>() {
+                        step(p, v);
+                    }
+                })
+            }
+            Workload::FilterIter => repeat(tagged_world(), |w| {
+                w.query_filtered::<(&mut Position, &Velocity), With<Tag>>().for_each(|(p, v)| step(p, v))
+            }),
+            Workload::OptionIter => repeat(tagged_world(), |w| {
+                w.query::<(&mut Position, &Velocity, Option<&Tag>)>()
+                    .for_each(|(p, v, t)| if t.is_some() { p.0 += v.0 } else { p.0 -= v.0 })
+            }),
             Workload::FragIter => {
                 let mut world = World::new();
                 macro_rules! spawn {
@@ -169,7 +193,8 @@ impl Library for Mosaic {
     fn notes(&self) -> &'static str {
         match self.0 {
             Variant::Plain => {
-                "`World::extend` (batch spawn), `Query::for_each`, `par_for_each` (heavy_compute), `Schedule` \
+                "`World::extend` (batch spawn), `Query::for_each`, a `for` loop over the query (simple_iter_for), \
+                 `With<Tag>` / `Option<&Tag>` filters, `par_for_each` (heavy_compute), `Schedule` \
                  with the parallel executor, `insert`/`remove` per entity; serialize: query results copied \
                  into a `Vec` of rows, serde, `extend` into a new world (its snapshots are the `mosaic (snapshot)` row)"
             }

@@ -7,10 +7,10 @@ use std::hint::black_box;
 
 use rayon::prelude::*;
 
-use crate::components::{START_VELOCITY, heavy_step, start_position};
+use crate::components::{START_VELOCITY, heavy_step, start_position, tagged};
 use crate::library::{
-    Bench, Library, N_ADD_REMOVE, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE, Profile, Scale,
-    Workload, fresh, keep, repeat,
+    Bench, Library, N_ADD_REMOVE, N_FILTER, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE, Profile,
+    Scale, Workload, fresh, keep, repeat,
 };
 use crate::libs::serde_rows;
 
@@ -82,6 +82,13 @@ impl Moving {
     }
 }
 
+/// `filter_iter`'s columns: a `bool` per row says whether it has the tag.
+fn tagged_columns() -> (Moving, Vec<bool>) {
+    let mut moving = Moving::default();
+    moving.spawn(N_FILTER);
+    (moving, (0..N_FILTER).map(tagged).collect())
+}
+
 /// The baseline under test.
 pub struct Plain;
 
@@ -103,7 +110,7 @@ impl Library for Plain {
     fn notes(&self) -> &'static str {
         "one `Vec` per component, rows lined up by index; insert reserves then pushes; heavy_compute on \
          rayon's `par_iter_mut`; schedule runs the three loops in sequence; add_remove sets then clears a \
-         `Vec<Option<B>>`; serialize writes the columns as rows and reads rows back into columns"
+         `Vec<Option<B>>`; filter_iter / option_iter: a `Vec<bool>` tag column tested per row; serialize writes the columns as rows and reads rows back into columns"
     }
 
     fn bench(&self, workload: Workload) -> Option<Box<dyn Bench>> {
@@ -113,6 +120,26 @@ impl Library for Plain {
                 let c = black_box(c);
                 for (p, v) in c.positions.iter_mut().zip(&c.velocities) {
                     p.0 += v.0;
+                }
+            }),
+            Workload::SimpleIterFor => repeat(Columns::filled(N_SIMPLE), |c| {
+                let c = black_box(c);
+                for (p, v) in c.positions.iter_mut().zip(&c.velocities) {
+                    p.0 += v.0;
+                }
+            }),
+            Workload::FilterIter => repeat(tagged_columns(), |(m, tags)| {
+                let (m, tags) = black_box((m, tags));
+                for ((p, v), &t) in m.positions.iter_mut().zip(&m.velocities).zip(tags.iter()) {
+                    if t {
+                        p.0 += v.0;
+                    }
+                }
+            }),
+            Workload::OptionIter => repeat(tagged_columns(), |(m, tags)| {
+                let (m, tags) = black_box((m, tags));
+                for ((p, v), &t) in m.positions.iter_mut().zip(&m.velocities).zip(tags.iter()) {
+                    if t { p.0 += v.0 } else { p.0 -= v.0 }
                 }
             }),
             Workload::FragIter => {

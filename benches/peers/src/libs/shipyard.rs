@@ -7,10 +7,10 @@ use std::any::Any;
 use rayon::iter::ParallelIterator;
 use shipyard::{Delete, EntitiesView, IntoIter, View, ViewMut, Workload as ShipyardWorkload, World};
 
-use crate::components::{START_VELOCITY, heavy_step, start_position};
+use crate::components::{START_VELOCITY, heavy_step, start_position, tagged};
 use crate::library::{
-    Bench, Library, N_ADD_REMOVE, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE, Workload, fresh, keep,
-    repeat,
+    Bench, Library, N_ADD_REMOVE, N_FILTER, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE, Workload,
+    fresh, keep, repeat,
 };
 use crate::libs::serde_rows;
 
@@ -27,6 +27,20 @@ fn cd(mut c: ViewMut<sched::C>, mut d: ViewMut<sched::D>) {
 }
 fn ce(mut c: ViewMut<sched::C>, mut e: ViewMut<sched::E>) {
     (&mut c, &mut e).iter().for_each(|(c, e)| std::mem::swap(&mut c.0, &mut e.0));
+}
+
+/// `filter_iter`'s world: (Position, Velocity) on every entity, `Tag` on every second one.
+fn tagged_world() -> World {
+    let mut world = World::new();
+    let entities: Vec<_> = world
+        .bulk_add_entity((0..N_FILTER).map(|i| (Position(start_position(i)), Velocity(START_VELOCITY))))
+        .collect();
+    for (i, &e) in entities.iter().enumerate() {
+        if tagged(i) {
+            world.add_component(e, Tag);
+        }
+    }
+    world
 }
 
 impl Library for Shipyard {
@@ -58,6 +72,29 @@ impl Library for Shipyard {
                     })
                 })
             }
+            Workload::SimpleIterFor => {
+                let mut world = World::new();
+                world.bulk_add_entity((0..N_SIMPLE).map(row));
+                repeat(world, |w| {
+                    w.run(|mut p: ViewMut<Position>, v: View<Velocity>| {
+                        for (p, v) in (&mut p, &v).iter() {
+                            p.0 += v.0;
+                        }
+                    })
+                })
+            }
+            Workload::FilterIter => repeat(tagged_world(), |w| {
+                w.run(|mut p: ViewMut<Position>, v: View<Velocity>, t: View<Tag>| {
+                    (&mut p, &v, &t).iter().for_each(|(p, v, _)| p.0 += v.0)
+                })
+            }),
+            Workload::OptionIter => repeat(tagged_world(), |w| {
+                w.run(|mut p: ViewMut<Position>, v: View<Velocity>, t: View<Tag>| {
+                    (&mut p, &v, t.as_optional())
+                        .iter()
+                        .for_each(|(p, v, t)| if t.is_some() { p.0 += v.0 } else { p.0 -= v.0 })
+                })
+            }),
             Workload::FragIter => {
                 let mut world = World::new();
                 macro_rules! spawn {

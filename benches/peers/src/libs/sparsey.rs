@@ -6,10 +6,10 @@ use std::any::Any;
 
 use sparsey::World;
 
-use crate::components::{START_VELOCITY, heavy_step, start_position};
+use crate::components::{START_VELOCITY, heavy_step, start_position, tagged};
 use crate::library::{
-    Bench, Library, N_ADD_REMOVE, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE, Workload, fresh, keep,
-    repeat,
+    Bench, Library, N_ADD_REMOVE, N_FILTER, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE, Workload,
+    fresh, keep, repeat,
 };
 use crate::libs::serde_rows;
 
@@ -22,12 +22,26 @@ pub struct Sparsey;
 fn world() -> World {
     let mut builder = World::builder();
     builder.register::<Transform>().register::<Position>().register::<Rotation>().register::<Velocity>();
+    builder.register::<Tag>();
     macro_rules! register {
         ($module:ident: $($t:ident)*) => { $( builder.register::<$module::$t>(); )* };
     }
     register!(frag: A B C D E F G H I J K L M N O P Q R S T U V W X Y Z Data);
     register!(sched: A B C D E);
     builder.build()
+}
+
+/// `filter_iter`'s world: (Position, Velocity) on every entity, `Tag` on every second one.
+fn tagged_world() -> World {
+    let mut world = world();
+    let entities =
+        world.extend((0..N_FILTER).map(|i| (Position(start_position(i)), Velocity(START_VELOCITY)))).to_vec();
+    for (i, &e) in entities.iter().enumerate() {
+        if tagged(i) {
+            world.insert(e, (Tag,));
+        }
+    }
+    world
 }
 
 impl Library for Sparsey {
@@ -55,6 +69,23 @@ impl Library for Sparsey {
                 world.extend((0..N_SIMPLE).map(row));
                 repeat(world, |w| w.for_each::<(&mut Position, &Velocity)>(|(p, v)| p.0 += v.0))
             }
+            Workload::SimpleIterFor => {
+                let mut world = world();
+                world.extend((0..N_SIMPLE).map(row));
+                repeat(world, |w| {
+                    for (p, v) in w.query_all::<(&mut Position, &Velocity)>().iter() {
+                        p.0 += v.0;
+                    }
+                })
+            }
+            Workload::FilterIter => repeat(tagged_world(), |w| {
+                w.query_all::<(&mut Position, &Velocity)>().include::<&Tag>().for_each(|(p, v)| p.0 += v.0)
+            }),
+            Workload::OptionIter => repeat(tagged_world(), |w| {
+                w.for_each::<(&mut Position, &Velocity, Option<&Tag>)>(|(p, v, t)| {
+                    if t.is_some() { p.0 += v.0 } else { p.0 -= v.0 }
+                })
+            }),
             Workload::FragIter => {
                 let mut world = world();
                 macro_rules! spawn {

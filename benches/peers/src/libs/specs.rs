@@ -7,10 +7,10 @@ use std::any::Any;
 
 use specs::prelude::*;
 
-use crate::components::{START_VELOCITY, heavy_step, start_position};
+use crate::components::{START_VELOCITY, heavy_step, start_position, tagged};
 use crate::library::{
-    Bench, Library, N_ADD_REMOVE, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE, Workload as Kind,
-    fresh, keep, repeat,
+    Bench, Library, N_ADD_REMOVE, N_FILTER, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE,
+    Workload as Kind, fresh, keep, repeat,
 };
 use crate::libs::serde_rows;
 
@@ -18,6 +18,9 @@ crate::components!();
 
 macro_rules! vec_storage {
     ($($t:ty),*) => { $( impl Component for $t { type Storage = VecStorage<Self>; } )* };
+}
+impl Component for Tag {
+    type Storage = NullStorage<Self>;
 }
 vec_storage!(Transform, Position, Rotation, Velocity, sched::A, sched::B, sched::C, sched::D, sched::E);
 vec_storage!(
@@ -95,6 +98,29 @@ fn spawn_pairs<X: Component, Y: Component>(
     }
 }
 
+/// `filter_iter`'s world: (Position, Velocity) on every entity, `Tag` on every second one.
+fn tagged_world() -> World {
+    let mut world = World::new();
+    world.register::<Position>();
+    world.register::<Velocity>();
+    world.register::<Tag>();
+    {
+        let (entities, mut ps, mut vs, mut ts) =
+            world
+                .system_data::<(Entities, WriteStorage<Position>, WriteStorage<Velocity>, WriteStorage<Tag>)>(
+                );
+        for i in 0..N_FILTER {
+            let e = entities.create();
+            ps.insert(e, Position(start_position(i))).expect("fresh entity");
+            vs.insert(e, Velocity(START_VELOCITY)).expect("fresh entity");
+            if tagged(i) {
+                ts.insert(e, Tag).expect("fresh entity");
+            }
+        }
+    }
+    world
+}
+
 struct Ab;
 impl<'a> System<'a> for Ab {
     type SystemData = (WriteStorage<'a, sched::A>, WriteStorage<'a, sched::B>);
@@ -143,6 +169,28 @@ impl Library for Specs {
                     (&mut p, &v).join().for_each(|(p, v)| p.0 += v.0);
                 })
             }
+            Kind::SimpleIterFor => {
+                let mut world = four_world();
+                spawn_rows(&mut world, (0..N_SIMPLE).map(row));
+                repeat(world, |w| {
+                    let (mut p, v) = w.system_data::<(WriteStorage<Position>, ReadStorage<Velocity>)>();
+                    for (p, v) in (&mut p, &v).join() {
+                        p.0 += v.0;
+                    }
+                })
+            }
+            Kind::FilterIter => repeat(tagged_world(), |w| {
+                let (mut p, v, t) =
+                    w.system_data::<(WriteStorage<Position>, ReadStorage<Velocity>, ReadStorage<Tag>)>();
+                (&mut p, &v, &t).join().for_each(|(p, v, _)| p.0 += v.0);
+            }),
+            Kind::OptionIter => repeat(tagged_world(), |w| {
+                let (mut p, v, t) =
+                    w.system_data::<(WriteStorage<Position>, ReadStorage<Velocity>, ReadStorage<Tag>)>();
+                (&mut p, &v, t.maybe())
+                    .join()
+                    .for_each(|(p, v, t)| if t.is_some() { p.0 += v.0 } else { p.0 -= v.0 });
+            }),
             Kind::FragIter => {
                 let mut world = World::new();
                 world.register::<frag::Data>();

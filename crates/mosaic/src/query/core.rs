@@ -25,10 +25,12 @@ pub(crate) enum Driver<'w> {
 /// A query over a borrowed world: the entities with the components `Q` names that pass filter
 /// `F`, made by [`World::query`], [`World::query_filtered`] or [`World::query_ref`].
 ///
-/// Iteration walks the smallest pool among the required components (those fetched as `&T` or
-/// `&mut T`, and those named by [`With`](crate::With)), looks each entity up in the other pools,
-/// and yields the matches in that pool's row order; O(n_min * c). A query that requires nothing
-/// (only `Entity` and `Option`s) walks every live entity.
+/// Iteration walks one pool of the required components (those fetched as `&T` or `&mut T`, and
+/// those named by [`With`](crate::With)), tests each entity against the others, and yields the
+/// matches in that pool's row order; O(n_walk * c). The walked pool is the smallest fetched one,
+/// unless a `With` pool is under a quarter of its size; rows it shares in order with the other
+/// pools (entities spawned together) need no lookup. A query that requires nothing (only `Entity`
+/// and `Option`s) walks every live entity.
 ///
 /// Made through `&mut World` (or `&World` for read-only `Q`), so no structural change can happen
 /// while it exists; record those in a [`CommandBuffer`](crate::CommandBuffer).
@@ -85,16 +87,19 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         let components = &world.components;
         let mut required = SmallVec::<[&'w SparseSet; 8]>::new();
         let mut missing = false;
-        let mut collect = |pool: Option<&'w SparseSet>| match pool {
+        // Pools `Q` fetches from come first (`fetched` of them), then those only `F` names.
+        let mut fetched = 0;
+        let mut collect = |pool: Option<&'w SparseSet>, from_data: bool| match pool {
             Some(pool) => {
                 if !required.iter().any(|&p| std::ptr::eq(p, pool)) {
                     required.push(pool);
+                    fetched += usize::from(from_data);
                 }
             }
             None => missing = true,
         };
-        Q::visit_required(components, &mut collect);
-        F::visit_required(components, &mut collect);
+        Q::visit_required(components, &mut |pool| collect(pool, true));
+        F::visit_required(components, &mut |pool| collect(pool, false));
         let driver = if missing {
             Driver::Empty
         } else if let Some(group) = world.groups.owning.iter().find(|g| {
@@ -105,8 +110,8 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
             let pool = components.pool(group.owned[0]);
             Driver::Pool(Driving { pool, group: Some((group.len, &group.owned)) })
         } else {
-            match required.iter().min_by_key(|p| p.len()) {
-                Some(&pool) => Driver::Pool(Driving { pool, group: None }),
+            match pick_driver(&required, fetched) {
+                Some(pool) => Driver::Pool(Driving { pool, group: None }),
                 None => Driver::All,
             }
         };
@@ -332,6 +337,23 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     }
 }
 
+/// The pool to walk among the `required` ones, of which the first `fetched` are fetched by the
+/// query's data and the rest only named by its filter (`With`).
+///
+/// The smallest fetched pool, which the other fetched pools filled by the same spawns line up
+/// with (so its rows need no lookups), unless a filter's pool is smaller than a quarter of it:
+/// then walking that pool and looking the fetched components up costs less than testing the
+/// filter on every row. With no fetched pool, the smallest filter pool.
+fn pick_driver<'w>(required: &[&'w SparseSet], fetched: usize) -> Option<&'w SparseSet> {
+    let smallest = |pools: &[&'w SparseSet]| pools.iter().copied().min_by_key(|p| p.len());
+    let (data, filter) = required.split_at(fetched);
+    match (smallest(data), smallest(filter)) {
+        (Some(data), Some(filter)) if filter.len().saturating_mul(4) < data.len() => Some(filter),
+        (Some(data), _) => Some(data),
+        (None, filter) => filter,
+    }
+}
+
 /// An iterator over the rows `driver` picks, with fetches made from `components`.
 #[inline]
 fn make_iter<'a, Q: QueryData, F: QueryFilter>(
@@ -345,9 +367,7 @@ fn make_iter<'a, Q: QueryData, F: QueryFilter>(
         Driver::All => (None, &[][..], Some(entities.iter())),
     };
     let live_check = pool.filter(|d| d.pool.is_lazy()).map(|_| entities);
-    let data = Q::init_fetch(components, pool);
-    let aligned = Q::aligned_rows(&data).min(rows.len());
-    QueryIter { data, filter: F::init_fetch(components), entities: rows, row: 0, aligned, all, live_check }
+    QueryIter::new(Q::init_fetch(components, pool), F::init_fetch(components), rows, all, live_check)
 }
 
 impl<'w, Q: QueryData, F: QueryFilter> IntoIterator for Query<'w, Q, F> {

@@ -58,7 +58,7 @@ impl<T: Component> QueryFilter for With<T> {
     }
     #[inline(always)]
     fn matches(fetch: &Self::Fetch<'_>, entity: Entity) -> bool {
-        fetch.is_some_and(|pool| pool.contains(entity))
+        fetch.is_some_and(|pool| pool.contains_alive(entity))
     }
 }
 
@@ -77,7 +77,7 @@ impl<T: Component> QueryFilter for Without<T> {
     }
     #[inline(always)]
     fn matches(fetch: &Self::Fetch<'_>, entity: Entity) -> bool {
-        !fetch.is_some_and(|pool| pool.contains(entity))
+        !fetch.is_some_and(|pool| pool.contains_alive(entity))
     }
 }
 

@@ -6,9 +6,15 @@ use crate::entity::{AliveIter, Entities, Entity};
 /// Iterator over the items of a [`Query`](crate::Query), from [`Query::iter`](crate::Query::iter)
 /// or by value.
 ///
-/// Yields one item per matching entity, in the row order of the smallest required pool (or entity
-/// index order when the query requires no component): arbitrary, but the same for the same
-/// sequence of world operations. The world cannot change while the iterator lives.
+/// Yields one item per matching entity, in the row order of the driving pool (see
+/// [`Query`](crate::Query); entity index order when the query requires no component):
+/// arbitrary, but the same for the same sequence of world operations, and the order
+/// [`Query::for_each`](crate::Query::for_each) visits. The world cannot change while the
+/// iterator lives.
+///
+/// Cost: rows that every required pool holds at the same position (the aligned run, which pools
+/// filled by the same spawns share) cost an index computation each, as in `for_each`; the rest a
+/// lookup per component.
 pub struct QueryIter<'w, Q: QueryData, F: QueryFilter> {
     pub(crate) data: Q::Fetch<'w>,
     pub(crate) filter: F::Fetch<'w>,
@@ -16,6 +22,9 @@ pub struct QueryIter<'w, Q: QueryData, F: QueryFilter> {
     pub(crate) entities: &'w [Entity],
     /// Next row of `entities`.
     pub(crate) row: usize,
+    /// Rows below this are yielded with no filter, liveness check or lookup: the aligned run when
+    /// the filter is trivial and the driver is not lazily cleaned, else 0.
+    pub(crate) fast: usize,
     /// Rows below this are aligned in every required pool (see `QueryData::aligned_rows`).
     pub(crate) aligned: usize,
     /// Every live entity, for queries that require no component.
@@ -23,26 +32,60 @@ pub struct QueryIter<'w, Q: QueryData, F: QueryFilter> {
     /// Set when the driving pool is lazily cleaned: rows of dead entities are skipped.
     pub(crate) live_check: Option<&'w Entities>,
 }
+// Invariant: `fast <= aligned <= entities.len()`, and `fast == 0` unless `F::TRIVIAL` and
+// `live_check.is_none()`; set by the one constructor (`query::core::make_iter`).
 
-impl<Q: QueryData, F: QueryFilter> QueryIter<'_, Q, F> {
+impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, Q, F> {
+    /// Builds the iterator over `entities` (the driving rows) with captured fetches.
+    pub(crate) fn new(
+        data: Q::Fetch<'w>,
+        filter: F::Fetch<'w>,
+        entities: &'w [Entity],
+        all: Option<AliveIter<'w>>,
+        live_check: Option<&'w Entities>,
+    ) -> Self {
+        let aligned = Q::aligned_rows(&data).min(entities.len());
+        let fast = if F::TRIVIAL && live_check.is_none() { aligned } else { 0 };
+        Self { data, filter, entities, row: 0, fast, aligned, all, live_check }
+    }
+
     #[inline(always)]
     fn live(&self, entity: Entity) -> bool {
         self.live_check.is_none_or(|entities| entities.is_alive(entity))
     }
-}
 
-impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, Q, F> {
-    type Item = Q::Item<'w>;
+    /// The item at aligned row `row`, which the iterator has just stepped past.
+    ///
+    /// # Safety
+    /// `row < self.aligned` and `row` was not fetched before by this iterator.
+    #[inline(always)]
+    unsafe fn aligned_item(&self, row: usize) -> Q::Item<'w> {
+        debug_assert!(row < self.aligned && self.aligned <= self.entities.len());
+        // SAFETY: `row < aligned <= entities.len()` (caller and the type's invariant).
+        let entity = unsafe { *self.entities.get_unchecked(row) };
+        // SAFETY: the fetch was made from the world this iterator borrows, which cannot change
+        // for 'w; `entity` is alive (pools hold only live entities, and a lazy driver's rows
+        // reach here only after the liveness check or with `fast == 0`); `row` is its row in the
+        // driver and below the fetch's aligned rows (caller); rows only advance, so each entity
+        // is fetched once (caller).
+        unsafe { Q::fetch_aligned(&self.data, entity, row) }
+    }
 
-    #[inline]
-    fn next(&mut self) -> Option<Q::Item<'w>> {
+    /// Everything past the unfiltered aligned run: filtered or lazily cleaned aligned rows, rows
+    /// that need lookups, and the walk over all live entities.
+    ///
+    /// Inlined into `next`: kept out of line (or given split borrows), it makes the iterator's
+    /// fields escape, and a `for` loop then reloads them from the stack per item (10.8 us against
+    /// 8.6 us for 10,000 items in the peer suite's simple_iter_for).
+    #[inline(always)]
+    fn next_slow(&mut self) -> Option<Q::Item<'w>> {
         while self.row < self.aligned {
             let row = self.row;
             self.row += 1;
             let entity = self.entities[row];
             if (F::TRIVIAL || F::matches(&self.filter, entity)) && self.live(entity) {
-                // SAFETY: as below, and `row` is below the fetch's aligned rows.
-                return Some(unsafe { Q::fetch_aligned(&self.data, entity, row) });
+                // SAFETY: `row < aligned`, and `row` was just stepped past, so it is fetched once.
+                return Some(unsafe { self.aligned_item(row) });
             }
         }
         while let Some(&entity) = self.entities.get(self.row) {
@@ -50,8 +93,9 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, Q, F> {
             self.row += 1;
             if F::matches(&self.filter, entity) && self.live(entity) {
                 // SAFETY: the fetch was made from the world this iterator borrows, which cannot
-                // change for 'w; `entity` is alive (pools hold only live entities) and `row` is its
-                // row in the driver pool; rows only advance, so each entity is fetched once.
+                // change for 'w; `entity` is alive (pools hold only live entities; a lazy
+                // driver's dead rows fail `live`) and `row` is its row in the driver pool; rows
+                // only advance, so each entity is fetched once.
                 if let Some(item) = unsafe { Q::fetch(&self.data, entity, row) } {
                     return Some(item);
                 }
@@ -69,12 +113,49 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, Q, F> {
         }
         None
     }
+}
+
+impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, Q, F> {
+    type Item = Q::Item<'w>;
+
+    /// The unfiltered aligned run is a counter step and an index computation per item, so a
+    /// `for` loop over it compiles to the loop `for_each` runs; everything else goes through
+    /// the general path.
+    #[inline(always)]
+    fn next(&mut self) -> Option<Q::Item<'w>> {
+        if self.row < self.fast {
+            let row = self.row;
+            self.row = row + 1;
+            // SAFETY: `row < fast <= aligned`, and `row` was just stepped past.
+            return Some(unsafe { self.aligned_item(row) });
+        }
+        self.next_slow()
+    }
+
+    /// Walks the unfiltered aligned run as a counted loop (what `Iterator::for_each`, `sum`
+    /// and the like call), then the rest item by item.
+    #[inline]
+    fn fold<B, G: FnMut(B, Q::Item<'w>) -> B>(mut self, init: B, mut g: G) -> B {
+        let mut acc = init;
+        let (start, fast) = (self.row, self.fast);
+        self.row = fast.max(start);
+        for row in start..fast {
+            // SAFETY: `row < fast <= aligned`; `self.row` is already past the run, so no row of
+            // it is fetched again.
+            acc = g(acc, unsafe { self.aligned_item(row) });
+        }
+        while let Some(item) = self.next_slow() {
+            acc = g(acc, item);
+        }
+        acc
+    }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         let rows = self.entities.len() - self.row;
+        let sure = self.fast.saturating_sub(self.row);
         match &self.all {
-            None => (0, Some(rows)),
-            Some(all) => (0, all.size_hint().1.map(|n| n + rows)),
+            None => (sure, Some(rows)),
+            Some(all) => (sure, all.size_hint().1.map(|n| n + rows)),
         }
     }
 }

@@ -2,9 +2,10 @@
 //!
 //! A query is a [`QueryData`] (what each item holds: `&T`, `&mut T`, `Option<&T>`,
 //! `Option<&mut T>`, [`Has<T>`], [`Entity`](crate::Entity), or a tuple of those) and a
-//! [`QueryFilter`] ([`With`], [`Without`], [`Or`], or a tuple of those). Iteration walks the smallest pool among the
-//! required components and looks the entity up in the others (O(1) each), so its cost is
-//! O(n_min * c) for the smallest required pool's n_min entities and the query's c components.
+//! [`QueryFilter`] ([`With`], [`Without`], [`Or`], or a tuple of those). Iteration walks the
+//! smallest pool among the fetched components (or a much smaller `With` pool) and looks the entity
+//! up in the others (O(1) each), so its cost is O(n * c) for the walked pool's n entities and the
+//! query's c components.
 
 mod access;
 mod chunk;

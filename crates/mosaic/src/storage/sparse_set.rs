@@ -244,6 +244,17 @@ impl SparseSet {
         self.row_of(entity).is_some()
     }
 
+    /// Whether `entity`, which must be alive, is in the pool. O(1): one sparse entry read.
+    ///
+    /// A pool that is not lazily cleaned holds only live entities, and only one live entity has a
+    /// given index, so for a live `entity` an entry at its index is its own row and the dense
+    /// check of [`SparseSet::contains`] can be skipped. A lazy pool takes the full check. For a
+    /// dead `entity` the answer is unspecified (never unsafe: it is a `bool`).
+    #[inline(always)]
+    pub fn contains_alive(&self, entity: Entity) -> bool {
+        if self.lazy { self.contains(entity) } else { self.sparse.get(entity.index()).is_some() }
+    }
+
     /// Inserts or replaces `entity`'s value; returns the replaced value. O(1) amortised.
     ///
     /// # Panics
@@ -629,6 +640,20 @@ mod tests {
         assert_eq!(a.aligned_with_pool(&b), a.aligned_with(b.entities()));
         a.clear();
         assert_eq!(a.aligned_with_pool(&b), (0, 0));
+    }
+
+    #[test]
+    fn contains_alive_matches_contains() {
+        let mut set = SparseSet::new(StorageInfo::aos::<u8>());
+        for i in (0..100).step_by(3) {
+            set.insert(entity(i, 1), 0u8);
+        }
+        set.remove::<u8>(entity(30, 1));
+        for i in 0..110 {
+            assert_eq!(set.contains_alive(entity(i, 1)), set.contains(entity(i, 1)), "index {i}");
+        }
+        set.set_lazy(true);
+        assert!(!set.contains_alive(entity(3, 2)), "a lazy pool checks the generation");
     }
 
     #[test]
