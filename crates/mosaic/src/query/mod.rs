@@ -17,6 +17,7 @@ mod par;
 mod watch;
 
 pub use self::core::Query;
+pub use access::FilterSet;
 pub use chunk::ChunkQueryData;
 pub use data::{Driving, QueryData, ReadOnlyQueryData};
 pub use error::QueryError;
