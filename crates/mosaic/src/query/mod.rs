@@ -14,6 +14,7 @@ mod error;
 mod filter;
 mod iter;
 mod par;
+mod reduce;
 mod watch;
 
 pub use self::core::Query;
@@ -23,3 +24,4 @@ pub use data::{Driving, QueryData, ReadOnlyQueryData};
 pub use error::QueryError;
 pub use filter::{QueryFilter, With, Without};
 pub use iter::QueryIter;
+pub use reduce::FOLD_CHUNK;
