@@ -146,3 +146,103 @@ fn par_fold_is_the_same_on_every_thread_count() {
         .collect();
     assert!(results.windows(2).all(|w| w[0] == w[1]), "{results:?}");
 }
+
+// --- commands from inside parallel iteration ---
+
+#[derive(Component, Debug, PartialEq)]
+struct Child(u64);
+
+/// Records, per entity: despawn odd values, spawn a child for multiples of 3.
+fn record(value: &Value, entity: mosaic::Entity, buffer: &mut mosaic::CommandBuffer) {
+    if value.0 % 2 == 1 {
+        buffer.despawn(entity);
+    }
+    if value.0 % 3 == 0 {
+        buffer.spawn((Child(value.0),));
+    }
+}
+
+/// (entity index, generation), `Value`, `Child`.
+type Row = ((u32, u32), Option<u64>, Option<u64>);
+
+/// Every live entity (index, generation: handles of two worlds differ in their world tag) with
+/// its `Value` and `Child`, in entity order.
+fn world_rows(world: &mut World) -> Vec<Row> {
+    let mut rows: Vec<_> = world
+        .query::<(mosaic::Entity, Option<&Value>, Option<&Child>)>()
+        .into_iter()
+        .map(|(e, v, c)| ((e.index(), e.generation()), v.map(|v| v.0), c.map(|c| c.0)))
+        .collect();
+    rows.sort_unstable();
+    rows
+}
+
+#[test]
+fn deferred_commands_apply_as_a_sequential_loop_would() {
+    let build = || {
+        let mut world = World::new();
+        world.spawn_batch((0..5_000).map(Value));
+        world
+    };
+    let mut sequential = build();
+    let mut buffer = mosaic::CommandBuffer::new();
+    for (entity, value) in sequential.query::<(mosaic::Entity, &Value)>() {
+        record(value, entity, &mut buffer);
+    }
+    buffer.apply(&mut sequential);
+
+    let mut deferred = build();
+    let mut commands = mosaic::ChunkedCommands::new();
+    deferred
+        .query::<(mosaic::Entity, &Value)>()
+        .par_for_each_deferred(&mut commands, |(entity, value), buffer| record(value, entity, buffer));
+    assert_eq!(commands.len(), 2_500 + 1_667);
+    let report = commands.apply(&mut deferred);
+    assert_eq!((report.despawned, report.spawned), (2_500, 1_667));
+    assert!(commands.is_empty());
+    // Same entities (ids reuse freed slots in the same order), same values.
+    assert!(world_rows(&mut deferred) == world_rows(&mut sequential), "the worlds differ");
+}
+
+#[test]
+fn two_deferred_iterations_apply_in_call_order() {
+    let mut world = World::new();
+    let e = world.spawn((Value(1),));
+    let mut commands = mosaic::ChunkedCommands::new();
+    world.query::<(mosaic::Entity, &Value)>().par_for_each_deferred(&mut commands, |(entity, _), buffer| {
+        buffer.insert(entity, (Seen(1),));
+    });
+    world.query::<(mosaic::Entity, &Value)>().par_for_each_deferred(&mut commands, |(entity, _), buffer| {
+        buffer.insert(entity, (Seen(2),));
+    });
+    commands.apply(&mut world);
+    assert_eq!(world.get::<Seen>(e).unwrap().0, 2, "the second call's insert lands last");
+}
+
+#[cfg(feature = "parallel")]
+#[test]
+fn deferred_commands_give_the_same_world_on_every_thread_count() {
+    let results: Vec<_> = [1, 2, 3, 4, 8]
+        .into_iter()
+        .map(|threads| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| {
+                let mut world = World::new();
+                world.spawn_batch((0..20_000).map(Value));
+                let mut commands = mosaic::ChunkedCommands::new();
+                for _ in 0..3 {
+                    world
+                        .query::<(mosaic::Entity, &Value)>()
+                        .par_for_each_deferred(&mut commands, |(entity, value), buffer| {
+                            record(value, entity, buffer)
+                        });
+                    commands.apply(&mut world);
+                    world.spawn_batch((0..1_000).map(|i| Value(i * 7)));
+                }
+                world_rows(&mut world)
+            })
+        })
+        .collect();
+    assert!(results[0].len() > 10_000);
+    assert!(results.windows(2).all(|w| w[0] == w[1]));
+}

@@ -9,6 +9,7 @@ use super::data::Driving;
 use super::{Query, QueryData, QueryFilter};
 use crate::component::Components;
 use crate::entity::{Entities, Entity};
+use crate::world::{ChunkedCommands, CommandBuffer};
 
 /// Rows per parallel task, at least, for [`Query::par_for_each`]. Small enough that a thousand
 /// expensive rows (heavy_compute) still spread over every thread; about four chunks per thread
@@ -66,6 +67,53 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
         self.par_chunks(min_chunk, f);
         #[cfg(not(feature = "parallel"))]
         self.for_each(f);
+    }
+
+    /// [`Query::par_for_each`] that may record structural changes: `f` gets each item and the
+    /// [`CommandBuffer`] of its chunk, taken from `commands`. Nothing is applied here; apply
+    /// `commands` ([`ChunkedCommands::apply`], or let the schedule do it for a [`ParCommands`](crate::ParCommands)
+    /// parameter) at the sync point. The commands then apply in the query's row order, the same
+    /// on any number of threads and without the `parallel` feature (one chunk then).
+    ///
+    /// Chunks as [`Query::par_for_each`]; no allocation once `commands` is warm for the chunk
+    /// count in use.
+    ///
+    /// # Examples
+    /// See [`ChunkedCommands`].
+    pub fn par_for_each_deferred(
+        &mut self,
+        commands: &mut ChunkedCommands,
+        f: impl Fn(Q::Item<'_>, &mut CommandBuffer) + Send + Sync,
+    ) {
+        #[cfg(feature = "parallel")]
+        if let Driver::Pool(driving) = self.driver {
+            let rows = driving.rows();
+            let threads = rayon::current_num_threads();
+            if threads > 1 && rows.len() >= 2 * MIN_CHUNK {
+                let (components, alive) = (self.components, self.entities);
+                let chunk = (rows.len() / (threads * 4)).max(MIN_CHUNK);
+                let buffers = commands.take(rows.len().div_ceil(chunk));
+                rows.par_chunks(chunk).zip(buffers.par_iter_mut()).enumerate().for_each(
+                    |(index, (entities, buffer))| {
+                        // SAFETY: as in `par_chunks`: the driver of this query, unchanged world,
+                        // disjoint chunks.
+                        unsafe {
+                            visit_rows::<Q, F>(
+                                components,
+                                alive,
+                                driving,
+                                index * chunk,
+                                entities,
+                                &mut |item| f(item, buffer),
+                            )
+                        };
+                    },
+                );
+                return;
+            }
+        }
+        let buffer = &mut commands.take(1)[0];
+        self.for_each(|item| f(item, buffer));
     }
 
     /// [`Query::par_for_each`] on rayon, chunks of at least `min_chunk` rows.
