@@ -51,7 +51,7 @@ pub fn assert_no_aliasing(query: &'static str, visit: impl FnOnce(&mut dyn FnMut
 /// same component at the same time.
 ///
 /// Built from `&T` / `&mut T` terms and [`With`](crate::With) (into `with`) and
-/// [`Without`](crate::Without) (into `without`); `Option` terms, [`Entity`] and filters that do
+/// [`Without`](crate::Without) (into `without`); `Option` terms, [`Entity`](crate::Entity) and filters that do
 /// not report themselves add nothing, which only makes two queries look less disjoint than they
 /// are. The design is bevy's `FilteredAccess` (`bevy_ecs::query::access`), cut down to the
 /// `With`/`Without` conjunction this crate's filters express.
