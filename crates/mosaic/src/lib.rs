@@ -81,9 +81,11 @@ pub use hierarchy::{GlobalTransform, LocalTransform};
 pub use hierarchy::{HierarchyError, Relationship};
 pub use mosaic_macros::Component;
 pub use query::{Has, Or, Query, QueryError, QueryIter, With, Without};
+pub use schedule::ParCommands;
 pub use schedule::{Commands, ExecutorKind, Local, Res, ResMut, Schedule, ScheduleError};
 #[cfg(feature = "serialize")]
 pub use serialize::{MapEntities, SnapshotError, SnapshotRegistry};
+pub use world::ChunkedCommands;
 pub use world::{
     ApplyReport, CommandBuffer, ComponentError, EntityMut, EntityRef, HookContext, HookId, ResourceError,
     WatchId, World,

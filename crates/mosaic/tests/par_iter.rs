@@ -45,3 +45,204 @@ fn par_for_each_with_no_required_component_falls_back() {
     });
     assert_eq!(visited.into_inner(), 10);
 }
+
+#[test]
+fn par_for_each_with_min_chunk_visits_each_entity_once() {
+    let mut world = World::new();
+    world.spawn_batch((0..1000).map(|i| (Value(i), Seen(0))));
+    world.query::<(&Value, &mut Seen)>().par_for_each_with_min_chunk(1, |(value, seen)| {
+        seen.0 += u32::try_from(value.0 % 7).unwrap() + 1;
+    });
+    for (value, seen) in world.query::<(&Value, &Seen)>() {
+        assert_eq!(u64::from(seen.0), value.0 % 7 + 1);
+    }
+}
+
+#[test]
+#[should_panic(expected = "at least one row")]
+fn par_for_each_with_min_chunk_refuses_zero() {
+    World::new().query::<&Value>().par_for_each_with_min_chunk(0, |_| {});
+}
+
+#[derive(Component)]
+struct Mass(f32);
+
+/// Masses of very different magnitudes, so the float sum depends on the order it is taken in.
+fn masses() -> World {
+    let mut world = World::new();
+    world.spawn_batch(
+        (0..20_000u32).map(|i| Mass(if i % 97 == 0 { 1.0e7 } else { 0.1 + (i % 13) as f32 * 0.37 })),
+    );
+    world.spawn_batch((0..500u32).map(|i| (Mass(i as f32), Skip)));
+    world
+}
+
+#[test]
+fn par_fold_combines_fixed_chunks_in_order() {
+    let mut world = masses();
+    let sum = world.query::<&Mass>().par_fold(|| 0.0f32, |s, m| s + m.0, |a, b| a + b);
+    // The reference: chunks of FOLD_CHUNK rows in row order (one pool: items are rows), each
+    // summed from zero, then summed left to right.
+    let items: Vec<f32> = world.query::<&Mass>().into_iter().map(|m| m.0).collect();
+    let reference = items
+        .chunks(mosaic::query::FOLD_CHUNK)
+        .fold(0.0f32, |acc, chunk| acc + chunk.iter().fold(0.0f32, |s, m| s + m));
+    assert_eq!(sum.to_bits(), reference.to_bits());
+    let plain = items.iter().fold(0.0f32, |s, m| s + m);
+    assert_ne!(plain.to_bits(), reference.to_bits(), "the data must be able to tell the orders apart");
+}
+
+#[test]
+fn par_count_min_max_sum_match_sequential() {
+    let mut world = masses();
+    let items: Vec<f32> = world.query_filtered::<&Mass, Without<Skip>>().into_iter().map(|m| m.0).collect();
+    let mut q = world.query_filtered::<&Mass, Without<Skip>>();
+    assert_eq!(q.par_count(), items.len());
+    assert_eq!(q.par_min(|m| m.0), items.iter().copied().reduce(f32::min));
+    assert_eq!(q.par_max(|m| m.0), items.iter().copied().reduce(f32::max));
+    assert_eq!(q.par_sum(|m| u64::from(m.0 == 1.0e7)), items.iter().filter(|&&m| m == 1.0e7).count() as u64);
+    assert_eq!(World::new().query::<&Mass>().par_max(|m| m.0), None);
+    assert_eq!(World::new().query::<&Mass>().par_count(), 0);
+}
+
+#[test]
+fn par_min_ties_go_to_the_earliest_row() {
+    let mut world = World::new();
+    world.spawn_batch((0..5000u64).map(|i| Value(i % 10)));
+    let first = world.query::<(mosaic::Entity, &Value)>().into_iter().find(|(_, v)| v.0 == 0).unwrap().0;
+    let min = world.query::<(mosaic::Entity, &Value)>().par_min(|(e, v)| Tie(v.0, e));
+    assert_eq!(min.map(|t| t.1), Some(first));
+}
+
+/// Orders by the value only, so entities with equal values tie.
+struct Tie(u64, mosaic::Entity);
+impl PartialEq for Tie {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+impl PartialOrd for Tie {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        self.0.partial_cmp(&other.0)
+    }
+}
+
+#[cfg(feature = "parallel")]
+#[test]
+fn par_fold_is_the_same_on_every_thread_count() {
+    let mut world = masses();
+    let results: Vec<(u32, usize, Option<u32>)> = [1, 2, 4, 8]
+        .into_iter()
+        .map(|threads| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| {
+                let mut q = world.query_filtered::<&Mass, Without<Skip>>();
+                let sum = q.par_fold(|| 0.0f32, |s, m| s + m.0, |a, b| a + b);
+                let small = q.par_fold_chunked(7, || 0.0f32, |s, m| s + m.0, |a, b| a + b);
+                assert_ne!(sum.to_bits(), small.to_bits(), "the chunk size shows in the result");
+                (sum.to_bits(), q.par_count(), q.par_max(|m| m.0).map(f32::to_bits))
+            })
+        })
+        .collect();
+    assert!(results.windows(2).all(|w| w[0] == w[1]), "{results:?}");
+}
+
+// --- commands from inside parallel iteration ---
+
+#[derive(Component, Debug, PartialEq)]
+struct Child(u64);
+
+/// Records, per entity: despawn odd values, spawn a child for multiples of 3.
+fn record(value: &Value, entity: mosaic::Entity, buffer: &mut mosaic::CommandBuffer) {
+    if value.0 % 2 == 1 {
+        buffer.despawn(entity);
+    }
+    if value.0 % 3 == 0 {
+        buffer.spawn_at_apply((Child(value.0),));
+    }
+}
+
+/// (entity index, generation), `Value`, `Child`.
+type Row = ((u32, u32), Option<u64>, Option<u64>);
+
+/// Every live entity (index, generation: handles of two worlds differ in their world tag) with
+/// its `Value` and `Child`, in entity order.
+fn world_rows(world: &mut World) -> Vec<Row> {
+    let mut rows: Vec<_> = world
+        .query::<(mosaic::Entity, Option<&Value>, Option<&Child>)>()
+        .into_iter()
+        .map(|(e, v, c)| ((e.index(), e.generation()), v.map(|v| v.0), c.map(|c| c.0)))
+        .collect();
+    rows.sort_unstable();
+    rows
+}
+
+#[test]
+fn deferred_commands_apply_as_a_sequential_loop_would() {
+    let build = || {
+        let mut world = World::new();
+        world.spawn_batch((0..5_000).map(Value));
+        world
+    };
+    let mut sequential = build();
+    let mut buffer = mosaic::CommandBuffer::new();
+    for (entity, value) in sequential.query::<(mosaic::Entity, &Value)>() {
+        record(value, entity, &mut buffer);
+    }
+    buffer.apply(&mut sequential);
+
+    let mut deferred = build();
+    let mut commands = mosaic::ChunkedCommands::new();
+    deferred
+        .query::<(mosaic::Entity, &Value)>()
+        .par_for_each_deferred(&mut commands, |(entity, value), buffer| record(value, entity, buffer));
+    assert_eq!(commands.len(), 2_500 + 1_667);
+    let report = commands.apply(&mut deferred);
+    assert_eq!((report.despawned, report.spawned), (2_500, 1_667));
+    assert!(commands.is_empty());
+    // Same entities (ids reuse freed slots in the same order), same values.
+    assert!(world_rows(&mut deferred) == world_rows(&mut sequential), "the worlds differ");
+}
+
+#[test]
+fn two_deferred_iterations_apply_in_call_order() {
+    let mut world = World::new();
+    let e = world.spawn((Value(1),));
+    let mut commands = mosaic::ChunkedCommands::new();
+    world.query::<(mosaic::Entity, &Value)>().par_for_each_deferred(&mut commands, |(entity, _), buffer| {
+        buffer.insert(entity, (Seen(1),));
+    });
+    world.query::<(mosaic::Entity, &Value)>().par_for_each_deferred(&mut commands, |(entity, _), buffer| {
+        buffer.insert(entity, (Seen(2),));
+    });
+    commands.apply(&mut world);
+    assert_eq!(world.get::<Seen>(e).unwrap().0, 2, "the second call's insert lands last");
+}
+
+#[cfg(feature = "parallel")]
+#[test]
+fn deferred_commands_give_the_same_world_on_every_thread_count() {
+    let results: Vec<_> = [1, 2, 3, 4, 8]
+        .into_iter()
+        .map(|threads| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| {
+                let mut world = World::new();
+                world.spawn_batch((0..20_000).map(Value));
+                let mut commands = mosaic::ChunkedCommands::new();
+                for _ in 0..3 {
+                    world
+                        .query::<(mosaic::Entity, &Value)>()
+                        .par_for_each_deferred(&mut commands, |(entity, value), buffer| {
+                            record(value, entity, buffer)
+                        });
+                    commands.apply(&mut world);
+                    world.spawn_batch((0..1_000).map(|i| Value(i * 7)));
+                }
+                world_rows(&mut world)
+            })
+        })
+        .collect();
+    assert!(results[0].len() > 10_000);
+    assert!(results.windows(2).all(|w| w[0] == w[1]));
+}

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use common::panic_message;
 use mosaic::schedule::ScheduleError;
-use mosaic::{Commands, Component, Entity, ExecutorKind, Local, Query, Res, ResMut, Schedule, With, World};
+use mosaic::{
+    Commands, Component, Entity, ExecutorKind, Local, Query, Res, ResMut, Schedule, With, Without, World,
+};
 
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
 struct A(u64);
@@ -312,6 +314,68 @@ fn non_conflicting_systems_share_a_batch() {
     schedule.add_system(c_plus);
     // c_plus writes C, which cd also writes: a new batch.
     assert_eq!(schedule.batches().unwrap(), [vec!["ab", "cd"], vec!["c_plus"]]);
+}
+
+// --- filtered access: `With<X>` and `Without<X>` queries are disjoint ---
+
+fn c_with_d(mut q: Query<&mut C, With<D>>) {
+    q.for_each(|c| c.0 = c.0.wrapping_mul(3).wrapping_add(1));
+}
+fn c_without_d(mut q: Query<&mut C, Without<D>>) {
+    q.for_each(|c| c.0 = c.0.wrapping_mul(5).wrapping_add(2));
+}
+fn c_all(mut q: Query<&mut C>) {
+    q.for_each(|c| c.0 ^= 0xff);
+}
+fn c_split(mut with: Query<(&mut C, &D)>, mut without: Query<&mut C, Without<D>>) {
+    with.for_each(|(c, d)| c.0 += d.0);
+    without.for_each(|c| c.0 += 1_000_000);
+}
+fn c_overlap(_: Query<&mut C, With<D>>, _: Query<&mut C, Without<A>>) {}
+
+#[test]
+fn one_system_takes_disjoint_filtered_queries_of_one_component() {
+    let mut schedule = Schedule::new();
+    schedule.add_system(c_split);
+    let mut world = populated_world();
+    let before = checksum(&mut world);
+    schedule.run(&mut world);
+    for (old, new) in before.iter().zip(checksum(&mut world)) {
+        let expected = match (old.2, old.3) {
+            (Some(c), Some(d)) => Some(c + d),
+            (Some(c), None) => Some(c + 1_000_000),
+            (None, _) => None,
+        };
+        assert_eq!(new.2, expected);
+    }
+}
+
+#[test]
+fn filtered_queries_that_can_meet_are_refused() {
+    let error = Schedule::new().try_add_system(c_overlap).err().expect("C on entities with D and A aliases");
+    assert!(error.to_string().contains("schedule::C"), "{error}");
+}
+
+#[test]
+fn disjoint_filtered_systems_share_a_batch_and_run_in_parallel_deterministically() {
+    let build = |executor| {
+        let mut schedule = Schedule::new();
+        schedule.set_executor(executor).set_parallel_threshold(Duration::ZERO);
+        schedule.add_system(c_with_d);
+        schedule.add_system(c_without_d);
+        schedule.add_system(c_all);
+        schedule
+    };
+    let mut parallel = build(ExecutorKind::Parallel);
+    // c_all writes C on every entity, so it meets both: a new batch.
+    assert_eq!(parallel.batches().unwrap(), [vec!["c_with_d", "c_without_d"], vec!["c_all"]]);
+    let mut sequential = build(ExecutorKind::SingleThreaded);
+    let (mut a, mut b) = (populated_world(), populated_world());
+    for _ in 0..5 {
+        parallel.run(&mut a);
+        sequential.run(&mut b);
+    }
+    assert_eq!(checksum(&mut a), checksum(&mut b));
 }
 
 #[test]

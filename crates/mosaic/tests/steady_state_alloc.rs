@@ -1,5 +1,6 @@
 //! A warmed-up frame allocates nothing: systems with queries, events, hooks and a command buffer
-//! that spawns and despawns every frame, on both executors.
+//! that spawns and despawns every frame, and per-chunk commands recorded inside parallel iteration
+//! (`ParCommands`), on both executors.
 //!
 //! One test in this file, so no other test allocates concurrently under the counting allocator.
 
@@ -8,8 +9,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use mosaic::{
-    Commands, Component, Entity, EventReader, EventWriter, ExecutorKind, Local, Query, ResMut, Schedule,
-    With, World,
+    Commands, Component, Entity, EventReader, EventWriter, ExecutorKind, Local, ParCommands, Query, ResMut,
+    Schedule, With, World,
 };
 
 /// dhat's allocator counts every heap block (its testing mode makes the counts exact).
@@ -32,7 +33,26 @@ struct Life(u32);
 #[derive(Component, Clone, Copy)]
 struct Spawner;
 
+#[derive(Component, Clone, Copy)]
+struct Spark;
+
 struct Died;
+
+#[derive(Default)]
+struct Sparks(u64);
+
+/// Marks, from inside parallel iteration, every entity three frames from its end.
+fn sparks(mut query: Query<(Entity, &Life)>, mut commands: ParCommands) {
+    query.par_for_each_deferred(&mut commands, |(entity, life), buffer| {
+        if life.0 == 3 {
+            buffer.insert(entity, Spark);
+        }
+    });
+}
+
+fn count_sparks(query: Query<Entity, With<Spark>>, mut sparks: ResMut<Sparks>) {
+    sparks.0 += query.into_iter().count() as u64;
+}
 
 #[derive(Default)]
 struct Deaths(u64);
@@ -84,6 +104,7 @@ fn warm_frames_allocate_nothing() {
     for executor in [ExecutorKind::SingleThreaded, ExecutorKind::Parallel] {
         let mut world = World::new();
         world.insert_resource(Deaths::default());
+        world.insert_resource(Sparks::default());
         let removed = Arc::new(AtomicU64::new(0));
         let counter = removed.clone();
         world.on_remove::<Life>(move |ctx| {
@@ -103,6 +124,8 @@ fn warm_frames_allocate_nothing() {
         schedule.add_system(age).after("movement");
         schedule.add_system(spawn).after("age");
         schedule.add_system(count).after("age");
+        schedule.add_system(sparks).after("age");
+        schedule.add_system(count_sparks).after("sparks");
         // The frame loop runs inside the pool, as a game loop would: jobs injected into rayon
         // from outside its threads go through a queue that allocates a block per 63 jobs.
         #[cfg(feature = "parallel")]
@@ -116,6 +139,7 @@ fn warm_frames_allocate_nothing() {
         let (allocations, deaths) = warm_frames(&mut schedule, &mut world);
         assert!(deaths > 1000, "{executor:?}: the frames did structural work ({deaths} deaths)");
         assert!(removed.load(Ordering::Relaxed) >= deaths, "the remove hook ran for every death");
+        assert!(world.resource::<Sparks>().0 > 1000, "{executor:?}: the parallel commands ran");
         assert_eq!(allocations, 0, "{executor:?}: {allocations} allocations in 100 warm frames");
         world.assert_group_invariants();
     }

@@ -90,9 +90,9 @@ impl Grid {
         ((value / self.cell) as usize).min(len - 1)
     }
 
-    /// For every body pushed since the last [`Grid::clear`], in push order: its entity and how
-    /// many bodies of another team lie within the collision radius (inclusive).
-    pub fn count_contacts(&mut self) -> impl ExactSizeIterator<Item = (Entity, u32)> + '_ {
+    /// Sorts the bodies pushed since the last [`Grid::clear`] into their cells, for
+    /// [`Grid::contacts_of`]. O(n + c) for n bodies and c cells; allocates only to grow.
+    pub fn build(&mut self) {
         let cells = self.cols * self.rows;
         self.starts.clear();
         self.starts.resize(cells + 1, 0);
@@ -119,7 +119,34 @@ impl Grid {
         }
         self.starts.copy_within(0..cells, 1);
         self.starts[0] = 0;
+    }
 
+    /// How many bodies of a team other than `team` lie within the collision radius of `(x, y)`
+    /// (inclusive), among those sorted by the last [`Grid::build`]. Read-only, so any number of
+    /// threads may ask at once; for a pushed body it is the count [`Grid::count_contacts`] gives
+    /// (the distance test is symmetric). O(k) for the k bodies in the 3 x 3 cells around.
+    #[inline]
+    pub fn contacts_of(&self, x: f32, y: f32, team: u8) -> u32 {
+        let (row, col) = (self.axis_cell(y, self.rows), self.axis_cell(x, self.cols));
+        let col_lo = col.saturating_sub(1);
+        let col_hi = (col + 1).min(self.cols - 1);
+        let mut hits = 0;
+        for r in row.saturating_sub(1)..=(row + 1).min(self.rows - 1) {
+            let range = self.starts[r * self.cols + col_lo] as usize
+                ..self.starts[r * self.cols + col_hi + 1] as usize;
+            for b in &self.sorted[range] {
+                let (dx, dy) = (x - b.x, y - b.y);
+                hits += u32::from(b.team != team && dx * dx + dy * dy <= self.radius_sq);
+            }
+        }
+        hits
+    }
+
+    /// For every body pushed since the last [`Grid::clear`], in push order: its entity and how
+    /// many bodies of another team lie within the collision radius (inclusive). Builds the grid
+    /// ([`Grid::build`]) and looks at each pair once, on the calling thread.
+    pub fn count_contacts(&mut self) -> impl ExactSizeIterator<Item = (Entity, u32)> + '_ {
+        self.build();
         self.contacts.clear();
         self.contacts.resize(self.bodies.len(), 0);
         // Each pair is looked at once, by the body that comes first in this sweep: the rest of
@@ -193,6 +220,8 @@ mod tests {
             assert!(expected.iter().any(|&c| c > 0));
             let counted: Vec<u32> = grid.count_contacts().map(|(_, c)| c).collect();
             assert_eq!(counted, expected);
+            let asked: Vec<u32> = bodies.iter().map(|&(x, y, team)| grid.contacts_of(x, y, team)).collect();
+            assert_eq!(asked, expected);
         }
     }
 
@@ -208,5 +237,8 @@ mod tests {
         let counted: Vec<(Entity, u32)> = grid.count_contacts().collect();
         let expected: Vec<(Entity, u32)> = entities.into_iter().map(|e| (e, 1)).collect();
         assert_eq!(counted, expected);
+        for (x, y, team) in [(10.0, 10.0, 0), (9.5, 9.5, 1), (-0.5, 0.0, 0), (0.2, 0.1, 1)] {
+            assert_eq!(grid.contacts_of(x, y, team), 1);
+        }
     }
 }

@@ -135,10 +135,11 @@ pub fn lifetimes(mut lives: Query<(Entity, &mut Lifetime)>, mut commands: Comman
 /// 0 or below and sends a [`Killed`] for it. Uses the [`Grid`] resource, so O(n * k) for n such
 /// entities and k neighbours each, not O(n^2). Deaths are handled in query order.
 ///
-/// Two passes over the same query: the first fills the grid, the second applies the counts,
-/// which the grid yields in push order, i.e. the query's order (nothing changes the world's
-/// structure in between). That walks the pools row by row instead of looking up each damaged
-/// entity.
+/// Three passes over the same query: the first fills the grid (on the calling thread, O(n)); the
+/// second, with [`Query::par_for_each`], asks the read-only grid for each fighter's contacts and
+/// takes the damage, every fighter independently, so it spreads over the threads and gives the
+/// same integers on any number of them; the third, on the calling thread in query order, records
+/// the deaths, so the commands and events come out in the same order on any thread count.
 pub fn collisions(
     mut fighters: Query<(Entity, &Position, &Team, &mut Health)>,
     arena: Res<Arena>,
@@ -152,15 +153,17 @@ pub fn collisions(
         let p = position.read();
         grid.push(entity, p.x, p.y, team.0);
     });
-    let mut contacts = grid.count_contacts();
-    fighters.for_each(|(entity, _, team, health)| {
-        let (pushed, hits) = contacts.next().expect("the grid holds one count per fighter");
-        debug_assert_eq!(pushed, entity, "both passes walk the query in the same order");
-        if hits == 0 {
-            return;
+    grid.build();
+    let (grid, damage) = (&*grid, arena.damage);
+    fighters.par_for_each(|(_, position, team, health)| {
+        let p = position.read();
+        let hits = grid.contacts_of(p.x, p.y, team.0);
+        if hits > 0 {
+            let loss = i32::try_from(hits).unwrap_or(i32::MAX).saturating_mul(damage);
+            health.0 = health.0.saturating_sub(loss);
         }
-        let loss = i32::try_from(hits).unwrap_or(i32::MAX).saturating_mul(arena.damage);
-        health.0 = health.0.saturating_sub(loss);
+    });
+    fighters.for_each(|(entity, _, team, health)| {
         if health.0 <= 0 {
             commands.despawn(entity);
             killed.send(Killed { entity, team: team.0 });

@@ -2,7 +2,7 @@
 
 use std::marker::PhantomData;
 
-use super::access::ComponentAccess;
+use super::access::{ComponentAccess, FilterSet};
 use crate::component::{Component, ComponentId, Components, MutableComponent};
 use crate::entity::Entity;
 use crate::storage::{RowLookup, SparseSet};
@@ -26,6 +26,12 @@ pub unsafe trait QueryData {
 
     #[doc(hidden)]
     fn visit_access(visit: &mut dyn FnMut(ComponentAccess));
+
+    /// Adds to `filter` the components every item's entity has (those fetched as `&T` or
+    /// `&mut T`), for the scheduler's disjointness test. The default adds nothing, which is
+    /// always sound (only less parallel).
+    #[doc(hidden)]
+    fn visit_filter(_filter: &mut FilterSet) {}
 
     /// Reports the pool of each component an entity must have (`None` if the type was never
     /// registered, so no entity has it).
@@ -159,6 +165,12 @@ unsafe impl<T: Component> QueryData for &T {
     fn visit_access(visit: &mut dyn FnMut(ComponentAccess)) {
         visit(ComponentAccess::of::<T>(false));
     }
+    fn visit_filter(filter: &mut FilterSet) {
+        // SAFETY: `fetch` and `fetch_aligned` hand out an item only for an entity in `T`'s pool
+        // (the lookup fails otherwise; aligned rows are pool rows), and chunks only over rows
+        // of that pool.
+        unsafe { filter.add_with_unchecked(std::any::TypeId::of::<T>()) };
+    }
     fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>)) {
         visit(components.pool_of::<T>());
     }
@@ -198,6 +210,12 @@ unsafe impl<T: MutableComponent> QueryData for &mut T {
 
     fn visit_access(visit: &mut dyn FnMut(ComponentAccess)) {
         visit(ComponentAccess::of::<T>(true));
+    }
+    fn visit_filter(filter: &mut FilterSet) {
+        // SAFETY: `fetch` and `fetch_aligned` hand out an item only for an entity in `T`'s pool
+        // (the lookup fails otherwise; aligned rows are pool rows), and chunks only over rows
+        // of that pool.
+        unsafe { filter.add_with_unchecked(std::any::TypeId::of::<T>()) };
     }
     fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>)) {
         visit(components.pool_of::<T>());
@@ -373,6 +391,10 @@ macro_rules! tuple_data {
             #[allow(unused_variables)]
             fn visit_access(visit: &mut dyn FnMut(ComponentAccess)) {
                 $($name::visit_access(visit);)*
+            }
+            #[allow(unused_variables)]
+            fn visit_filter(filter: &mut FilterSet) {
+                $($name::visit_filter(filter);)*
             }
             #[allow(unused_variables)]
             fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>)) {

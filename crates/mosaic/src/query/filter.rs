@@ -2,6 +2,7 @@
 
 use std::marker::PhantomData;
 
+use super::access::FilterSet;
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
 use crate::storage::SparseSet;
@@ -28,6 +29,10 @@ pub trait QueryFilter {
         required: &mut dyn FnMut(ComponentId),
         excluded: &mut dyn FnMut(ComponentId),
     );
+    /// Adds to `filter` the components the filter requires and excludes, for the scheduler's
+    /// disjointness test. The default adds nothing, which is always sound (only less parallel).
+    #[doc(hidden)]
+    fn visit_filter(_filter: &mut FilterSet) {}
     #[doc(hidden)]
     fn init_fetch(components: &Components) -> Self::Fetch<'_>;
     /// Whether live `entity` passes the filter.
@@ -43,6 +48,11 @@ pub struct Without<T>(PhantomData<fn() -> T>);
 
 impl<T: Component> QueryFilter for With<T> {
     type Fetch<'w> = Option<&'w SparseSet>;
+    fn visit_filter(filter: &mut FilterSet) {
+        // SAFETY: `matches` rejects every entity not in `T`'s pool, and every query path (iteration, `get`, chunks, parallel
+        // chunks) checks `matches` before it hands out an item.
+        unsafe { filter.add_with_unchecked(std::any::TypeId::of::<T>()) };
+    }
     fn register_ids(
         components: &mut Components,
         required: &mut dyn FnMut(ComponentId),
@@ -64,6 +74,11 @@ impl<T: Component> QueryFilter for With<T> {
 
 impl<T: Component> QueryFilter for Without<T> {
     type Fetch<'w> = Option<&'w SparseSet>;
+    fn visit_filter(filter: &mut FilterSet) {
+        // SAFETY: `matches` rejects every entity in `T`'s pool, and every query path (iteration, `get`, chunks, parallel
+        // chunks) checks `matches` before it hands out an item.
+        unsafe { filter.add_without_unchecked(std::any::TypeId::of::<T>()) };
+    }
     fn register_ids(
         components: &mut Components,
         _: &mut dyn FnMut(ComponentId),
@@ -97,6 +112,10 @@ macro_rules! tuple_filter {
                 excluded: &mut dyn FnMut(ComponentId),
             ) {
                 $($name::register_ids(components, required, excluded);)*
+            }
+            #[allow(unused_variables)]
+            fn visit_filter(filter: &mut FilterSet) {
+                $($name::visit_filter(filter);)*
             }
             #[allow(unused_variables, clippy::unused_unit)]
             fn init_fetch(components: &Components) -> Self::Fetch<'_> {

@@ -15,11 +15,14 @@ mod error;
 mod filter;
 mod iter;
 mod par;
+mod reduce;
 mod watch;
 
 pub use self::core::Query;
+pub use access::FilterSet;
 pub use chunk::ChunkQueryData;
 pub use data::{Driving, Has, QueryData, ReadOnlyQueryData};
 pub use error::QueryError;
 pub use filter::{Or, QueryFilter, With, Without};
 pub use iter::QueryIter;
+pub use reduce::FOLD_CHUNK;

@@ -2,6 +2,8 @@
 
 use std::any::TypeId;
 
+use crate::query::FilterSet;
+
 /// What one access is to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AccessTarget {
@@ -26,18 +28,24 @@ pub struct AccessItem {
 
 /// Everything a system reads and writes. Built when the system is added, from its parameters.
 ///
-/// Two systems conflict when one writes something the other reads or writes; an exclusive system
-/// (one taking `&mut World`) conflicts with every system.
+/// Two systems conflict when one writes something the other reads or writes, unless both
+/// accesses come from queries whose [`FilterSet`]s are disjoint (`Query<&mut A, With<B>>` and
+/// `Query<&mut A, Without<B>>` never touch the same entity: bevy's `FilteredAccess`); an exclusive
+/// system (one taking `&mut World`) conflicts with every system.
 #[derive(Clone, Debug, Default)]
 pub struct Access {
     items: Vec<AccessItem>,
+    /// Per item, the index in `filters` of the query that made it; `None` for resources and other
+    /// unfiltered accesses (they may touch anything).
+    scopes: Vec<Option<u32>>,
+    filters: Vec<FilterSet>,
     exclusive: bool,
 }
 
 impl Access {
     /// An access set of an exclusive system.
     pub fn exclusive() -> Self {
-        Self { items: Vec::new(), exclusive: true }
+        Self { exclusive: true, ..Self::default() }
     }
 
     /// Whether this is an exclusive (`&mut World`) access.
@@ -50,7 +58,7 @@ impl Access {
         &self.items
     }
 
-    /// Adds an access.
+    /// Adds an access that may touch any entity (a resource, or a component outside a query).
     ///
     /// # Errors
     /// The existing item the new one conflicts with (same target, one of them a write), so a
@@ -61,20 +69,71 @@ impl Access {
             return Err(Box::new((*existing, item)));
         }
         self.items.push(item);
+        self.scopes.push(None);
         Ok(())
     }
 
-    /// The first conflict with `other`, if any: a target one writes and the other accesses.
-    /// O(a * b) in the two sets' sizes.
+    /// Adds the accesses of one query, which touches only entities `filter` admits. O(i * n) for
+    /// the query's i items and the n already added.
+    ///
+    /// The items are checked against each other whatever the filter (one query must not alias
+    /// itself), and against earlier items unless both sides are queries with disjoint filters.
+    ///
+    /// # Errors
+    /// As [`Access::add`]: the first conflicting pair, existing item first. Nothing is added then.
+    pub fn add_query(
+        &mut self,
+        items: &[AccessItem],
+        filter: FilterSet,
+    ) -> Result<(), Box<(AccessItem, AccessItem)>> {
+        for (i, item) in items.iter().enumerate() {
+            if let Some(earlier) =
+                items[..i].iter().find(|e| e.target == item.target && (e.write || item.write))
+            {
+                return Err(Box::new((*earlier, *item)));
+            }
+            if let Some(existing) = self.items.iter().zip(&self.scopes).find_map(|(e, scope)| {
+                let clash = e.target == item.target
+                    && (e.write || item.write)
+                    && !scope.is_some_and(|s| self.filters[s as usize].is_disjoint(&filter));
+                clash.then_some(e)
+            }) {
+                return Err(Box::new((*existing, *item)));
+            }
+        }
+        let scope = u32::try_from(self.filters.len()).expect("fewer than 2^32 queries in one system");
+        self.filters.push(filter);
+        self.items.extend_from_slice(items);
+        self.scopes.extend(std::iter::repeat_n(Some(scope), items.len()));
+        Ok(())
+    }
+
+    /// The filter of the query that made `items()[index]`, or `None` for an unfiltered access.
+    ///
+    /// # Panics
+    /// If `index >= items().len()`.
+    #[track_caller]
+    pub fn filter_of(&self, index: usize) -> Option<&FilterSet> {
+        self.scopes[index].map(|s| &self.filters[s as usize])
+    }
+
+    /// The first conflict with `other`, if any: a target one writes and the other accesses,
+    /// unless both accesses are queries with disjoint filters. O(a * b) in the two sets' sizes.
     pub fn conflict_with(&self, other: &Access) -> Option<Conflict> {
         if self.exclusive || other.exclusive {
             return Some(Conflict::Exclusive);
         }
-        self.items.iter().find_map(|a| {
+        self.items.iter().zip(&self.scopes).find_map(|(a, sa)| {
             other
                 .items
                 .iter()
-                .find(|b| a.target == b.target && (a.write || b.write))
+                .zip(&other.scopes)
+                .find(|(b, sb)| {
+                    a.target == b.target
+                        && (a.write || b.write)
+                        && !matches!((sa, sb), (Some(x), Some(y))
+                            if self.filters[*x as usize].is_disjoint(&other.filters[*y as usize]))
+                })
                 .map(|_| Conflict::On(a.name))
         })
     }
@@ -114,5 +173,66 @@ mod tests {
         assert_eq!(a.conflict_with(&b), Some(Conflict::On("u16")));
         assert!(a.add(item::<u8>(true)).is_err());
         assert_eq!(Access::exclusive().conflict_with(&Access::default()), Some(Conflict::Exclusive));
+    }
+
+    mod filtered {
+        use super::*;
+        use crate::{Component, With, Without};
+
+        #[derive(Component)]
+        pub struct A;
+        #[derive(Component)]
+        pub struct B;
+
+        fn query<F: crate::query::QueryFilter>(write: bool) -> Access {
+            let mut access = Access::default();
+            access.add_query(&[item::<A>(write)], FilterSet::of::<&A, F>()).unwrap();
+            access
+        }
+
+        #[test]
+        fn disjoint_filters_do_not_conflict() {
+            let with = query::<With<B>>(true);
+            let without = query::<Without<B>>(true);
+            assert_eq!(with.conflict_with(&without), None);
+            assert_eq!(without.conflict_with(&with), None);
+            assert_eq!(with.filter_of(0), Some(&FilterSet::of::<&A, With<B>>()));
+        }
+
+        #[test]
+        fn overlapping_filters_and_unfiltered_accesses_conflict() {
+            let with = query::<With<B>>(true);
+            assert_eq!(
+                with.conflict_with(&query::<()>(false)),
+                Some(Conflict::On(std::any::type_name::<A>()))
+            );
+            assert!(with.conflict_with(&query::<With<B>>(true)).is_some());
+            let mut plain = Access::default();
+            plain.add(item::<A>(false)).unwrap();
+            assert!(query::<Without<B>>(true).conflict_with(&plain).is_some());
+            // Two reads never conflict, filtered or not.
+            assert_eq!(query::<With<B>>(false).conflict_with(&query::<()>(false)), None);
+        }
+
+        #[test]
+        fn one_system_takes_both_disjoint_queries_but_not_overlapping_ones() {
+            let mut access = Access::default();
+            access.add_query(&[item::<A>(true)], FilterSet::of::<&A, With<B>>()).unwrap();
+            access.add_query(&[item::<A>(true)], FilterSet::of::<&A, Without<B>>()).unwrap();
+            assert_eq!(access.items().len(), 2);
+            let err = access.add_query(&[item::<A>(false)], FilterSet::of::<&A, ()>()).unwrap_err();
+            assert!(err.0.write && !err.1.write);
+            assert_eq!(access.items().len(), 2, "a refused query adds nothing");
+            // A resource-like unfiltered write of the same target clashes with either query.
+            assert!(access.add(item::<A>(true)).is_err());
+        }
+
+        #[test]
+        fn a_query_never_aliases_itself_whatever_its_filter() {
+            let mut access = Access::default();
+            let both = [item::<A>(true), item::<A>(false)];
+            assert!(access.add_query(&both, FilterSet::of::<&A, (With<B>, Without<B>)>()).is_err());
+            assert!(access.items().is_empty());
+        }
     }
 }

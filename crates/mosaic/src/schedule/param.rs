@@ -6,7 +6,7 @@ use std::ops::{Deref, DerefMut};
 use super::access::{Access, AccessItem, AccessTarget};
 use crate::component::Bundle;
 use crate::entity::Entity;
-use crate::query::{Query, QueryData, QueryFilter};
+use crate::query::{FilterSet, Query, QueryData, QueryFilter};
 use crate::world::{ApplyReport, CommandBuffer, World};
 
 /// Two accesses of one system that alias: the first parameter's and the second's.
@@ -58,24 +58,27 @@ pub unsafe trait SystemParam: Sized {
 /// The item type of parameter `P`.
 pub type SystemParamItem<'w, 's, P> = <P as SystemParam>::Item<'w, 's>;
 
-// SAFETY: declares the query's component accesses; `get_param` builds the query over them only.
+// SAFETY: declares the query's component accesses, scoped by its `FilterSet`; `get_param` builds
+// the query over them only, and every path of that query yields only entities its filter set
+// admits (the `FilterSet` adders' contract), so two queries with disjoint sets never hand out the
+// same entity's component, in one system or in two running at once.
 unsafe impl<Q: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Query<'_, Q, F> {
     type State = ();
     type Item<'w, 's> = Query<'w, Q, F>;
 
     fn add_access(access: &mut Access) -> Result<(), ParamConflict> {
-        let mut result = Ok(());
+        let mut items = smallvec::SmallVec::<[AccessItem; 8]>::new();
         Q::visit_access(&mut |item| {
-            if result.is_ok() {
-                result = access.add(AccessItem {
-                    target: AccessTarget::Component(item.type_id),
-                    name: item.name,
-                    write: item.write,
-                    param: std::any::type_name::<Self>(),
-                });
-            }
+            items.push(AccessItem {
+                target: AccessTarget::Component(item.type_id),
+                name: item.name,
+                write: item.write,
+                param: std::any::type_name::<Self>(),
+            });
         });
-        result
+        // Filtered: a second query whose filter is disjoint from this one's may write the same
+        // components (`With<B>` beside `Without<B>`).
+        access.add_query(&items, FilterSet::of::<Q, F>())
     }
     fn init_state(_: &mut World) -> Self::State {}
     unsafe fn get_param<'w>(_: &mut (), world: &'w World) -> Query<'w, Q, F> {

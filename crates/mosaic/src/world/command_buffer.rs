@@ -28,6 +28,8 @@ pub(crate) type EntityOp = fn(&mut World, Entity, Option<Entity>) -> OpOutcome;
 enum Command {
     /// Give reserved `entity` the next bundle of queue `queue`.
     Spawn { entity: Entity, queue: u32 },
+    /// A spawn whose entity is allocated at apply time.
+    SpawnAtApply { queue: u32 },
     /// Insert the next bundle of queue `queue` into `entity`.
     Insert { entity: Entity, queue: u32 },
     /// Remove a component (the function knows which) from `entity`.
@@ -219,6 +221,34 @@ impl CommandBuffer {
         entity
     }
 
+    /// Records spawning `bundle`, with the entity allocated when the buffer is applied, in
+    /// recording order, instead of reserved now. Returns nothing, and needs no world: the form for
+    /// buffers filled on several threads at once ([`Query::par_for_each_deferred`]), since ids
+    /// reserved at recording time would depend on which thread reserved first, while ids allocated
+    /// at apply depend only on the order commands are applied. Use [`CommandBuffer::spawn`] when
+    /// later commands must name the new entity.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{CommandBuffer, Component, World};
+    ///
+    /// #[derive(Component)]
+    /// struct Spark(u32);
+    ///
+    /// let mut world = World::new();
+    /// let mut commands = CommandBuffer::new();
+    /// commands.spawn_at_apply(Spark(1));
+    /// commands.spawn_at_apply(Spark(2));
+    /// assert_eq!(commands.apply(&mut world).spawned, 2);
+    /// assert_eq!(world.len(), 2);
+    /// ```
+    ///
+    /// [`Query::par_for_each_deferred`]: crate::Query::par_for_each_deferred
+    pub fn spawn_at_apply<B: Bundle>(&mut self, bundle: B) {
+        let queue = self.push_bundle(bundle);
+        self.commands.push(Command::SpawnAtApply { queue });
+    }
+
     /// Records inserting `bundle` (one component or a tuple) into `entity`, replacing values of
     /// the same types.
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) {
@@ -286,6 +316,12 @@ impl CommandBuffer {
                         queue.skip_next();
                         OpOutcome::Skipped
                     }
+                }
+                Command::SpawnAtApply { queue } => {
+                    let entity = world.spawn_empty();
+                    this.0.queues[queue as usize].insert_next(world, entity);
+                    report.spawned += 1;
+                    OpOutcome::Applied { despawned: 0 }
                 }
                 Command::Insert { entity, queue } => {
                     let queue = &mut this.0.queues[queue as usize];

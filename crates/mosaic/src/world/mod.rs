@@ -1,5 +1,6 @@
 //! The [`World`]: entities, their components, resources, and the command buffer.
 
+mod chunk_commands;
 mod command_buffer;
 mod core;
 mod entity_ref;
@@ -12,6 +13,7 @@ mod sort;
 mod spawn;
 
 pub use self::core::World;
+pub use chunk_commands::ChunkedCommands;
 pub(crate) use command_buffer::OpOutcome;
 pub use command_buffer::{ApplyReport, CommandBuffer};
 pub use entity_ref::{EntityMut, EntityRef};
