@@ -24,6 +24,9 @@ pub(crate) type LoadFn =
 pub(crate) type SaveBinaryFn = fn(&World) -> Option<Result<Vec<u8>, postcard::Error>>;
 /// Reads the postcard bytes of one registered column (or resource), all of them.
 pub(crate) type LoadBinaryFn = fn(&[u8]) -> Result<Box<dyn Pending>, SnapshotError>;
+/// Reads one value (not a column) of a registered type, as a row for entity index 0.
+pub(crate) type LoadOneFn =
+    for<'de> fn(&mut dyn erased_serde::Deserializer<'de>) -> Result<Box<dyn Pending>, erased_serde::Error>;
 /// Rewrites the entity handles inside one value.
 type MapFn<T> = fn(&mut T, &mut dyn FnMut(Entity) -> Entity);
 
@@ -38,6 +41,8 @@ pub(crate) struct Entry {
     /// Binary: typed postcard code, embedded in the snapshot as a byte string.
     pub(crate) save_binary: SaveBinaryFn,
     pub(crate) load_binary: LoadBinaryFn,
+    /// One value by itself, for [`SnapshotRegistry::insert_by_name`].
+    pub(crate) load_one: LoadOneFn,
 }
 
 impl Entry {
@@ -46,6 +51,7 @@ impl Entry {
         name: &str,
         (save, load): (SaveFn, LoadFn),
         (save_binary, load_binary): (SaveBinaryFn, LoadBinaryFn),
+        load_one: LoadOneFn,
     ) -> Self {
         Self {
             name: name.to_owned(),
@@ -55,6 +61,7 @@ impl Entry {
             load,
             save_binary,
             load_binary,
+            load_one,
         }
     }
 }
@@ -217,6 +224,13 @@ fn load_mapped_component<T: Component + DeserializeOwned + MapEntities>(
     Ok(Box::new(PendingRows { rows, map: Some(<T as MapEntities>::map_entities) }))
 }
 
+fn load_one_component<T: Component + DeserializeOwned>(
+    deserializer: &mut dyn erased_serde::Deserializer<'_>,
+) -> Result<Box<dyn Pending>, erased_serde::Error> {
+    let value: T = erased_serde::deserialize(deserializer)?;
+    Ok(Box::new(PendingRows { rows: vec![(0, value)], map: None }))
+}
+
 fn save_resource<R: Serialize + Send + Sync + 'static>(
     world: &World,
 ) -> Option<Box<dyn erased_serde::Serialize + '_>> {
@@ -318,6 +332,7 @@ impl SnapshotRegistry {
             name,
             (save_component::<T>, load_component::<T>),
             (save_component_binary::<T>, load_component_binary::<T>),
+            load_one_component::<T>,
         );
         add(&mut self.components, entry, "component");
         self
@@ -339,6 +354,7 @@ impl SnapshotRegistry {
             name,
             (save_component::<T>, load_mapped_component::<T>),
             (save_component_binary::<T>, load_mapped_component_binary::<T>),
+            load_one_component::<T>,
         );
         add(&mut self.components, entry, "component");
         self
@@ -358,6 +374,7 @@ impl SnapshotRegistry {
             name,
             (save_resource::<R>, load_resource::<R>),
             (save_resource_binary::<R>, load_resource_binary::<R>),
+            load_resource::<R>,
         );
         add(&mut self.resources, entry, "resource");
         self
