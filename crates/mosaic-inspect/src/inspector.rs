@@ -268,7 +268,7 @@ impl Inspector {
             if self.frame_times.len() == self.shared.options.frame_history.max(1) {
                 self.frame_times.pop_front();
             }
-            self.frame_times.push_back(time.as_secs_f64() * 1e3);
+            self.frame_times.push_back(view::ms(time));
         }
         if applied > 0 || self.shared.wanted.swap(false, Ordering::AcqRel) {
             self.version += 1;

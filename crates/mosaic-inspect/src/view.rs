@@ -80,8 +80,9 @@ pub(crate) struct WorldView {
     pub(crate) errors: Vec<String>,
 }
 
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
+/// `d` in milliseconds, rounded to the microsecond.
+pub(crate) fn ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e3
 }
 
 impl WorldView {
@@ -133,7 +134,11 @@ impl WorldView {
         }
         let mut resources = BTreeMap::new();
         for resource in registry.resource_data(world) {
-            match serde_json::to_value(&*resource.data) {
+            // JSON has no 128-bit numbers (a random generator's state): such values are shown
+            // as their RON text instead.
+            let value = serde_json::to_value(&*resource.data)
+                .or_else(|_| ron::to_string(&*resource.data).map(Value::String));
+            match value {
                 Ok(value) => {
                     resources.insert(resource.name.to_owned(), value);
                 }
