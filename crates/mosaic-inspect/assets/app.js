@@ -2,6 +2,8 @@
 "use strict";
 const $ = (id) => document.getElementById(id);
 const state = { page: 0, pageSize: 40, selected: null, writes: false, editing: false };
+// `?select=ID` opens the page on an entity (a link to share, and what the browser test uses).
+state.selected = new URLSearchParams(location.search).get("select");
 
 async function api(path, options) {
   const response = await fetch(path, options);
@@ -97,6 +99,7 @@ async function refreshEntity() {
     const json = JSON.stringify(value, null, 1);
     if (state.writes) {
       const area = text("textarea", json);
+      area.rows = Math.min(json.split("\n").length, 12);
       area.onfocus = () => { state.editing = true; };
       area.onblur = () => { state.editing = false; };
       const save = text("button", "Set");
