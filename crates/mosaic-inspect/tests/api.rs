@@ -275,5 +275,12 @@ fn a_hung_client_does_not_stall_publish() {
         inspector.publish(&mut world, None, Some(Duration::from_millis(1)));
     }
     assert!(start.elapsed() < Duration::from_secs(2));
+    // Another client is still answered.
+    let mut other = TcpStream::connect(inspector.addr()).unwrap();
+    other.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    other.write_all(b"GET /api/world HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+    let mut text = String::new();
+    other.read_to_string(&mut text).unwrap();
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
     drop(hung);
 }
