@@ -44,7 +44,7 @@ async function refreshWorld() {
   body.replaceChildren();
   for (const c of world.components) {
     const row = body.insertRow();
-    row.append(text("td", c.name), text("td", c.entities, "num"), text("td", c.pool_rows, "num"));
+    row.append(text("td", c.name), text("td", c.entities, "num"), text("td", c.pool_rows, "num"), text("td", c.bytes, "num"));
   }
   $("resources").textContent = JSON.stringify(world.resources, null, 1);
   $("message").textContent = world.errors.length ? world.errors[world.errors.length - 1] : "";

@@ -31,6 +31,8 @@ pub(crate) struct ComponentSummary {
     pub(crate) pool_rows: usize,
     /// Live entities with it.
     pub(crate) entities: usize,
+    /// What the pool's values take, `pool_rows * size_of`, in bytes (without the pool's index).
+    pub(crate) bytes: usize,
 }
 
 /// One system's row of the schedule view.
@@ -125,6 +127,7 @@ impl WorldView {
                 type_name: column.type_name,
                 pool_rows: column.rows,
                 entities: rows.len(),
+                bytes: column.rows * column.value_bytes,
             });
             for (index, value) in rows {
                 if let Some(&at) = position.get(&index) {

@@ -128,6 +128,7 @@ fn reads_world_entities_hierarchy_schedule_and_frames() {
         world["components"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["health", "position"]);
     assert_eq!(world["components"][1]["entities"], 2);
+    assert_eq!(world["components"][1]["bytes"], 16); // 2 rows of 8-byte positions
     assert_eq!(world["resources"]["score"], 42);
     assert_eq!(world["writes"], false);
 

@@ -15,6 +15,9 @@ pub struct NamedData<'a> {
     pub type_name: &'static str,
     /// Rows in the component's pool, live or not yet swept, in rows; 1 for a resource.
     pub rows: usize,
+    /// The size of one value (`size_of`), in bytes: `rows * value_bytes` is what the values take
+    /// in the pool (without its sparse index and entity list).
+    pub value_bytes: usize,
     /// The data. A component serializes as a sequence of `(entity index, value)` pairs in entity
     /// index order (live entities only), as in a snapshot; a resource as its value.
     pub data: Box<dyn erased_serde::Serialize + 'a>,
@@ -26,6 +29,7 @@ impl std::fmt::Debug for NamedData<'_> {
             .field("name", &self.name)
             .field("type_name", &self.type_name)
             .field("rows", &self.rows)
+            .field("value_bytes", &self.value_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -41,6 +45,7 @@ impl SnapshotRegistry {
                 name: &entry.name,
                 type_name: entry.type_name,
                 rows,
+                value_bytes: entry.size,
                 data: (entry.save)(world)?,
             })
         })
@@ -53,6 +58,7 @@ impl SnapshotRegistry {
                 name: &entry.name,
                 type_name: entry.type_name,
                 rows: 1,
+                value_bytes: entry.size,
                 data: (entry.save)(world)?,
             })
         })
@@ -125,6 +131,7 @@ mod tests {
         world.insert_resource(7u64);
         let columns: Vec<_> = registry.component_data(&world).collect();
         assert_eq!((columns.len(), columns[0].name, columns[0].rows), (1, "health", 1));
+        assert_eq!(columns[0].value_bytes, 4);
         let text = ron::to_string(&columns[0].data).unwrap();
         assert_eq!(text, format!("[({},(3))]", a.index()));
         let resources: Vec<_> = registry.resource_data(&world).collect();

@@ -35,6 +35,8 @@ pub(crate) struct Entry {
     pub(crate) name: String,
     pub(crate) type_id: TypeId,
     pub(crate) type_name: &'static str,
+    /// `size_of` the type, in bytes.
+    pub(crate) size: usize,
     /// RON: through `erased_serde`.
     pub(crate) save: SaveFn,
     pub(crate) load: LoadFn,
@@ -57,6 +59,7 @@ impl Entry {
             name: name.to_owned(),
             type_id: TypeId::of::<T>(),
             type_name: std::any::type_name::<T>(),
+            size: size_of::<T>(),
             save,
             load,
             save_binary,
