@@ -1,5 +1,6 @@
 //! The command line.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
@@ -47,6 +48,21 @@ pub struct Args {
     /// `--entities` as the run that saved it; `--frames` more frames are run.
     #[arg(long, value_name = "PATH")]
     pub load: Option<PathBuf>,
+
+    /// Serve the running simulation to a browser inspector at ADDR (default 127.0.0.1:7878; open
+    /// http://ADDR/). Frames are then paced to 60 per second, `--frames 0` runs until stopped,
+    /// and the last frame stays served until the process is stopped (Ctrl-C).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:7878")]
+    pub inspect: Option<SocketAddr>,
+
+    /// With `--inspect`: let the page change the world (set components, despawn, pause, step).
+    #[arg(long, requires = "inspect")]
+    pub inspect_writes: bool,
+
+    /// With `--inspect`: allow an ADDR that is not loopback. Anyone who can reach it sees the
+    /// world (and, with `--inspect-writes`, changes it); there is no authentication.
+    #[arg(long, requires = "inspect")]
+    pub inspect_remote: bool,
 }
 
 /// The schedule executor, as named on the command line.
@@ -80,6 +96,17 @@ mod tests {
         assert_eq!((args.frames, args.seed), (600, 0x5EED));
         assert_eq!((args.executor, args.trace), (Executor::Parallel, None));
         assert_eq!((args.save, args.load), (None, None));
+        assert_eq!((args.inspect, args.inspect_writes, args.inspect_remote), (None, false, false));
+    }
+
+    #[test]
+    fn inspect_defaults_to_loopback() {
+        let args = Args::try_parse_from(["arena", "--inspect"]).unwrap();
+        assert_eq!(args.inspect, Some("127.0.0.1:7878".parse().unwrap()));
+        let args =
+            Args::try_parse_from(["arena", "--inspect", "127.0.0.1:9000", "--inspect-writes"]).unwrap();
+        assert_eq!((args.inspect, args.inspect_writes), (Some("127.0.0.1:9000".parse().unwrap()), true));
+        assert!(Args::try_parse_from(["arena", "--inspect-writes"]).is_err());
     }
 
     #[test]

@@ -5,11 +5,12 @@
 //! [`mosaic::Schedule`] (`--executor single|parallel`), and prints a summary table and a
 //! per-system profile. `--trace PATH` also writes a Chrome trace of the run. A scene that cannot
 //! be read or is invalid, or a trace file that cannot be created, exits with code 2 and a message
-//! on stderr.
+//! on stderr. `--inspect [ADDR]` serves the running simulation to a browser (see [`inspect`]).
 
 pub mod cli;
 pub mod components;
 pub mod grid;
+pub mod inspect;
 pub mod report;
 pub mod scene;
 pub mod sim;

@@ -7,6 +7,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
+use mosaic_inspect::InspectorOptions;
 
 fn main() -> ExitCode {
     let args = cli::Args::parse();
@@ -38,11 +39,34 @@ fn main() -> ExitCode {
         },
         None => sim::Sim::new(&scene, args.seed, args.executor.into()),
     };
+    if let Some(addr) = args.inspect {
+        let options =
+            InspectorOptions::with_addr(addr).writes(args.inspect_writes).remote(args.inspect_remote);
+        let on_start = |url: &str| eprintln!("arena: inspector at {url}; stop with Ctrl-C");
+        let on_end = |summary, end: &mut sim::Sim| {
+            // Dropping the guard writes the rest of the trace and closes it.
+            drop(trace);
+            report(&args, &scene, summary, end);
+        };
+        let Err(error) = arena::inspect::run_inspected(start, args.frames, options, on_start, on_end);
+        eprintln!("arena: error: {error}");
+        return ExitCode::from(2);
+    }
     let (summary, mut end) = sim::run_sim(start, args.frames);
     // Dropping the guard writes the rest of the trace and closes it.
     drop(trace);
+    report(&args, &scene, summary, &mut end)
+}
+
+/// Saves the end of the run if asked, and prints its summary.
+fn report(
+    args: &cli::Args,
+    scene: &scene::Scene,
+    summary: arena::report::Summary,
+    end: &mut sim::Sim,
+) -> ExitCode {
     if let Some(path) = &args.save
-        && let Err(error) = end.save(&scene, path)
+        && let Err(error) = end.save(scene, path)
     {
         eprintln!("arena: error: {error}");
         return ExitCode::from(2);

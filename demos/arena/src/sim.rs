@@ -197,6 +197,11 @@ impl Sim {
         &self.world
     }
 
+    /// The world and the schedule, for a frame loop of its own (the inspector's).
+    pub fn parts_mut(&mut self) -> (&mut World, &mut Schedule) {
+        (&mut self.world, &mut self.schedule)
+    }
+
     /// Records each system's run time over the last `frames` frames; see [`Sim::profile`].
     pub fn enable_profiling(&mut self, frames: usize) {
         self.schedule.enable_profiling(frames);

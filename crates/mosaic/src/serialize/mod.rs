@@ -45,6 +45,7 @@
 //! Loading into an empty world gives it the saved tag, so saved handles stay valid there.
 #![deny(unsafe_code)]
 
+mod by_name;
 mod entity;
 mod error;
 mod hierarchy;
@@ -53,6 +54,7 @@ mod order;
 mod registry;
 mod save;
 
+pub use by_name::NamedData;
 pub use entity::{EntityMap, MapEntities};
 pub use error::SnapshotError;
 pub use registry::SnapshotRegistry;

@@ -24,6 +24,9 @@ pub(crate) type LoadFn =
 pub(crate) type SaveBinaryFn = fn(&World) -> Option<Result<Vec<u8>, postcard::Error>>;
 /// Reads the postcard bytes of one registered column (or resource), all of them.
 pub(crate) type LoadBinaryFn = fn(&[u8]) -> Result<Box<dyn Pending>, SnapshotError>;
+/// Reads one value (not a column) of a registered type, as a row for entity index 0.
+pub(crate) type LoadOneFn =
+    for<'de> fn(&mut dyn erased_serde::Deserializer<'de>) -> Result<Box<dyn Pending>, erased_serde::Error>;
 /// Rewrites the entity handles inside one value.
 type MapFn<T> = fn(&mut T, &mut dyn FnMut(Entity) -> Entity);
 
@@ -32,12 +35,16 @@ pub(crate) struct Entry {
     pub(crate) name: String,
     pub(crate) type_id: TypeId,
     pub(crate) type_name: &'static str,
+    /// `size_of` the type, in bytes.
+    pub(crate) size: usize,
     /// RON: through `erased_serde`.
     pub(crate) save: SaveFn,
     pub(crate) load: LoadFn,
     /// Binary: typed postcard code, embedded in the snapshot as a byte string.
     pub(crate) save_binary: SaveBinaryFn,
     pub(crate) load_binary: LoadBinaryFn,
+    /// One value by itself, for [`SnapshotRegistry::insert_by_name`].
+    pub(crate) load_one: LoadOneFn,
 }
 
 impl Entry {
@@ -46,15 +53,18 @@ impl Entry {
         name: &str,
         (save, load): (SaveFn, LoadFn),
         (save_binary, load_binary): (SaveBinaryFn, LoadBinaryFn),
+        load_one: LoadOneFn,
     ) -> Self {
         Self {
             name: name.to_owned(),
             type_id: TypeId::of::<T>(),
             type_name: std::any::type_name::<T>(),
+            size: size_of::<T>(),
             save,
             load,
             save_binary,
             load_binary,
+            load_one,
         }
     }
 }
@@ -217,6 +227,13 @@ fn load_mapped_component<T: Component + DeserializeOwned + MapEntities>(
     Ok(Box::new(PendingRows { rows, map: Some(<T as MapEntities>::map_entities) }))
 }
 
+fn load_one_component<T: Component + DeserializeOwned>(
+    deserializer: &mut dyn erased_serde::Deserializer<'_>,
+) -> Result<Box<dyn Pending>, erased_serde::Error> {
+    let value: T = erased_serde::deserialize(deserializer)?;
+    Ok(Box::new(PendingRows { rows: vec![(0, value)], map: None }))
+}
+
 fn save_resource<R: Serialize + Send + Sync + 'static>(
     world: &World,
 ) -> Option<Box<dyn erased_serde::Serialize + '_>> {
@@ -318,6 +335,7 @@ impl SnapshotRegistry {
             name,
             (save_component::<T>, load_component::<T>),
             (save_component_binary::<T>, load_component_binary::<T>),
+            load_one_component::<T>,
         );
         add(&mut self.components, entry, "component");
         self
@@ -339,6 +357,7 @@ impl SnapshotRegistry {
             name,
             (save_component::<T>, load_mapped_component::<T>),
             (save_component_binary::<T>, load_mapped_component_binary::<T>),
+            load_one_component::<T>,
         );
         add(&mut self.components, entry, "component");
         self
@@ -358,6 +377,7 @@ impl SnapshotRegistry {
             name,
             (save_resource::<R>, load_resource::<R>),
             (save_resource_binary::<R>, load_resource_binary::<R>),
+            load_resource::<R>,
         );
         add(&mut self.resources, entry, "resource");
         self

@@ -1,0 +1,215 @@
+// The inspector's page: polls the JSON API once a second and renders it. No dependencies.
+"use strict";
+const $ = (id) => document.getElementById(id);
+const state = { page: 0, pageSize: 40, selected: null, writes: false, editing: false };
+// `?select=ID` opens the page on an entity (a link to share, and what the browser test uses).
+state.selected = new URLSearchParams(location.search).get("select");
+
+async function api(path, options) {
+  const response = await fetch(path, options);
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error || response.status);
+  return body;
+}
+
+function text(tag, content, cls) {
+  const el = document.createElement(tag);
+  el.textContent = content;
+  if (cls) el.className = cls;
+  return el;
+}
+
+function link(id) {
+  const a = text("a", id);
+  a.onclick = () => select(id);
+  return a;
+}
+
+async function refreshWorld() {
+  const world = await api("/api/world");
+  $("entity-count").textContent = world.entities;
+  $("frame").textContent = world.frame;
+  $("version").textContent = world.version;
+  $("state").textContent = world.paused ? "paused" : "running";
+  state.writes = world.writes;
+  for (const id of ["pause", "resume", "step"]) $(id).disabled = !world.writes;
+  $("pause").hidden = world.paused;
+  $("resume").hidden = !world.paused;
+  const select = $("with");
+  if (select.options.length !== world.components.length + 1) {
+    select.replaceChildren(new Option("any component", ""));
+    for (const c of world.components) select.add(new Option(c.name, c.name));
+  }
+  const body = $("component-table").tBodies[0];
+  body.replaceChildren();
+  for (const c of world.components) {
+    const row = body.insertRow();
+    row.append(text("td", c.name), text("td", c.entities, "num"), text("td", c.pool_rows, "num"), text("td", c.bytes, "num"));
+  }
+  $("resources").textContent = JSON.stringify(world.resources, null, 1);
+  $("message").textContent = world.errors.length ? world.errors[world.errors.length - 1] : "";
+}
+
+async function refreshEntities() {
+  const query = new URLSearchParams({ page: state.page, page_size: state.pageSize });
+  if ($("search").value) query.set("search", $("search").value);
+  if ($("with").value) query.set("with", $("with").value);
+  const page = await api("/api/entities?" + query);
+  if (page.pages > 0 && state.page >= page.pages) { state.page = page.pages - 1; return refreshEntities(); }
+  $("page").textContent = `${page.pages ? page.page + 1 : 0} / ${page.pages} (${page.total})`;
+  const list = $("entity-list");
+  list.replaceChildren();
+  for (const e of page.entities) {
+    const li = text("li", e.id + " ");
+    li.dataset.id = e.id;
+    li.append(text("small", e.components.join(", ")));
+    if (e.id === state.selected) li.className = "selected";
+    li.onclick = () => select(e.id);
+    list.append(li);
+  }
+}
+
+async function refreshEntity() {
+  if (!state.selected || state.editing) return;
+  let body;
+  try {
+    body = await api("/api/entities/" + state.selected);
+  } catch (error) {
+    $("components").replaceChildren(text("p", `${state.selected} is gone (${error.message})`));
+    return;
+  }
+  const entity = body.entity;
+  $("entity-id").textContent = entity.id;
+  const links = $("entity-links");
+  links.replaceChildren();
+  if (entity.parent) links.append("parent ", link(entity.parent), " ");
+  if (entity.children.length) { links.append("children "); for (const c of entity.children) links.append(link(c), " "); }
+  if (state.writes) {
+    const despawn = text("button", "Despawn");
+    despawn.onclick = () => write("DELETE", "/api/entities/" + entity.id);
+    links.append(despawn);
+  }
+  const box = $("components");
+  box.replaceChildren();
+  for (const [name, value] of Object.entries(entity.components)) {
+    const div = document.createElement("div");
+    div.className = "component";
+    div.dataset.component = name;
+    div.append(text("h3", name));
+    const json = JSON.stringify(value, null, 1);
+    if (state.writes) {
+      const area = text("textarea", json);
+      area.rows = Math.min(json.split("\n").length, 12);
+      area.onfocus = () => { state.editing = true; };
+      area.onblur = () => { state.editing = false; };
+      const save = text("button", "Set");
+      save.onmousedown = (ev) => ev.preventDefault();
+      save.onclick = () => {
+        let value;
+        try { value = JSON.parse(area.value); } catch (error) { $("message").textContent = error.message; return; }
+        state.editing = false;
+        write("POST", `/api/entities/${entity.id}/components/${name}`, JSON.stringify(value));
+      };
+      div.append(area, save);
+    } else {
+      div.append(text("pre", json, "value"));
+    }
+    box.append(div);
+  }
+}
+
+async function refreshTree() {
+  const tree = await api("/api/hierarchy");
+  const nodes = new Map(tree.nodes.map((n) => [n.id, n]));
+  const build = (id, depth) => {
+    const li = document.createElement("li");
+    li.append(link(id));
+    const node = nodes.get(id);
+    if (node && node.children.length && depth < 32) {
+      const ul = document.createElement("ul");
+      for (const c of node.children.slice(0, 200)) ul.append(build(c, depth + 1));
+      li.append(ul);
+    }
+    return li;
+  };
+  const ul = document.createElement("ul");
+  for (const root of tree.roots.slice(0, 200)) ul.append(build(root, 0));
+  $("tree").replaceChildren(tree.roots.length ? ul : text("p", "no hierarchy"));
+}
+
+async function refreshSchedule() {
+  const { schedule } = await api("/api/schedule");
+  const body = $("systems").tBodies[0];
+  body.replaceChildren();
+  const fmt = (v) => (v == null ? "–" : v.toFixed(4));
+  for (const s of schedule.systems) {
+    const row = body.insertRow();
+    row.append(text("td", s.order, "num"), text("td", s.batch, "num"), text("td", s.name),
+      text("td", fmt(s.median_ms), "num"), text("td", fmt(s.max_ms), "num"));
+  }
+}
+
+async function refreshFrames() {
+  const frames = await api("/api/frames");
+  const times = frames.frame_times_ms;
+  $("frame-stats").textContent = times.length
+    ? `median ${frames.median_ms.toFixed(3)} ms, max ${frames.max_ms.toFixed(3)} ms` : "";
+  const canvas = $("chart");
+  const ctx = canvas.getContext("2d");
+  ctx.clearRect(0, 0, canvas.width, canvas.height);
+  if (!times.length) return;
+  const top = Math.max(...times) * 1.1 || 1;
+  const w = canvas.width / Math.max(times.length, 1);
+  ctx.fillStyle = "#4a87b5";
+  times.forEach((t, i) => {
+    const h = (t / top) * canvas.height;
+    ctx.fillRect(i * w, canvas.height - h, Math.max(w - 0.5, 0.5), h);
+  });
+  ctx.fillStyle = "#333";
+  ctx.fillText(`${top.toFixed(2)} ms`, 4, 12);
+}
+
+async function write(method, path, body) {
+  try {
+    await api(path, { method, body, headers: { "Content-Type": "application/json" } });
+    $("message").textContent = "";
+  } catch (error) {
+    $("message").textContent = error.message;
+  }
+  refresh();
+}
+
+function select(id) {
+  state.selected = id;
+  state.editing = false;
+  refresh();
+}
+
+let busy = false;
+async function refresh() {
+  if (busy) return;
+  busy = true;
+  try {
+    await refreshWorld();
+    await refreshEntities();
+    await refreshEntity();
+    await refreshTree();
+    await refreshSchedule();
+    await refreshFrames();
+    $("state").classList.remove("error");
+  } catch (error) {
+    $("state").textContent = "error: " + error.message;
+  } finally {
+    busy = false;
+  }
+}
+
+$("pause").onclick = () => write("POST", "/api/pause");
+$("resume").onclick = () => write("POST", "/api/resume");
+$("step").onclick = () => write("POST", "/api/step");
+$("prev").onclick = () => { state.page = Math.max(0, state.page - 1); refresh(); };
+$("next").onclick = () => { state.page += 1; refresh(); };
+$("search").oninput = () => { state.page = 0; refresh(); };
+$("with").onchange = () => { state.page = 0; refresh(); };
+refresh();
+setInterval(refresh, 1000);

@@ -1,0 +1,59 @@
+//! Errors of the inspector.
+
+use std::net::SocketAddr;
+
+/// Why [`Inspector::start`](crate::Inspector::start) failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum InspectError {
+    /// The server could not listen on the address.
+    #[error("cannot listen on {addr}: {source}; is the port taken? pass port 0 for any free port")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// What the operating system said.
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+    },
+    /// The address is not a loopback address and the options did not allow others.
+    #[error(
+        "{0} is not a loopback address; the inspector shows (and with writes on, changes) the whole \
+         world, so set `InspectorOptions::allow_remote` to serve on it anyway"
+    )]
+    NotLoopback(SocketAddr),
+    /// The server thread could not be started.
+    #[error("cannot start the inspector's server thread: {0}")]
+    Thread(#[from] std::io::Error),
+}
+
+/// Why a request was refused: answered with a 4xx status and a JSON body
+/// `{"error": "...", "status": N}`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum ApiError {
+    #[error("no route {0}; see GET /api for the list")]
+    NotFound(String),
+    #[error("method {method} is not allowed on {path}")]
+    MethodNotAllowed { method: String, path: String },
+    #[error("bad request: {0}")]
+    BadRequest(String),
+    #[error("no live entity {0} in the last published view")]
+    NoSuchEntity(String),
+    #[error("no component is registered under the name `{0}`")]
+    NoSuchComponent(String),
+    #[error("writes are off; start the inspector with `InspectorOptions::allow_writes` to change the world")]
+    WritesOff,
+    #[error("the request body is over {0} bytes")]
+    TooLarge(usize),
+}
+
+impl ApiError {
+    /// The HTTP status code of the error.
+    pub(crate) fn status(&self) -> u16 {
+        match self {
+            Self::NotFound(_) | Self::NoSuchEntity(_) | Self::NoSuchComponent(_) => 404,
+            Self::MethodNotAllowed { .. } => 405,
+            Self::BadRequest(_) => 400,
+            Self::WritesOff => 403,
+            Self::TooLarge(_) => 413,
+        }
+    }
+}

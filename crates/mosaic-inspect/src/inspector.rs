@@ -1,0 +1,321 @@
+//! The handle the frame loop holds: starts the server, publishes views, applies queued writes.
+
+use std::collections::VecDeque;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use mosaic::serialize::SnapshotRegistry;
+use mosaic::{Schedule, World};
+use serde_json::Value;
+
+use crate::error::InspectError;
+use crate::server;
+use crate::view::{self, WorldView};
+
+/// How the inspector serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct InspectorOptions {
+    /// Where to listen. Default `127.0.0.1:7878`; port 0 picks a free port (see
+    /// [`Inspector::addr`]). A non-loopback address is refused unless
+    /// [`InspectorOptions::allow_remote`] is set.
+    pub addr: SocketAddr,
+    /// Serve on a non-loopback address. Default `false`. There is no authentication: anyone who
+    /// can reach the address sees the world (and, with writes on, changes it).
+    pub allow_remote: bool,
+    /// Accept writes: set a component, despawn, pause, step. Default `false`: they get 403.
+    pub allow_writes: bool,
+    /// The largest page of entities one request returns, in entities. Default 500.
+    pub max_page_size: usize,
+    /// How many frame times to keep for the chart, in frames. Default 600.
+    pub frame_history: usize,
+}
+
+impl Default for InspectorOptions {
+    fn default() -> Self {
+        Self {
+            addr: SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 7878),
+            allow_remote: false,
+            allow_writes: false,
+            max_page_size: 500,
+            frame_history: 600,
+        }
+    }
+}
+
+impl InspectorOptions {
+    /// The defaults with `addr`.
+    pub fn with_addr(addr: SocketAddr) -> Self {
+        Self { addr, ..Self::default() }
+    }
+
+    /// These options with writes allowed or not.
+    pub fn writes(mut self, allow: bool) -> Self {
+        self.allow_writes = allow;
+        self
+    }
+
+    /// These options with non-loopback addresses allowed or not.
+    pub fn remote(mut self, allow: bool) -> Self {
+        self.allow_remote = allow;
+        self
+    }
+}
+
+/// A write asked for by a client, applied by the frame loop at its next publish.
+#[derive(Debug, Clone)]
+pub(crate) enum Command {
+    /// Insert (or replace) component `component` on `entity` with `value`.
+    Set { entity: String, component: String, value: Value },
+    /// Despawn `entity`.
+    Despawn { entity: String },
+}
+
+/// State shared by the frame loop and the server thread. Locks are held only to swap or clone
+/// an `Arc` or to push or drain a short queue, never while a view is built or a request served.
+pub(crate) struct Shared {
+    /// The last published view.
+    pub(crate) view: Mutex<Arc<WorldView>>,
+    /// Notified after each publish.
+    pub(crate) published: Condvar,
+    /// A client asked for a fresher view than the last one.
+    pub(crate) wanted: AtomicBool,
+    pub(crate) commands: Mutex<Vec<Command>>,
+    pub(crate) paused: AtomicBool,
+    /// Frames to run while paused.
+    pub(crate) steps: AtomicU32,
+    /// Errors of writes applied (most recent last, at most 20).
+    pub(crate) write_errors: Mutex<VecDeque<String>>,
+    pub(crate) options: InspectorOptions,
+    /// Registered component names, sorted.
+    pub(crate) component_names: Vec<String>,
+}
+
+/// Locks `mutex`, going on with the data if a thread panicked while holding it (every critical
+/// section here leaves the data whole).
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Shared {
+    /// The last published view.
+    pub(crate) fn current(&self) -> Arc<WorldView> {
+        Arc::clone(&lock(&self.view))
+    }
+
+    /// A view published after this call, or the last one if none comes within `wait`.
+    pub(crate) fn fresh(&self, wait: Duration) -> Arc<WorldView> {
+        let guard = lock(&self.view);
+        let version = guard.version;
+        self.wanted.store(true, Ordering::Release);
+        let (guard, _) = self
+            .published
+            .wait_timeout_while(guard, wait, |view| view.version == version)
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Arc::clone(&guard)
+    }
+}
+
+/// A browser inspector attached to a world: an HTTP server on a background thread, serving the
+/// views the frame loop publishes.
+///
+/// The frame loop calls [`Inspector::publish`] at a point of the frame it chooses (between
+/// schedule runs): queued writes are applied there, and, when a client has asked since the last
+/// publish, a copy of the world is taken there. The server thread reads only that copy, so it
+/// never locks the world and a slow client never stalls a frame. With no client, `publish` costs
+/// a few atomic loads and a push to the frame-time ring.
+///
+/// Dropping the inspector stops the server and joins its thread.
+///
+/// # Examples
+/// ```no_run
+/// use mosaic::serialize::SnapshotRegistry;
+/// use mosaic::{Schedule, World};
+/// use mosaic_inspect::{Inspector, InspectorOptions};
+/// use std::time::Instant;
+///
+/// let mut world = World::new();
+/// let mut schedule = Schedule::new();
+/// let registry = SnapshotRegistry::new(); // register the components to show
+/// let mut inspector = Inspector::start(InspectorOptions::default(), registry).unwrap();
+/// println!("open {}", inspector.url());
+/// loop {
+///     let start = Instant::now();
+///     let ran = inspector.should_run();
+///     if ran {
+///         schedule.run(&mut world);
+///     }
+///     let frame_time = ran.then(|| start.elapsed());
+///     inspector.publish(&mut world, Some(&mut schedule), frame_time);
+///     if !ran {
+///         std::thread::sleep(std::time::Duration::from_millis(10));
+///     }
+/// }
+/// ```
+pub struct Inspector {
+    shared: Arc<Shared>,
+    registry: SnapshotRegistry,
+    addr: SocketAddr,
+    frame_times: VecDeque<f64>,
+    version: u64,
+    server: Arc<tiny_http::Server>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Inspector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inspector")
+            .field("addr", &self.addr)
+            .field("version", &self.version)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Inspector {
+    /// Starts serving on `options.addr`. Components and resources are shown (and set) through
+    /// `registry`: registered names, values as JSON through their serde impls.
+    ///
+    /// # Errors
+    /// - [`InspectError::NotLoopback`] if the address is not loopback and `allow_remote` is off;
+    /// - [`InspectError::Bind`] if the server cannot listen there;
+    /// - [`InspectError::Thread`] if its thread cannot be started.
+    pub fn start(options: InspectorOptions, registry: SnapshotRegistry) -> Result<Self, InspectError> {
+        if !options.addr.ip().is_loopback() && !options.allow_remote {
+            return Err(InspectError::NotLoopback(options.addr));
+        }
+        let server = tiny_http::Server::http(options.addr)
+            .map_err(|source| InspectError::Bind { addr: options.addr, source })?;
+        let addr = server.server_addr().to_ip().unwrap_or(options.addr);
+        let server = Arc::new(server);
+        let shared = Arc::new(Shared {
+            view: Mutex::new(Arc::new(WorldView { writes: options.allow_writes, ..WorldView::default() })),
+            published: Condvar::new(),
+            wanted: AtomicBool::new(true),
+            commands: Mutex::new(Vec::new()),
+            paused: AtomicBool::new(false),
+            steps: AtomicU32::new(0),
+            write_errors: Mutex::new(VecDeque::new()),
+            component_names: registry.component_names().map(str::to_owned).collect(),
+            options,
+        });
+        let thread = std::thread::Builder::new().name("mosaic-inspect".into()).spawn({
+            let (server, shared) = (Arc::clone(&server), Arc::clone(&shared));
+            move || server::serve(&server, &shared)
+        })?;
+        Ok(Self {
+            shared,
+            registry,
+            addr,
+            frame_times: VecDeque::new(),
+            version: 0,
+            server,
+            thread: Some(thread),
+        })
+    }
+
+    /// The address the server listens on (with the port picked when port 0 was asked for).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The page's URL, `http://{addr}/`.
+    pub fn url(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+
+    /// Whether a client paused the world (writes on only).
+    pub fn paused(&self) -> bool {
+        self.shared.paused.load(Ordering::Acquire)
+    }
+
+    /// Whether the frame loop should run the schedule this frame: `true` unless paused; while
+    /// paused, `true` once per step a client asked for (consuming it).
+    pub fn should_run(&self) -> bool {
+        if !self.paused() {
+            return true;
+        }
+        self.shared.steps.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)).is_ok()
+    }
+
+    /// The publish point: applies the writes clients queued since the last call (in the order
+    /// they came), records `frame_time` (when given: `None` for a frame that did not run) for the
+    /// chart, and, if a client asked since the last publish, copies the world and `schedule`
+    /// into a new view for the server. Returns how many writes were applied.
+    ///
+    /// Call it between schedule runs, on the thread that owns the world. Cost without clients:
+    /// O(1); with one: O(entities * registered components) for the copy.
+    pub fn publish(
+        &mut self,
+        world: &mut World,
+        schedule: Option<&mut Schedule>,
+        frame_time: Option<Duration>,
+    ) -> usize {
+        let commands = std::mem::take(&mut *lock(&self.shared.commands));
+        let applied = commands.len();
+        for command in commands {
+            if let Err(error) = self.apply(world, command) {
+                let mut errors = lock(&self.shared.write_errors);
+                if errors.len() == 20 {
+                    errors.pop_front();
+                }
+                errors.push_back(error);
+            }
+        }
+        if let Some(time) = frame_time {
+            if self.frame_times.len() == self.shared.options.frame_history.max(1) {
+                self.frame_times.pop_front();
+            }
+            self.frame_times.push_back(view::ms(time));
+        }
+        if applied > 0 || self.shared.wanted.swap(false, Ordering::AcqRel) {
+            self.version += 1;
+            let mut view = WorldView::build(
+                self.version,
+                world,
+                &self.registry,
+                schedule,
+                self.frame_times.iter().copied().collect(),
+            );
+            view.paused = self.paused();
+            view.writes = self.shared.options.allow_writes;
+            view.errors.extend(lock(&self.shared.write_errors).iter().cloned());
+            *lock(&self.shared.view) = Arc::new(view);
+            self.shared.published.notify_all();
+        }
+        applied
+    }
+
+    fn apply(&self, world: &mut World, command: Command) -> Result<(), String> {
+        match command {
+            Command::Set { entity, component, value } => {
+                let target = view::live_entity(world, &entity)
+                    .ok_or_else(|| format!("set {component} on {entity}: no such entity"))?;
+                let mut de = <dyn erased_serde::Deserializer>::erase(value);
+                match self.registry.insert_by_name(world, &component, target, &mut de) {
+                    Ok(true) => Ok(()),
+                    Ok(false) => Err(format!("set {component} on {entity}: no such component or entity")),
+                    Err(error) => Err(format!("set {component} on {entity}: {error}")),
+                }
+            }
+            Command::Despawn { entity } => {
+                let target = view::live_entity(world, &entity)
+                    .ok_or_else(|| format!("despawn {entity}: no such entity"))?;
+                world.despawn(target);
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Drop for Inspector {
+    fn drop(&mut self) {
+        self.server.unblock();
+        if let Some(thread) = self.thread.take() {
+            // A panic in the server thread has already been reported; nothing more to do here.
+            let _ = thread.join();
+        }
+    }
+}

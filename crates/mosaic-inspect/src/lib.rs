@@ -1,0 +1,36 @@
+//! A browser inspector for a running Mosaic world.
+//!
+//! [`Inspector::start`] serves, on a background thread, a JSON API and a web page (embedded in
+//! the binary: no network needed) on a loopback address. The frame loop calls
+//! [`Inspector::publish`] at a point it chooses; the server answers from the copy taken there, so
+//! it never locks the world while systems run, and a slow client never stalls a frame.
+//!
+//! Routes (all answer JSON; errors are 4xx with `{"error": ..., "status": ...}`):
+//! - `GET /api/world`: entity count, registered component types with their pool sizes, resources;
+//! - `GET /api/entities?page=N&page_size=N&with=a,b&search=text`: entities by index, a page at a
+//!   time (`page_size` at most [`InspectorOptions::max_page_size`]), those with every component
+//!   in `with`;
+//! - `GET /api/entities/{index}v{generation}`: one entity's registered components as JSON, its
+//!   parent and children;
+//! - `GET /api/hierarchy`: the entities in a hierarchy, as nodes with parent and children, and
+//!   the roots;
+//! - `GET /api/schedule`: systems in run order, their batches, per-system median and max run
+//!   time (with [`Schedule::enable_profiling`](mosaic::Schedule::enable_profiling));
+//! - `GET /api/frames`: the frame times given to `publish`, oldest first.
+//!
+//! Writes are refused (403) unless [`InspectorOptions::allow_writes`] is set; then
+//! `POST /api/entities/{id}/components/{name}` (the value as JSON), `DELETE /api/entities/{id}`,
+//! `POST /api/pause`, `/api/resume` and `/api/step?frames=N` are queued (202) and applied by the
+//! frame loop at its next `publish` (pause and step through [`Inspector::should_run`]).
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod api;
+mod assets;
+mod error;
+mod inspector;
+mod server;
+mod view;
+
+pub use error::InspectError;
+pub use inspector::{Inspector, InspectorOptions};

@@ -1,0 +1,287 @@
+//! The JSON API against a real server on loopback (port 0): what a client sees, and what it is
+//! refused.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::Duration;
+
+use mosaic::serialize::SnapshotRegistry;
+use mosaic::{Component, Query, Schedule, World};
+use mosaic_inspect::{InspectError, Inspector, InspectorOptions};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Component, Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Position {
+    x: f32,
+    y: f32,
+}
+
+#[derive(Component, Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Health(u32);
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Score(u64);
+
+fn drift(mut query: Query<&mut Position>) {
+    query.for_each(|p| p.x += 1.0);
+}
+
+fn registry() -> SnapshotRegistry {
+    let mut registry = SnapshotRegistry::new();
+    registry
+        .register::<Position>("position")
+        .register::<Health>("health")
+        .register_resource::<Score>("score");
+    registry
+}
+
+/// A frame loop on its own thread, publishing after each frame, until the test ends. Returns
+/// the server's address, a stop flag and the join handle (which gives back the world).
+struct Game {
+    addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<World>>,
+}
+
+impl Game {
+    fn start(writes: bool) -> Self {
+        let (tx, rx) = mpsc::channel();
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = std::thread::spawn({
+            let stop = Arc::clone(&stop);
+            move || {
+                let mut world = World::new();
+                let root = world.spawn((Position { x: 0.0, y: 0.0 }, Health(10)));
+                let child = world.spawn(Position { x: 1.0, y: 2.0 });
+                world.spawn(Health(3));
+                world.set_parent(child, root).unwrap();
+                world.insert_resource(Score(42));
+                let mut schedule = Schedule::new();
+                schedule.add_system(drift);
+                schedule.enable_profiling(16);
+                let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap()).writes(writes);
+                let mut inspector = Inspector::start(options, registry()).unwrap();
+                tx.send(inspector.addr()).unwrap();
+                while !stop.load(Ordering::Acquire) {
+                    let ran = inspector.should_run();
+                    if ran {
+                        schedule.run(&mut world);
+                    }
+                    inspector.publish(
+                        &mut world,
+                        Some(&mut schedule),
+                        ran.then_some(Duration::from_micros(500)),
+                    );
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                world
+            }
+        });
+        let addr = rx.recv_timeout(Duration::from_secs(10)).expect("the server starts");
+        Self { addr, stop, thread: Some(thread) }
+    }
+
+    /// Sends one request, returns (status, body).
+    fn request(&self, method: &str, path: &str, body: &str) -> (u16, String) {
+        let mut stream = TcpStream::connect(self.addr).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(
+            stream,
+            "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut text = String::new();
+        stream.read_to_string(&mut text).unwrap();
+        let status = text.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("a status line");
+        let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b).to_owned();
+        (status, body)
+    }
+
+    fn json(&self, method: &str, path: &str, body: &str) -> (u16, Value) {
+        let (status, text) = self.request(method, path, body);
+        (status, serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}: {text}")))
+    }
+
+    fn stop(mut self) -> World {
+        self.stop.store(true, Ordering::Release);
+        self.thread.take().unwrap().join().unwrap()
+    }
+}
+
+impl Drop for Game {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+    }
+}
+
+#[test]
+fn reads_world_entities_hierarchy_schedule_and_frames() {
+    let game = Game::start(false);
+    let (status, world) = game.json("GET", "/api/world", "");
+    assert_eq!(status, 200);
+    assert_eq!(world["entities"], 3);
+    let names: Vec<&str> =
+        world["components"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["health", "position"]);
+    assert_eq!(world["components"][1]["entities"], 2);
+    assert_eq!(world["components"][1]["bytes"], 16); // 2 rows of 8-byte positions
+    assert_eq!(world["resources"]["score"], 42);
+    assert_eq!(world["writes"], false);
+
+    let (_, page) = game.json("GET", "/api/entities?with=position&page_size=1", "");
+    assert_eq!((page["total"].as_u64(), page["pages"].as_u64()), (Some(2), Some(2)));
+    assert_eq!(page["entities"][0]["id"], "0v1");
+    let (_, page) = game.json("GET", "/api/entities?with=health,position", "");
+    assert_eq!(page["total"], 1);
+
+    let (status, entity) = game.json("GET", "/api/entities/1v1", "");
+    assert_eq!(status, 200);
+    assert_eq!(entity["entity"]["components"]["position"]["y"], 2.0);
+    assert_eq!(entity["entity"]["parent"], "0v1");
+
+    let (_, tree) = game.json("GET", "/api/hierarchy", "");
+    assert_eq!(tree["roots"], serde_json::json!(["0v1"]));
+    assert_eq!(tree["nodes"].as_array().unwrap().len(), 2);
+
+    let (_, schedule) = game.json("GET", "/api/schedule", "");
+    let systems = schedule["schedule"]["systems"].as_array().unwrap();
+    assert_eq!(systems.len(), 1);
+    assert!(systems[0]["name"].as_str().unwrap().contains("drift"));
+    assert!(systems[0]["median_ms"].is_number());
+
+    let (_, frames) = game.json("GET", "/api/frames", "");
+    assert!(!frames["frame_times_ms"].as_array().unwrap().is_empty());
+    assert_eq!(frames["median_ms"], 0.5);
+
+    let (status, page) = game.request("GET", "/", "");
+    assert_eq!(status, 200);
+    assert!(page.contains("<html"));
+    game.stop();
+}
+
+#[test]
+fn refuses_bad_requests_with_json_errors() {
+    let game = Game::start(false);
+    for (method, path, want) in [
+        ("GET", "/api/nothing", 404),
+        ("GET", "/nothing.txt", 404),
+        ("GET", "/assets/../Cargo.toml", 404),
+        ("GET", "/assets/%2e%2e/src/lib.rs", 404),
+        ("GET", "/api/entities/99v0", 404),
+        ("GET", "/api/entities/garbage", 404),
+        ("GET", "/api/entities?page_size=1000000", 400),
+        ("GET", "/api/entities?page_size=0", 400),
+        ("GET", "/api/entities?page=-1", 400),
+        ("GET", "/api/entities?with=nope", 404),
+        ("GET", "/api/entities?search=%zz", 400),
+        ("PUT", "/api/world", 405),
+        ("POST", "/", 405),
+        ("POST", "/api/pause", 403),
+        ("POST", "/api/step", 403),
+        ("DELETE", "/api/entities/0v1", 403),
+        ("POST", "/api/entities/0v1/components/health", 403),
+    ] {
+        let (status, body) = game.json(method, path, "7");
+        assert_eq!(status, want, "{method} {path}: {body}");
+        assert_eq!(body["status"], want, "{method} {path}");
+        assert!(body["error"].is_string());
+    }
+    let (status, _) = game.request("POST", "/api/pause", &"x".repeat(70 * 1024));
+    assert!((400..500).contains(&status), "{status}");
+    // Garbage that is not HTTP gets an answer or a closed connection, and the server lives on.
+    let mut stream = TcpStream::connect(game.addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    stream.write_all(b"\x00\x01garbage\r\n\r\n").unwrap();
+    let _ = stream.read_to_end(&mut Vec::new());
+    assert_eq!(game.json("GET", "/api/world", "").0, 200);
+    game.stop();
+}
+
+#[test]
+fn writes_when_enabled_are_applied_at_the_publish_point() {
+    let game = Game::start(true);
+    assert_eq!(game.json("POST", "/api/pause", "").0, 202);
+    let (status, _) = game.json("POST", "/api/entities/2v1/components/health", "99");
+    assert_eq!(status, 202);
+    let (status, _) = game.json("POST", "/api/entities/2v1/components/position", r#"{"x": 5.0, "y": 6.0}"#);
+    assert_eq!(status, 202);
+    assert_eq!(game.json("POST", "/api/entities/2v1/components/nope", "1").0, 404);
+    assert_eq!(game.json("POST", "/api/entities/2v1/components/health", "{not json").0, 400);
+    // A value of the wrong shape is queued, then reported by the view.
+    assert_eq!(game.json("POST", "/api/entities/2v1/components/health", r#""text""#).0, 202);
+    let mut entity = Value::Null;
+    for _ in 0..100 {
+        entity = game.json("GET", "/api/entities/2v1", "").1;
+        if entity["entity"]["components"]["position"]["x"] == 5.0 {
+            break;
+        }
+    }
+    assert_eq!(entity["entity"]["components"]["health"], 99);
+    assert_eq!(entity["entity"]["components"]["position"]["x"], 5.0);
+    let (_, world) = game.json("GET", "/api/world", "");
+    assert_eq!(world["paused"], true);
+    assert!(world["errors"].as_array().unwrap().iter().any(|e| e.as_str().unwrap().contains("health")));
+
+    // Paused: the drift system does not run, until one step.
+    let x = |game: &Game| {
+        game.json("GET", "/api/entities/0v1", "").1["entity"]["components"]["position"]["x"].as_f64()
+    };
+    let before = x(&game);
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(x(&game), before);
+    assert_eq!(game.json("POST", "/api/step", "").0, 202);
+    let mut after = before;
+    for _ in 0..100 {
+        after = x(&game);
+        if after != before {
+            break;
+        }
+    }
+    assert_eq!(after, before.map(|x| x + 1.0));
+
+    assert_eq!(game.json("DELETE", "/api/entities/1v1", "").0, 202);
+    let mut status = 0;
+    for _ in 0..100 {
+        status = game.json("GET", "/api/entities/1v1", "").0;
+        if status == 404 {
+            break;
+        }
+    }
+    assert_eq!(status, 404);
+    let world = game.stop();
+    assert_eq!(world.len(), 2);
+}
+
+#[test]
+fn refuses_non_loopback_addresses_unless_asked() {
+    let options = InspectorOptions::with_addr("0.0.0.0:0".parse().unwrap());
+    assert!(matches!(Inspector::start(options, registry()), Err(InspectError::NotLoopback(_))));
+}
+
+#[test]
+fn a_hung_client_does_not_stall_publish() {
+    let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap());
+    let mut inspector = Inspector::start(options, registry()).unwrap();
+    // A client that sends half a request and never finishes.
+    let mut hung = TcpStream::connect(inspector.addr()).unwrap();
+    hung.write_all(b"GET /api/world HTTP/1.1\r\nHost: x\r\n").unwrap();
+    let mut world = World::new();
+    world.spawn(Health(1));
+    let start = std::time::Instant::now();
+    for _ in 0..100 {
+        inspector.publish(&mut world, None, Some(Duration::from_millis(1)));
+    }
+    assert!(start.elapsed() < Duration::from_secs(2));
+    // Another client is still answered.
+    let mut other = TcpStream::connect(inspector.addr()).unwrap();
+    other.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    other.write_all(b"GET /api/world HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+    let mut text = String::new();
+    other.read_to_string(&mut text).unwrap();
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    drop(hung);
+}

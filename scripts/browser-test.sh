@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Browser test of the inspector, as a person would use it: runs the arena with `--inspect`, opens
+# the page in headless Chromium (Debian's `chromium`, installed with apt-get if missing), checks
+# that the page shows the entity count and a component value, steps one frame and checks the page
+# shows the next frame, and saves a screenshot to docs/inspector.png.
+#
+# Not part of `cargo test`: it needs a browser. Loopback only.
+#   scripts/browser-test.sh              # release build of the arena
+#   PROFILE=dev scripts/browser-test.sh  # debug build (faster to build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PROFILE=${PROFILE:-release}
+PORT=${PORT:-7891}
+BASE="http://127.0.0.1:$PORT"
+WORK=$(mktemp -d)
+
+if ! command -v chromium >/dev/null; then
+    echo "browser-test: installing chromium (Debian package)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core
+fi
+
+cargo build --profile "$PROFILE" -p arena
+dir=$([ "$PROFILE" = dev ] && echo debug || echo "$PROFILE")
+"target/$dir/arena" --inspect "127.0.0.1:$PORT" --inspect-writes --frames 0 --entities 2000 >"$WORK/arena.log" 2>&1 &
+ARENA=$!
+trap 'kill $ARENA 2>/dev/null || true; rm -rf "$WORK"' EXIT
+
+json() { # json PATH EXPR: evaluates the Python expression EXPR on the JSON at BASE/PATH as `j`
+    curl -sf "$BASE$1" | python3 -c "import json, sys; j = json.load(sys.stdin); print($2)"
+}
+post() { curl -sf -X POST "$BASE$1" >/dev/null; }
+browser() { # browser URL ARGS...: headless Chromium on URL, scripts given 8 s of virtual time
+    local url=$1
+    shift
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions \
+        --user-data-dir="$WORK/profile" --virtual-time-budget=8000 --window-size=1500,1000 "$@" "$url" 2>>"$WORK/chromium.log"
+}
+fail() { echo "browser-test: FAIL: $*" >&2; exit 1; }
+
+for _ in $(seq 100); do curl -sf "$BASE/api/world" >/dev/null && break; sleep 0.2; done
+curl -sf "$BASE/api/world" >/dev/null || fail "the arena's inspector did not answer; $(cat "$WORK/arena.log")"
+
+# Let it run a little (for the frame-time chart), then hold it still so the page and the API agree.
+sleep 3
+post /api/pause
+for _ in $(seq 50); do [ "$(json /api/world "j['paused']")" = True ] && break; sleep 0.1; done
+count=$(json /api/world "j['entities']")
+frame=$(json /api/world "j['frame']")
+id=$(json "/api/entities?with=position,health&page_size=1" "j['entities'][0]['id']")
+health=$(json "/api/entities/$id" "j['entity']['components']['health']")
+echo "browser-test: $count entities at frame $frame; entity $id has health $health"
+
+browser "$BASE/?select=$id" --dump-dom >"$WORK/page.html"
+grep -q "id=\"entity-count\">$count<" "$WORK/page.html" || fail "the page does not show $count entities"
+grep -q "id=\"frame\">$frame<" "$WORK/page.html" || fail "the page does not show frame $frame"
+grep -q "data-component=\"health\"" "$WORK/page.html" || fail "the page does not show $id's health"
+python3 - "$WORK/page.html" "$health" <<'PY' || fail "the page does not show health $health"
+import html, re, sys
+page, want = open(sys.argv[1]).read(), sys.argv[2]
+block = re.search(r'data-component="health".*?</(textarea|pre)>', page, re.S).group(0)
+assert want in html.unescape(block), block
+PY
+echo "browser-test: the page shows the entity count, the frame and $id's health"
+
+post /api/step
+for _ in $(seq 50); do [ "$(json /api/world "j['frame']")" != "$frame" ] && break; sleep 0.1; done
+next=$(json /api/world "j['frame']")
+[ "$next" = $((frame + 1)) ] || fail "one step ran frames $frame -> $next"
+browser "$BASE/?select=$id" --dump-dom >"$WORK/page.html"
+grep -q "id=\"frame\">$next<" "$WORK/page.html" || fail "the page does not show frame $next after a step"
+echo "browser-test: stepped one frame, the page shows frame $next"
+
+mkdir -p docs
+browser "$BASE/?select=$id" --screenshot="$PWD/docs/inspector.png" >/dev/null
+[ -s docs/inspector.png ] || fail "no screenshot"
+echo "browser-test: PASS; screenshot in docs/inspector.png"
