@@ -16,13 +16,16 @@
 //! from a real `Send + Sync + 'static` type, so no safe call sequence reaches undefined behaviour
 //! (the compile-fail tests in `tests/ui/storage_*.rs` pin this).
 
+mod changes;
 mod column;
 mod resource_map;
 mod soa;
 mod sparse;
 mod sparse_set;
 mod stored;
+mod tick;
 
+pub use changes::{ChangeMarker, ChangeTracker, LogEntry};
 pub use column::{Column, ColumnInfo};
 pub use resource_map::ResourceMap;
 pub use soa::{FieldColumn, SoaColumns, SoaInfo, SoaLayout, SoaReader, SoaWriter};
@@ -31,3 +34,4 @@ pub use sparse_set::{RowLookup, SparseSet};
 #[cfg(feature = "serialize")]
 pub use stored::try_for_each_row;
 pub use stored::{StorageInfo, Stored, sorted_rows};
+pub use tick::{Clock, Tick, Ticks};
