@@ -11,8 +11,8 @@ use crate::storage::LogEntry;
 /// `RemovedComponents`).
 ///
 /// A removal is `remove`, `despawn` (eager components: at the despawn; components with
-/// `cleanup = "lazy"`: when the collector drops the value), `World::clear`, the pool being emptied
-/// by a snapshot load, or the same through commands. An entity appears once per removal, so one
+/// `cleanup = "lazy"`: when the collector drops the value), `World::clear`, or the same through
+/// commands. An entity appears once per removal, so one
 /// that lost `T`, got it back and lost it again appears twice; it may be dead or hold a new `T`
 /// by the time it is read.
 ///
