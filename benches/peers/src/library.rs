@@ -34,11 +34,15 @@ pub enum Workload {
     SerializeBinary,
     /// The same through RON text.
     SerializeText,
+    /// 100,000 entities with a `Health`; each run modifies 1% of them (every 100th, a different
+    /// 1% each run) through the library's tracked write path, counts the changed ones with its
+    /// change detection, and resets the window (libraries with change detection only).
+    ChangeDetect,
 }
 
 impl Workload {
     /// Every workload, in report order.
-    pub const ALL: [Workload; 11] = [
+    pub const ALL: [Workload; 12] = [
         Workload::SimpleInsert,
         Workload::SimpleIter,
         Workload::SimpleIterFor,
@@ -50,6 +54,7 @@ impl Workload {
         Workload::AddRemove,
         Workload::SerializeBinary,
         Workload::SerializeText,
+        Workload::ChangeDetect,
     ];
 
     /// The ecs_bench_suite name (`simple_insert`, ...).
@@ -66,6 +71,7 @@ impl Workload {
             Workload::AddRemove => "add_remove",
             Workload::SerializeBinary => "serialize_binary",
             Workload::SerializeText => "serialize_text",
+            Workload::ChangeDetect => "change_detect",
         }
     }
 }
@@ -236,5 +242,7 @@ pub const N_SCHEDULE: usize = 10_000;
 pub const N_ADD_REMOVE: usize = 10_000;
 /// Entities in the serialize workloads.
 pub const N_SERIALIZE: usize = 1_000;
+/// Entities in `change_detect`; 1% of them change per run.
+pub const N_CHANGE: usize = 100_000;
 /// Matrix inversions per entity in `heavy_compute`.
 pub const HEAVY_INVERSIONS: usize = 100;

@@ -450,3 +450,31 @@ fn narrow_clock_world_level_windows() {
         assert!(world_added::<A>(&mut world).is_empty(), "frame {frame}");
     }
 }
+
+/// A snapshot load inserts every value: readers see the loaded values as added at the load, and
+/// changes after it as usual.
+#[cfg(feature = "serialize")]
+#[test]
+fn a_snapshot_load_counts_as_adding_every_value() {
+    #[derive(Component, Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+    struct Saved(u32);
+    let mut registry = mosaic::SnapshotRegistry::new();
+    registry.register::<Saved>("saved");
+    let mut world = World::new();
+    let es: Vec<Entity> = (0..5).map(|i| world.spawn(Saved(i))).collect();
+    let bytes = registry.save_binary(&mut world).unwrap();
+
+    let mut copy = World::new();
+    copy.track_changes::<Saved>();
+    copy.clear_trackers();
+    registry.load_binary(&mut copy, &bytes).unwrap();
+    assert_eq!(
+        world_added::<Saved>(&mut copy),
+        sorted(es.clone()),
+        "a load into an empty world keeps handles"
+    );
+    copy.clear_trackers();
+    assert!(world_changed::<Saved>(&mut copy).is_empty());
+    copy.get_mut::<Saved>(es[2]).unwrap().0 = 9;
+    assert_eq!(world_changed::<Saved>(&mut copy), [es[2]]);
+}

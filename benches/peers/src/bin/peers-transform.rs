@@ -3,15 +3,13 @@
 //!
 //! Workload (issue 6): 100,000 nodes in 1,000 trees of 100 nodes, of depth 1, 5 and 20; each
 //! frame changes the local transform of 1% of the nodes (a different 1,000 each frame, the same
-//! nodes in both libraries), then propagates. Mosaic runs `propagate_transforms` (ordering pass,
-//! then one linear pass over the parent-sorted relationship pool, recomputing every global);
-//! bevy runs its `PostUpdate` chain `mark_dirty_trees`, `propagate_parent_transforms`,
+//! nodes in both libraries), then propagates. Both sides use 3D transforms (translation,
+//! quaternion and scale, composed into an `Affine3A`). Mosaic runs `propagate_transforms_3d`
+//! (ordering pass, then the subtrees of the changed nodes, from the change log); bevy runs its
+//! `PostUpdate` chain `mark_dirty_trees`, `propagate_parent_transforms`,
 //! `sync_simple_transforms` on its multi-threaded compute pool, with its static-scene
-//! optimisation on (the default), so it recomputes only the trees that changed.
-//!
-//! The libraries' transforms differ in kind: Mosaic's are 2D (`Affine2`, 6 floats), bevy's 3D
-//! (`Transform` of translation, quaternion and scale, composed into an `Affine3A`), so bevy does
-//! more arithmetic per node. The report says so beside the figures.
+//! optimisation on (the default), so it recomputes only the trees that changed. Mosaic's frame
+//! with no change, and its full propagation (the first call on a fresh forest), are timed too.
 //!
 //! Method: both forests are built first; after the timed rounds, every node's global is checked
 //! against its parent's global times its local, in both libraries; then `--rounds` rounds (default 15), each timing one
@@ -30,8 +28,7 @@ use bevy_transform::components::{GlobalTransform, Transform};
 use bevy_transform::systems::{
     StaticTransformOptimizations, mark_dirty_trees, propagate_parent_transforms, sync_simple_transforms,
 };
-use glam::{Affine2, Vec2};
-use mosaic::hierarchy::{GlobalTransform as MGlobal, LocalTransform, propagate_transforms};
+use mosaic::hierarchy::{GlobalTransform3d as MGlobal, Transform3d, propagate_transforms_3d};
 use mosaic_peers::timing::median;
 
 const TREES: usize = 1_000;
@@ -87,15 +84,24 @@ struct MosaicForest {
     nodes: Vec<mosaic::Entity>,
 }
 
+/// Node `k` of a tree's local transform: a rotation about z by `0.01 k`, then a unit step.
+fn local_parts(k: usize) -> (Quat, Vec3) {
+    (Quat::from_rotation_z(0.01 * k as f32), Vec3::new(1.0, 0.5, 0.0))
+}
+
 impl MosaicForest {
-    fn new(parents: &[Option<usize>]) -> Self {
+    /// The forest, built and sorted, not yet propagated.
+    fn build(parents: &[Option<usize>]) -> Self {
         let mut world = mosaic::World::new();
         let mut nodes = Vec::with_capacity(parents.len());
         for (i, parent) in parents.iter().enumerate() {
-            let k = i % TREE_SIZE;
-            let local = LocalTransform(
-                Affine2::from_angle(0.01 * k as f32) * Affine2::from_translation(Vec2::new(1.0, 0.5)),
-            );
+            let (rotation, step) = local_parts(i % TREE_SIZE);
+            // bevy's `from_rotation(q).mul_transform(from_translation(t))`: translation `q * t`.
+            let local = Transform3d {
+                translation: glam::Vec3::from_array((rotation * step).to_array()),
+                rotation: glam::Quat::from_array(rotation.to_array()),
+                scale: glam::Vec3::ONE,
+            };
             let e = world.spawn((local, MGlobal::default()));
             if let Some(p) = parent {
                 world.set_parent(e, nodes[*p]).expect("a tree has no cycle");
@@ -103,18 +109,39 @@ impl MosaicForest {
             nodes.push(e);
         }
         world.sort_hierarchy().expect("the relationship pool is not grouped");
-        propagate_transforms(&mut world);
         Self { world, nodes }
+    }
+
+    fn new(parents: &[Option<usize>]) -> Self {
+        let mut forest = Self::build(parents);
+        propagate_transforms_3d(&mut forest.world);
+        forest
+    }
+
+    /// Seconds of one full propagation: the first call on a freshly built forest.
+    fn full_propagation(parents: &[Option<usize>]) -> f64 {
+        let mut forest = Self::build(parents);
+        let start = Instant::now();
+        propagate_transforms_3d(&mut forest.world);
+        start.elapsed().as_secs_f64()
+    }
+
+    /// Seconds per frame of a sample of frames with no change.
+    fn idle_sample(&mut self) -> f64 {
+        let start = Instant::now();
+        for _ in 0..FRAMES_PER_SAMPLE {
+            propagate_transforms_3d(&mut self.world);
+        }
+        start.elapsed().as_secs_f64() / FRAMES_PER_SAMPLE as f64
     }
 }
 
 impl Forest for MosaicForest {
     fn frame(&mut self, frame: usize) {
         for i in changed(frame, self.nodes.len()) {
-            self.world.get_mut::<LocalTransform>(self.nodes[i]).expect("a live node").0.translation.x +=
-                0.001;
+            self.world.get_mut::<Transform3d>(self.nodes[i]).expect("a live node").translation.x += 0.001;
         }
-        propagate_transforms(&mut self.world);
+        propagate_transforms_3d(&mut self.world);
         black_box(self.world.get::<MGlobal>(self.nodes[frame % self.nodes.len()]).expect("a live node"));
     }
 
@@ -122,7 +149,7 @@ impl Forest for MosaicForest {
         let global = |i: usize| self.world.get::<MGlobal>(self.nodes[i]).expect("a live node").0;
         for (i, parent) in parents.iter().enumerate() {
             if let Some(p) = parent {
-                let local = self.world.get::<LocalTransform>(self.nodes[i]).expect("a live node").0;
+                let local = self.world.get::<Transform3d>(self.nodes[i]).expect("a live node").matrix();
                 assert!(global(i).abs_diff_eq(global(*p) * local, 1e-3), "mosaic node {i}");
             }
         }
@@ -142,9 +169,8 @@ impl BevyForest {
         world.init_resource::<StaticTransformOptimizations>();
         let mut nodes: Vec<bevy_ecs::entity::Entity> = Vec::with_capacity(parents.len());
         for (i, parent) in parents.iter().enumerate() {
-            let k = i % TREE_SIZE;
-            let local = Transform::from_rotation(Quat::from_rotation_z(0.01 * k as f32))
-                .mul_transform(Transform::from_translation(Vec3::new(1.0, 0.5, 0.0)));
+            let (rotation, step) = local_parts(i % TREE_SIZE);
+            let local = Transform::from_rotation(rotation).mul_transform(Transform::from_translation(step));
             let e = match parent {
                 Some(p) => world.spawn((local, ChildOf(nodes[*p]))).id(),
                 None => world.spawn(local).id(),
@@ -215,7 +241,7 @@ fn main() {
         let parents = shape(depth);
         let mut mosaic = MosaicForest::new(&parents);
         let mut bevy = BevyForest::new(&parents);
-        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        let (mut ours, mut theirs, mut idle) = (Vec::new(), Vec::new(), Vec::new());
         let (mut frame_a, mut frame_b) = (0, 0);
         for round in 0..rounds {
             if round % 2 == 0 {
@@ -225,17 +251,23 @@ fn main() {
                 theirs.push(sample(&mut bevy, &mut frame_b));
                 ours.push(sample(&mut mosaic, &mut frame_a));
             }
+            idle.push(mosaic.idle_sample());
         }
         mosaic.check(&parents);
         bevy.check(&parents);
+        let full: Vec<f64> = (0..3).map(|_| MosaicForest::full_propagation(&parents)).collect();
         let (m, b) = (median(&ours).unwrap_or(f64::NAN), median(&theirs).unwrap_or(f64::NAN));
+        let (i, f) = (median(&idle).unwrap_or(f64::NAN), median(&full).unwrap_or(f64::NAN));
         println!(
-            "depth {depth:>2}: mosaic {} bevy {} mosaic/bevy {:.2}",
+            "depth {depth:>2}: mosaic {} bevy {} mosaic/bevy {:.2}; mosaic idle frame {} full {} idle/full {:.4}",
             format_time(m),
             format_time(b),
-            m / b
+            m / b,
+            format_time(i),
+            format_time(f),
+            i / f
         );
-        rows.push((depth, m, b));
+        rows.push((depth, m, b, i, f));
     }
     if let Some(dir) = out {
         let machine = mosaic_peers::machine::Machine::detect();
@@ -251,15 +283,24 @@ fn main() {
             "- Machine: {} logical cores, {}; {}\n- Toolchain: {}\n- Rounds: {rounds}\n\n",
             machine.cores, machine.cpu, machine.os, machine.rustc
         );
-        text += "| depth | mosaic | bevy | mosaic / bevy |\n|---:|---:|---:|---:|\n";
-        for (depth, m, b) in &rows {
-            text += &format!("| {depth} | {} | {} | {:.2} |\n", format_time(*m), format_time(*b), m / b);
+        text += "| depth | mosaic | bevy | mosaic / bevy | mosaic, frame with no change | mosaic, full propagation | no change / full |\n|---:|---:|---:|---:|---:|---:|---:|\n";
+        for (depth, m, b, i, f) in &rows {
+            text += &format!(
+                "| {depth} | {} | {} | {:.2} | {} | {} | {:.2}% |\n",
+                format_time(*m),
+                format_time(*b),
+                m / b,
+                format_time(*i),
+                format_time(*f),
+                100.0 * i / f
+            );
         }
-        text += "\n**Not the same work.** Mosaic's transforms are 2D (`Affine2`) and it recomputes every \
-                 global each frame (no change detection yet); bevy's are 3D (translation, quaternion, \
-                 scale into `Affine3A`), and its dirty-tree marking skips the trees with no change \
-                 (with 1% of nodes changed, most of the 1,000 trees still hold a change). bevy splits \
-                 the propagation over its compute task pool; Mosaic runs it on one thread.\n";
+        text += "\nThe same work on both sides: 3D transforms (translation, quaternion, scale into \
+                 `Affine3A`), recomputing only what changed. bevy marks dirty trees and recomputes those \
+                 (with 1% of nodes changed, most of the 1,000 trees hold a change) on its compute task \
+                 pool; Mosaic walks the change log of `Transform3d` and recomputes each changed node's \
+                 subtree, on one thread. The full propagation is the first call on a freshly built forest \
+                 (one linear pass that also sorts the transform pools into hierarchy order).\n";
         let path = dir.join("transform-propagation.md");
         std::fs::write(&path, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
         println!("wrote {}", path.display());

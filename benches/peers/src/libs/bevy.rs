@@ -4,18 +4,22 @@
 
 use std::any::Any;
 
-use bevy_ecs::prelude::{Query, Schedule, With, World};
+use bevy_ecs::prelude::{Changed, Entity, Query, Schedule, With, World};
 use bevy_tasks::{ComputeTaskPool, TaskPool};
 
 use crate::components::{START_VELOCITY, heavy_step, start_position, tagged};
 use crate::library::{
-    Bench, Library, N_ADD_REMOVE, N_FILTER, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE, Profile,
-    Scale, Workload, fresh, keep, repeat,
+    Bench, Library, N_ADD_REMOVE, N_CHANGE, N_FILTER, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE,
+    Profile, Scale, Workload, fresh, keep, repeat,
 };
 use crate::libs::serde_rows;
 
 crate::components!(#[derive(::bevy_ecs::component::Component)]);
 crate::fillers!(#[derive(::bevy_ecs::component::Component)]);
+
+/// `change_detect`'s component.
+#[derive(::bevy_ecs::component::Component)]
+struct Health(f32);
 
 /// bevy_ecs under test.
 pub struct Bevy;
@@ -89,6 +93,22 @@ impl Library for Bevy {
     fn bench(&self, workload: Workload) -> Option<Box<dyn Bench>> {
         task_pool();
         Some(match workload {
+            Workload::ChangeDetect => {
+                let mut world = World::new();
+                let entities: Vec<Entity> =
+                    world.spawn_batch((0..N_CHANGE).map(|i| Health(i as f32))).collect();
+                world.clear_trackers();
+                let query = world.query_filtered::<Entity, Changed<Health>>();
+                keep((world, query, entities, 0usize), |(w, q, entities, frame)| {
+                    *frame = (*frame + 1) % 100;
+                    for &e in entities.iter().skip(*frame).step_by(100) {
+                        w.get_mut::<Health>(e).expect("alive").0 += 1.0;
+                    }
+                    let changed = q.iter(w).count();
+                    w.clear_trackers();
+                    changed
+                })
+            }
             Workload::SimpleInsert => fresh(World::new, |w| {
                 w.spawn_batch((0..N_SIMPLE).map(row));
             }),

@@ -76,6 +76,7 @@ impl Library for Flecs {
 
     fn bench(&self, workload: Workload) -> Option<Box<dyn Bench>> {
         Some(match workload {
+            Workload::ChangeDetect => return None,
             Workload::SimpleInsert => fresh(World::new, |w| {
                 spawn_rows(w, (0..N_SIMPLE).map(row));
             }),

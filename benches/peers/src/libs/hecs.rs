@@ -14,12 +14,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::components::{START_VELOCITY, heavy_step, start_position, tagged};
 use crate::library::{
-    Bench, Library, N_ADD_REMOVE, N_FILTER, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE, Profile,
-    Scale, Workload, fresh, keep, repeat,
+    Bench, Library, N_ADD_REMOVE, N_CHANGE, N_FILTER, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE,
+    Profile, Scale, Workload, fresh, keep, repeat,
 };
 
 crate::components!();
 crate::fillers!();
+
+/// `change_detect`'s component (hecs' `ChangeTracker` compares with a copy: `Clone + PartialEq`).
+#[derive(Clone, PartialEq)]
+struct Health(f32);
 
 /// hecs under test.
 pub struct Hecs;
@@ -187,6 +191,24 @@ impl Library for Hecs {
 
     fn bench(&self, workload: Workload) -> Option<Box<dyn Bench>> {
         Some(match workload {
+            Workload::ChangeDetect => {
+                let mut world = World::new();
+                let entities: Vec<_> =
+                    world.spawn_batch((0..N_CHANGE).map(|i| (Health(i as f32),))).collect();
+                let mut tracker = hecs::ChangeTracker::<Health>::new();
+                drop(tracker.track(&mut world)); // takes the first copies
+                keep((world, tracker, entities, 0usize), |(w, tracker, entities, frame)| {
+                    *frame = (*frame + 1) % 100;
+                    for &e in entities.iter().skip(*frame).step_by(100) {
+                        w.get::<&mut Health>(e).expect("alive").0 += 1.0;
+                    }
+                    let mut changes = tracker.track(w);
+                    let _ = changes.added().count();
+                    let changed = changes.changed().count();
+                    let _ = changes.removed().count();
+                    changed
+                })
+            }
             Workload::SimpleInsert => fresh(World::new, |w| {
                 w.spawn_batch((0..N_SIMPLE).map(row));
             }),

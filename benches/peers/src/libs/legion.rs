@@ -100,6 +100,7 @@ impl Library for Legion {
 
     fn bench(&self, workload: Workload) -> Option<Box<dyn Bench>> {
         Some(match workload {
+            Workload::ChangeDetect => return None,
             Workload::SimpleInsert => fresh(World::default, |w| spawn_rows(w, N_SIMPLE)),
             Workload::SimpleIter => {
                 let mut world = World::default();

@@ -4,17 +4,22 @@
 
 use std::any::Any;
 
-use mosaic::{ExecutorKind, Query, Schedule, SnapshotRegistry, With, World};
+use mosaic::{Changed, Entity, ExecutorKind, Query, Schedule, SnapshotRegistry, With, World};
 
 use crate::components::{START_VELOCITY, heavy_step, start_position, tagged};
 use crate::library::{
-    Bench, Library, MAX_FILLERS, N_ADD_REMOVE, N_FILTER, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE,
-    Profile, Scale, Workload, fresh, keep, repeat,
+    Bench, Library, MAX_FILLERS, N_ADD_REMOVE, N_CHANGE, N_FILTER, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE,
+    N_SIMPLE, Profile, Scale, Workload, fresh, keep, repeat,
 };
 use crate::libs::serde_rows;
 
 crate::components!(#[derive(::mosaic::Component)]);
 crate::fillers!(#[derive(::mosaic::Component)]);
+
+/// `change_detect`'s component, tracked from registration.
+#[derive(::mosaic::Component)]
+#[component(track_changes)]
+struct Health(f32);
 
 /// How Mosaic is run: plainly, with an owning group for `simple_iter`, or with the
 /// single-threaded executor for `schedule`. Each variant is its own row; the plain one is the
@@ -89,6 +94,20 @@ fn tagged_world() -> World {
 impl Mosaic {
     fn plain(&self, workload: Workload) -> Option<Box<dyn Bench>> {
         Some(match workload {
+            Workload::ChangeDetect => {
+                let mut world = World::new();
+                let entities: Vec<Entity> = (0..N_CHANGE).map(|i| world.spawn(Health(i as f32))).collect();
+                world.clear_trackers();
+                keep((world, entities, 0usize), |(w, entities, frame)| {
+                    *frame = (*frame + 1) % 100;
+                    for &e in entities.iter().skip(*frame).step_by(100) {
+                        w.get_mut::<Health>(e).expect("alive").0 += 1.0;
+                    }
+                    let changed = w.query_filtered::<Entity, Changed<Health>>().into_iter().count();
+                    w.clear_trackers();
+                    changed
+                })
+            }
             Workload::SimpleInsert => fresh(World::new, |w| spawn_four(w, N_SIMPLE)),
             Workload::SimpleIter => {
                 let mut world = World::new();

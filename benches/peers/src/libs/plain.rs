@@ -115,6 +115,7 @@ impl Library for Plain {
 
     fn bench(&self, workload: Workload) -> Option<Box<dyn Bench>> {
         Some(match workload {
+            Workload::ChangeDetect => return None,
             Workload::SimpleInsert => fresh(Columns::default, |c| c.extend(N_SIMPLE, (0..N_SIMPLE).map(row))),
             Workload::SimpleIter => repeat(Columns::filled(N_SIMPLE), |c| {
                 let c = black_box(c);

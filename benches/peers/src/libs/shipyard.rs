@@ -5,16 +5,21 @@
 use std::any::Any;
 
 use rayon::iter::ParallelIterator;
-use shipyard::{Delete, EntitiesView, IntoIter, View, ViewMut, Workload as ShipyardWorkload, World};
+use shipyard::{Delete, EntitiesView, Get, IntoIter, View, ViewMut, Workload as ShipyardWorkload, World};
 
 use crate::components::{START_VELOCITY, heavy_step, start_position, tagged};
 use crate::library::{
-    Bench, Library, N_ADD_REMOVE, N_FILTER, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE, Workload,
-    fresh, keep, repeat,
+    Bench, Library, N_ADD_REMOVE, N_CHANGE, N_FILTER, N_FRAG, N_HEAVY, N_SCHEDULE, N_SERIALIZE, N_SIMPLE,
+    Workload, fresh, keep, repeat,
 };
 use crate::libs::serde_rows;
 
 crate::components!(#[derive(::shipyard::Component)]);
+
+/// `change_detect`'s component, with modification tracking.
+#[derive(::shipyard::Component)]
+#[track(Modification)]
+struct Health(f32);
 
 /// shipyard under test.
 pub struct Shipyard;
@@ -60,6 +65,22 @@ impl Library for Shipyard {
 
     fn bench(&self, workload: Workload) -> Option<Box<dyn Bench>> {
         Some(match workload {
+            Workload::ChangeDetect => {
+                let mut world = World::new();
+                let entities: Vec<_> =
+                    world.bulk_add_entity((0..N_CHANGE).map(|i| (Health(i as f32),))).collect();
+                world.borrow::<ViewMut<Health>>().expect("storage").clear_all_modified();
+                keep((world, entities, 0usize), |(w, entities, frame)| {
+                    *frame = (*frame + 1) % 100;
+                    let mut health = w.borrow::<ViewMut<Health>>().expect("storage");
+                    for &e in entities.iter().skip(*frame).step_by(100) {
+                        (&mut health).get(e).expect("alive").0 += 1.0;
+                    }
+                    let changed = health.modified().iter().count();
+                    health.clear_all_modified();
+                    changed
+                })
+            }
             Workload::SimpleInsert => fresh(World::new, |w| {
                 w.bulk_add_entity((0..N_SIMPLE).map(row));
             }),

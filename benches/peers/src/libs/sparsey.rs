@@ -61,6 +61,7 @@ impl Library for Sparsey {
 
     fn bench(&self, workload: Workload) -> Option<Box<dyn Bench>> {
         Some(match workload {
+            Workload::ChangeDetect => return None,
             Workload::SimpleInsert => fresh(world, |w| {
                 w.extend((0..N_SIMPLE).map(row));
             }),

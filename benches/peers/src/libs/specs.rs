@@ -160,6 +160,7 @@ impl Library for Specs {
 
     fn bench(&self, workload: Kind) -> Option<Box<dyn Bench>> {
         Some(match workload {
+            Kind::ChangeDetect => return None,
             Kind::SimpleInsert => fresh(four_world, |w| spawn_rows(w, (0..N_SIMPLE).map(row))),
             Kind::SimpleIter => {
                 let mut world = four_world();

@@ -150,6 +150,16 @@ macro_rules! change_filter {
                     lookup.row_of(entity).is_some_and(|row| fetch.ticks.is_newer(changes.$tick(row)))
                 })
             }
+            #[inline(always)]
+            fn matches_at(fetch: &Self::Fetch<'_>, entity: Entity, driver: &[Entity], row: usize) -> bool {
+                match fetch.tracked {
+                    // Walking this pool: `row` is the entity's row here.
+                    Some((lookup, changes)) if lookup.is_of(driver) => {
+                        fetch.ticks.is_newer(changes.$tick(row))
+                    }
+                    _ => Self::matches(fetch, entity),
+                }
+            }
         }
     };
 }

@@ -75,15 +75,15 @@ unsafe impl<T: MutableComponent> ChunkQueryData for &mut T {
     #[inline]
     unsafe fn chunk_aligned<'w>(
         fetch: &PoolFetch<'w, T>,
-        entities: &'w [Entity],
+        _: &'w [Entity],
         start: usize,
         len: usize,
     ) -> T::SliceMut<'w> {
         // SAFETY: forwarded: aligned rows map to pool rows `start + offset ..` (driver row
         // `start + i` holds the entity of pool row `start + offset + i`), exclusive.
         unsafe {
-            for (i, &entity) in entities[start..start + len].iter().enumerate() {
-                fetch.mark(start + fetch.offset + i, entity);
+            for row in start + fetch.offset..start + fetch.offset + len {
+                fetch.mark(row);
             }
             T::slice_mut(fetch.columns(), start + fetch.offset, len)
         }
@@ -98,7 +98,7 @@ unsafe impl<T: MutableComponent> ChunkQueryData for &mut T {
         let row = fetch.row(entity, row)?;
         // SAFETY: `row` is `entity`'s pool row, found by lookup; exclusive as in `fetch`.
         unsafe {
-            fetch.mark(row, entity);
+            fetch.mark(row);
             Some(T::slice_mut(fetch.columns(), row, 1))
         }
     }

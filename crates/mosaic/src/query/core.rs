@@ -125,10 +125,10 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     }
 
     /// When the filter names `Added<T>` / `Changed<T>` and `T`'s change log since the window
-    /// opened is shorter than a quarter of the walk, the entities it lists (each once, in the
-    /// order of their latest change): walking those and testing the rest of the query costs
-    /// O(changes) instead of O(rows).
-    pub(crate) fn change_candidates(&self) -> Option<Vec<Entity>> {
+    /// opened is shorter than a quarter of the walk: a walk over that part of the log, driven by
+    /// `T`'s pool (each entity once, in the order of its latest change). Walking it and testing
+    /// the rest of the query costs O(changes) instead of O(rows).
+    pub(crate) fn change_candidates(&self) -> Option<ChangedWalk<'w>> {
         let pool = F::change_driver(self.components)?;
         let changes = pool.changes()?;
         let walk = match self.driver {
@@ -136,12 +136,18 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
             Driver::Pool(driving) => driving.rows().len(),
             Driver::All => self.entities.len() as usize,
         };
-        if changes.changes_since(self.ticks).saturating_mul(4) >= walk {
+        if changes.changes_since(self.ticks, pool.lookup()).saturating_mul(4) >= walk {
             return None;
         }
-        let mut out = Vec::new();
-        changes.changed_since(self.ticks, pool.lookup(), &mut out);
-        Some(out)
+        let (first, entries) = changes.entries_since(self.ticks, pool.lookup());
+        Some(ChangedWalk {
+            driving: Driving { pool, group: None },
+            changes,
+            lookup: pool.lookup(),
+            entries: entries.into_iter(),
+            next_index: first,
+            ticks: self.ticks,
+        })
     }
 
     /// Iterates the matching entities' items; see [`QueryIter`] for the order.
@@ -175,12 +181,19 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         // A lazily cleaned driver may hold dead entities' rows: skip them.
         let lazy = driving.pool.is_lazy();
         let live = |entity| !lazy || self.entities.is_alive(entity);
-        if F::TRIVIAL && !lazy {
-            // The hot loop: every aligned row matches; no filter, no liveness, no lookups.
+        if F::TRIVIAL && !lazy && !Q::marks_changes(&data) {
+            // The hot loop: every aligned row matches; no filter, no liveness, no lookups, no
+            // change stamps.
             for (row, &entity) in entities[..aligned].iter().enumerate() {
                 // SAFETY: the fetch was made from the world this query borrows (exclusively, or
                 // shared for read-only `Q`), unchanged since; `entity` is live, `row` is its row
-                // in the driver pool and below `aligned_rows`; each row is visited once.
+                // in the driver pool and below `aligned_rows`; each row is visited once; nothing
+                // is tracked (checked above).
+                f(unsafe { Q::fetch_aligned_unmarked(&data, entity, row) });
+            }
+        } else if F::TRIVIAL && !lazy {
+            for (row, &entity) in entities[..aligned].iter().enumerate() {
+                // SAFETY: as above, stamping the rows of tracked pools.
                 f(unsafe { Q::fetch_aligned(&data, entity, row) });
             }
         } else {
@@ -320,8 +333,9 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     /// cleaned driving pool is always walked, since it may hold dead rows.
     pub fn count(&self) -> usize {
         let filter = F::init_fetch(self.components, self.ticks);
-        if let Some(changed) = self.change_candidates() {
-            return changed.into_iter().filter(|&e| self.contains(e)).count();
+        if let Some(mut walk) = self.change_candidates() {
+            let dense = walk.driving.pool.entities();
+            return std::iter::from_fn(|| walk.next_row()).filter(|&row| self.contains(dense[row])).count();
         }
         let Driver::Pool(driving) = self.driver else {
             return match self.driver {
@@ -387,20 +401,58 @@ fn pick_driver<'w>(required: &[&'w SparseSet], fetched: usize) -> Option<&'w Spa
     }
 }
 
-/// An iterator over the rows `driver` picks, with fetches made from `components`, or over the
-/// entities `changed` lists (see `Query::change_candidates`).
+/// A walk over the part of a change log newer than a query's window: the candidates of a query
+/// with an `Added` / `Changed` term, confirmed one by one.
+pub(crate) struct ChangedWalk<'w> {
+    /// The tracked pool, driving the walk.
+    pub(crate) driving: Driving<'w>,
+    changes: &'w crate::storage::ChangeTracker,
+    lookup: crate::storage::RowLookup<'w>,
+    entries: std::vec::IntoIter<crate::storage::LogEntry>,
+    /// The log index of the next entry.
+    next_index: usize,
+    /// The window candidates are confirmed against.
+    ticks: Ticks,
+}
+
+impl ChangedWalk<'_> {
+    /// Entries left: an upper bound of the rows still to come.
+    pub(crate) fn remaining(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The driver row of the next entity whose latest change is in the window, each entity once.
+    #[inline(always)]
+    pub(crate) fn next_row(&mut self) -> Option<usize> {
+        let ticks = self.ticks;
+        for entry in self.entries.by_ref() {
+            let index = self.next_index;
+            self.next_index += 1;
+            if let Some(row) = self.changes.live_row(&entry, index, self.lookup)
+                && ticks.is_newer(self.changes.changed(row))
+            {
+                return Some(row);
+            }
+        }
+        None
+    }
+}
+
+/// An iterator over the rows `driver` picks, with fetches made from `components`, or over a
+/// change log's candidates (see `Query::change_candidates`).
 #[inline]
 fn make_iter<'a, Q: QueryData, F: QueryFilter>(
     components: &'a Components,
     entities: &'a Entities,
     driver: Driver<'a>,
     ticks: Ticks,
-    changed: Option<Vec<Entity>>,
+    changed: Option<ChangedWalk<'a>>,
 ) -> QueryIter<'a, Q, F> {
-    if let Some(changed) = changed {
-        let data = Q::init_fetch(components, None, ticks);
-        let mut iter = QueryIter::new(data, F::init_fetch(components, ticks), &[], None, Some(entities));
-        iter.changed = Some(changed.into_iter());
+    if let Some(walk) = changed {
+        let data = Q::init_fetch(components, Some(walk.driving), ticks);
+        let live_check = walk.driving.pool.is_lazy().then_some(entities);
+        let mut iter = QueryIter::new(data, F::init_fetch(components, ticks), &[], None, live_check);
+        iter.changed = Some(Box::new(walk));
         return iter;
     }
     let (pool, rows, all) = match driver {

@@ -52,6 +52,13 @@ pub trait QueryFilter {
     /// Whether live `entity` passes the filter.
     #[doc(hidden)]
     fn matches(fetch: &Self::Fetch<'_>, entity: Entity) -> bool;
+    /// [`QueryFilter::matches`] for `entity` at row `row` of the pool whose entities are
+    /// `driver`: terms on that pool may read the row instead of looking it up.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn matches_at(fetch: &Self::Fetch<'_>, entity: Entity, _driver: &[Entity], _row: usize) -> bool {
+        Self::matches(fetch, entity)
+    }
 }
 
 /// Filter: the entity has a `T` (not fetched).
@@ -152,6 +159,12 @@ macro_rules! tuple_filter {
             fn matches(fetch: &Self::Fetch<'_>, entity: Entity) -> bool {
                 let ($($name,)*) = fetch;
                 true $(&& $name::matches($name, entity))*
+            }
+            #[inline(always)]
+            #[allow(unused_variables, non_snake_case)]
+            fn matches_at(fetch: &Self::Fetch<'_>, entity: Entity, driver: &[Entity], row: usize) -> bool {
+                let ($($name,)*) = fetch;
+                true $(&& $name::matches_at($name, entity, driver, row))*
             }
         }
     };

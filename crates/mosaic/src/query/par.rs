@@ -171,7 +171,12 @@ pub(crate) unsafe fn visit_rows<'w, Q: QueryData, F: QueryFilter>(
     // the driver pool; rows are disjoint across calls (caller), so each row is fetched once, and
     // components are `Send + Sync`, so references to distinct values may be used on different
     // threads.
-    if F::TRIVIAL && !lazy {
+    if F::TRIVIAL && !lazy && !Q::marks_changes(&data) {
+        for (row, &entity) in (first..aligned_end).zip(entities) {
+            // SAFETY: as above, and `row` is below the fetch's aligned rows; nothing is tracked.
+            f(unsafe { Q::fetch_aligned_unmarked(&data, entity, row) });
+        }
+    } else if F::TRIVIAL && !lazy {
         for (row, &entity) in (first..aligned_end).zip(entities) {
             // SAFETY: as above, and `row` is below the fetch's aligned rows.
             f(unsafe { Q::fetch_aligned(&data, entity, row) });

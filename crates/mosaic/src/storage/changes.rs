@@ -1,8 +1,8 @@
 //! Change tracking of one pool: per-row added and changed ticks, a log of changed entities that
 //! readers walk in O(changed), and a log of removals.
 
-use std::cell::{RefCell, UnsafeCell};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use super::sparse_set::RowLookup;
@@ -17,35 +17,86 @@ const NO_SLOT: u32 = u32::MAX;
 pub struct LogEntry {
     /// When.
     pub tick: Tick,
+    /// Where the entity's row was when logged: a hint, right unless rows moved since (removal
+    /// entries: `u32::MAX`).
+    pub row: u32,
     /// Which entity.
     pub entity: Entity,
 }
 
-/// A column of `u32` cells that a query may write through a shared borrow of the pool, one row
-/// per thread.
+/// Per row, the changed tick and the change-log slot, side by side so a reader confirming a
+/// candidate touches one cache line. A query may write them through a shared borrow of the pool,
+/// one row per thread.
 #[derive(Debug, Default)]
-struct Cells(Vec<UnsafeCell<u32>>);
+struct RowCells(Vec<RowCell>);
 
-// SAFETY: a cell is written through `&Cells` only by `ChangeMarker::mark` (its own row, which the
-// marker's caller holds exclusively) and by the marker's flush and compaction (under the log's
-// mutex, and only the `slots` column, which `mark` never touches); every other write needs
-// `&mut Cells`. Reads through `&Cells` of a row happen only on the thread that holds the row
-// (filters and marks of the same query item) or under the log's mutex (slots). So no two threads
-// touch one cell unsynchronised.
-unsafe impl Sync for Cells {}
+#[derive(Debug)]
+struct RowCell {
+    changed: UnsafeCell<u32>,
+    slot: UnsafeCell<u32>,
+}
 
-impl Cells {
+// SAFETY: a `changed` cell is written through `&RowCells` only by `ChangeMarker::mark` (its own
+// row, which the marker's caller holds exclusively), and a `slot` cell only by `drain` and
+// `compact`, which hold the log exclusively (its mutex, or `&mut` to the tracker) while no query
+// stamps rows; `mark` never touches slots (distinct memory locations, so the two never race).
+// Every other write needs `&mut RowCells`. Reads through `&RowCells` happen on the thread that
+// holds the row (filters and marks of the same query item), while holding the log, or by a
+// reader holding read access to the component, when no marker can run (the scheduler's access
+// rules). So no two threads touch one cell unsynchronised.
+unsafe impl Sync for RowCells {}
+
+impl RowCells {
     #[inline(always)]
-    fn get(&self, row: usize) -> u32 {
+    fn changed(&self, row: usize) -> u32 {
         // SAFETY: see the `Sync` argument: no write to this cell races with this read.
-        unsafe { *self.0[row].get() }
+        unsafe { *self.0[row].changed.get() }
     }
     #[inline(always)]
-    fn set_mut(&mut self, row: usize, value: u32) {
-        *self.0[row].get_mut() = value;
+    fn slot(&self, row: usize) -> u32 {
+        // SAFETY: as above.
+        unsafe { *self.0[row].slot.get() }
     }
-    fn push(&mut self, value: u32) {
-        self.0.push(UnsafeCell::new(value));
+    fn set_changed_mut(&mut self, row: usize, value: u32) {
+        *self.0[row].changed.get_mut() = value;
+    }
+    fn set_slot_mut(&mut self, row: usize, value: u32) {
+        *self.0[row].slot.get_mut() = value;
+    }
+    /// Writes row `row`'s slot through a shared borrow.
+    ///
+    /// # Safety
+    /// The caller holds the change log's mutex (slots are written only under it).
+    #[inline]
+    unsafe fn set_slot(&self, row: usize, value: u32) {
+        // SAFETY: slot cells are written only under the log's mutex, which the caller holds, and
+        // read elsewhere only when no writer can run (see `Sync`).
+        unsafe { *self.0[row].slot.get() = value };
+    }
+    fn push(&mut self, changed: u32, slot: u32) {
+        self.0.push(RowCell { changed: UnsafeCell::new(changed), slot: UnsafeCell::new(slot) });
+    }
+}
+
+/// Rows stamped by queries and not yet in the change log: a flag byte per row and per block of
+/// 64 rows (atomics written with plain stores; drained with swaps under the log's lock).
+#[derive(Debug, Default)]
+struct Pending {
+    rows: Vec<AtomicU8>,
+    blocks: Vec<AtomicU8>,
+}
+
+impl Pending {
+    fn new(rows: usize) -> Self {
+        let mut pending = Self::default();
+        pending.resize(rows);
+        pending
+    }
+
+    /// Sets the row count (flags of new rows clear; the pool settles before rows go away).
+    fn resize(&mut self, rows: usize) {
+        self.rows.resize_with(rows, || AtomicU8::new(0));
+        self.blocks.resize_with(rows.div_ceil(64), || AtomicU8::new(0));
     }
 }
 
@@ -62,17 +113,25 @@ impl Cells {
 /// world's own window) has not seen them.
 //
 // Invariants:
-// - `added.len() == changed.len() == slots.len() ==` the pool's row count, row for row;
+// - `added.len() == cells.len() == pending.rows.len() ==` the pool's row count, row for row, and
+//   `pending.blocks` has `ceil(rows / 64)` flags; every pending flag is drained into the log
+//   before a reader reads it and before the pool's rows move (`settle`);
 // - ticks along `log` and along `removed` never decrease in age order (older first);
 // - for every row r with `slots[r] != NO_SLOT`: `log[slots[r]].entity` is the row's entity, and
-//   that entry's tick is `changed[r]` or newer (see `ChangeMarker`'s drop): the log is a
-//   superset of the changes, and readers confirm each candidate with `changed`.
+//   that entry's tick is `changed[r]` or newer (see `drain`): the log is a superset of the
+//   changes, and readers confirm each candidate with `changed`.
 #[derive(Debug)]
 pub struct ChangeTracker {
     clock: Arc<Clock>,
     added: Vec<Tick>,
-    changed: Cells,
-    slots: Cells,
+    /// Per row: changed tick and log slot.
+    cells: RowCells,
+    /// Stamped by a query (`ChangeMarker::mark`) and not yet in the log: one flag byte per row,
+    /// and one per block of 64 rows, set with plain (relaxed) stores, so stamping needs no
+    /// read-modify-write and parallel chunks never contend.
+    pending: Pending,
+    /// Whether any bit of `pending` may be set.
+    any_pending: AtomicBool,
     log: Mutex<Vec<LogEntry>>,
     removed: Vec<LogEntry>,
     /// Length of `removed` after its last trim; the next trim waits until it doubles.
@@ -89,8 +148,9 @@ impl ChangeTracker {
         let mut tracker = Self {
             clock,
             added: vec![now; entities.len()],
-            changed: Cells::default(),
-            slots: Cells::default(),
+            cells: RowCells::default(),
+            pending: Pending::new(entities.len()),
+            any_pending: AtomicBool::new(false),
             log: Mutex::new(Vec::with_capacity(entities.len())),
             removed: Vec::new(),
             removed_trimmed: 0,
@@ -98,9 +158,8 @@ impl ChangeTracker {
         };
         let log = tracker.log.get_mut().unwrap_or_else(|e| e.into_inner());
         for (row, &entity) in entities.iter().enumerate() {
-            tracker.changed.push(now.get());
-            tracker.slots.push(row as u32);
-            log.push(LogEntry { tick: now, entity });
+            tracker.cells.push(now.get(), row as u32);
+            log.push(LogEntry { tick: now, row: row as u32, entity });
         }
         tracker
     }
@@ -111,6 +170,24 @@ impl ChangeTracker {
 
     fn lock(&self) -> MutexGuard<'_, Vec<LogEntry>> {
         self.log.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The log, locked, with every pending stamp moved in. Readers call it: they hold read
+    /// access to the component, so no query stamps rows meanwhile.
+    fn lock_settled(&self, lookup: RowLookup<'_>) -> MutexGuard<'_, Vec<LogEntry>> {
+        let mut log = self.lock();
+        if self.any_pending.load(Ordering::Acquire) {
+            drain(
+                &mut log,
+                &self.cells,
+                &self.pending,
+                &self.any_pending,
+                &self.clock,
+                self.added.len(),
+                lookup,
+            );
+        }
+        log
     }
 
     /// Number of rows tracked (the pool's length).
@@ -128,56 +205,72 @@ impl ChangeTracker {
         &self.clock
     }
 
-    /// Records a new last row holding `entity`, added and changed now.
+    /// Moves every row a query stamped into the log (needs `&mut`: no query runs). Called by
+    /// the pool before its rows move, with its lookup as it is before the move. O(rows / 64 +
+    /// stamped) when something is pending, O(1) otherwise.
+    pub fn settle(&mut self, lookup: RowLookup<'_>) {
+        if *self.any_pending.get_mut() {
+            let log = self.log.get_mut().unwrap_or_else(|e| e.into_inner());
+            drain(log, &self.cells, &self.pending, &self.any_pending, &self.clock, self.added.len(), lookup);
+        }
+    }
+
+    /// Records a new last row holding `entity`, added and changed now. The pool settles first.
     pub fn push_row(&mut self, entity: Entity) {
+        debug_assert!(!*self.any_pending.get_mut(), "settle before the rows change");
         let now = self.clock.now();
+        let row = self.added.len() as u32;
         let log = self.log_mut();
         let slot = log.len() as u32;
-        log.push(LogEntry { tick: now, entity });
+        log.push(LogEntry { tick: now, row, entity });
         self.added.push(now);
-        self.changed.push(now.get());
-        self.slots.push(slot);
+        self.cells.push(now.get(), slot);
+        self.pending.resize(self.added.len());
     }
 
     /// Records that row `row` (holding `entity`) changed now. O(1) amortised; compacts the log
     /// (O(log + rows) through `lookup`) when it outgrew the pool.
     pub fn mark_mut(&mut self, row: usize, entity: Entity, lookup: RowLookup<'_>) {
+        self.settle(lookup);
         let now = self.clock.now();
-        if self.changed.get(row) == now.get() && self.slots.get(row) != NO_SLOT {
+        if self.cells.changed(row) == now.get() && self.cells.slot(row) != NO_SLOT {
             return;
         }
-        self.changed.set_mut(row, now.get());
+        self.cells.set_changed_mut(row, now.get());
         let log = self.log.get_mut().unwrap_or_else(|e| e.into_inner());
         let slot = log.len() as u32;
-        log.push(LogEntry { tick: now, entity });
-        self.slots.set_mut(row, slot);
+        log.push(LogEntry { tick: now, row: row as u32, entity });
+        self.cells.set_slot_mut(row, slot);
         if log.len() > 2 * self.added.len() + 64 {
             let log = self.log.get_mut().unwrap_or_else(|e| e.into_inner());
-            compact(log, &self.slots, lookup);
+            // SAFETY: `&mut self` holds the log exclusively.
+            unsafe { compact(log, &self.cells, lookup) };
         }
     }
 
     /// Records that `entity`, at row `row`, left the pool, and removes the row's ticks the way
     /// the pool removes its values (the last row moves into `row`).
     pub fn swap_remove(&mut self, row: usize, entity: Entity) {
+        debug_assert!(!*self.any_pending.get_mut(), "settle before the rows change");
         self.added.swap_remove(row);
-        self.changed.0.swap_remove(row);
-        self.slots.0.swap_remove(row);
+        self.cells.0.swap_remove(row);
+        self.pending.resize(self.added.len());
         self.record_removal(entity);
     }
 
     /// Exchanges the ticks of rows `a` and `b`, as the pool exchanges their values.
     pub fn swap(&mut self, a: usize, b: usize) {
+        debug_assert!(!*self.any_pending.get_mut(), "settle before the rows change");
         self.added.swap(a, b);
-        self.changed.0.swap(a, b);
-        self.slots.0.swap(a, b);
+        self.cells.0.swap(a, b);
     }
 
     /// Records that every entity of `entities` left the pool, which is now empty.
     pub fn clear(&mut self, entities: &[Entity]) {
+        debug_assert!(!*self.any_pending.get_mut(), "settle before the rows change");
         self.added.clear();
-        self.changed.0.clear();
-        self.slots.0.clear();
+        self.cells.0.clear();
+        self.pending.resize(0);
         self.log_mut().clear();
         for &entity in entities {
             self.record_removal(entity);
@@ -185,7 +278,7 @@ impl ChangeTracker {
     }
 
     fn record_removal(&mut self, entity: Entity) {
-        self.removed.push(LogEntry { tick: self.clock.now(), entity });
+        self.removed.push(LogEntry { tick: self.clock.now(), row: u32::MAX, entity });
         if self.removed.len() > 64 && self.removed.len() >= 2 * self.removed_trimmed {
             self.trim_removals();
         }
@@ -236,24 +329,45 @@ impl ChangeTracker {
     /// The tick row `row` last changed at.
     #[inline(always)]
     pub fn changed(&self, row: usize) -> Tick {
-        Tick::new(self.changed.get(row))
+        Tick::new(self.cells.changed(row))
     }
 
     /// Number of change-log entries newer than `ticks.last_run` (live or not): an upper bound of
     /// the entities changed since. O(log n).
-    pub fn changes_since(&self, ticks: Ticks) -> usize {
-        let log = self.lock();
+    pub fn changes_since(&self, ticks: Ticks, lookup: RowLookup<'_>) -> usize {
+        let log = self.lock_settled(lookup);
         log.len() - log.partition_point(|e| !ticks.is_newer(e.tick))
+    }
+
+    /// Copies the change-log entries newer than `ticks.last_run` (live or superseded) and returns
+    /// them with the log index of the first: what a query walks, confirming each with
+    /// [`ChangeTracker::live_row`]. O(log n + entries since), one sequential copy.
+    pub fn entries_since(&self, ticks: Ticks, lookup: RowLookup<'_>) -> (usize, Vec<LogEntry>) {
+        let log = self.lock_settled(lookup);
+        let start = log.partition_point(|e| !ticks.is_newer(e.tick));
+        (start, log[start..].to_vec())
+    }
+
+    /// The row of `entry` (at `index` in the log) if it is live: its entity is in the pool and that
+    /// row's slot points back at it. O(1): the row hint, or a lookup when rows moved.
+    ///
+    /// Reads slots without the log's lock: callers hold read access to the component, so no
+    /// marker of another query flushes meanwhile (a query's own marker flushes when it is
+    /// dropped, after its walk).
+    #[inline(always)]
+    pub fn live_row(&self, entry: &LogEntry, index: usize, lookup: RowLookup<'_>) -> Option<usize> {
+        let row = lookup.row_of_hinted(entry.entity, entry.row as usize)?;
+        (self.cells.slot(row) == index as u32).then_some(row)
     }
 
     /// Appends to `out` each entity whose latest change is newer than `ticks.last_run`, once, in
     /// the order of those changes. O(log n + entries since), through `lookup` (the pool's).
     pub fn changed_since(&self, ticks: Ticks, lookup: RowLookup<'_>, out: &mut Vec<Entity>) {
-        let log = self.lock();
+        let log = self.lock_settled(lookup);
         let start = log.partition_point(|e| !ticks.is_newer(e.tick));
         for (index, entry) in log.iter().enumerate().skip(start) {
-            if let Some(row) = lookup.row_of(entry.entity)
-                && self.slots.get(row) == index as u32
+            if let Some(row) = self.live_row(entry, index, lookup)
+                && ticks.is_newer(self.changed(row))
             {
                 out.push(entry.entity);
             }
@@ -261,27 +375,28 @@ impl ChangeTracker {
     }
 
     /// A marker for a query that hands out rows of this pool mutably at `tick`.
-    pub fn marker<'w>(&'w self, lookup: RowLookup<'w>, tick: Tick) -> ChangeMarker<'w> {
-        ChangeMarker { tracker: self, lookup, tick, pending: RefCell::new(Vec::new()) }
+    pub fn marker(&self, tick: Tick) -> ChangeMarker<'_> {
+        ChangeMarker { tracker: self, tick }
     }
 
     /// Clamps every tick older than the maximum age to it, and drops log entries and removals
     /// that old (no reader can tell them from older ones). O(rows + log + removals).
-    pub fn check(&mut self) {
+    pub fn check(&mut self, lookup: RowLookup<'_>) {
+        self.settle(lookup);
         let clock = Arc::clone(&self.clock);
         for tick in &mut self.added {
             *tick = clock.clamp(*tick);
         }
-        for cell in &mut self.changed.0 {
-            let tick = cell.get_mut();
+        for cell in &mut self.cells.0 {
+            let tick = cell.changed.get_mut();
             *tick = clock.clamp(Tick::new(*tick)).get();
         }
         let log = self.log.get_mut().unwrap_or_else(|e| e.into_inner());
         let stale = log.partition_point(|e| clock.too_old(e.tick));
         if stale > 0 {
             log.drain(..stale);
-            for cell in &mut self.slots.0 {
-                let slot = cell.get_mut();
+            for cell in &mut self.cells.0 {
+                let slot = cell.slot.get_mut();
                 *slot =
                     if *slot == NO_SLOT || (*slot as usize) < stale { NO_SLOT } else { *slot - stale as u32 };
             }
@@ -291,79 +406,105 @@ impl ChangeTracker {
     }
 }
 
-/// Keeps the live entries of `log` (each row's latest), in order, and renumbers the slots.
-fn compact(log: &mut Vec<LogEntry>, slots: &Cells, lookup: RowLookup<'_>) {
+/// Keeps the live entries of `log` (each row's latest), in order, renumbers the slots and
+/// refreshes the row hints.
+///
+/// # Safety
+/// The caller holds the log exclusively: its mutex, or `&mut` to the tracker.
+unsafe fn compact(log: &mut Vec<LogEntry>, cells: &RowCells, lookup: RowLookup<'_>) {
     let mut kept = 0;
     for index in 0..log.len() {
         let entry = log[index];
-        if let Some(row) = lookup.row_of(entry.entity)
-            && slots.get(row) == index as u32
+        if let Some(row) = lookup.row_of_hinted(entry.entity, entry.row as usize)
+            && cells.slot(row) == index as u32
         {
-            log[kept] = entry;
-            // SAFETY: the caller holds the log exclusively (its mutex, or `&mut`); slots are
-            // written only under it (see `Cells`), and `mark` never touches them.
-            unsafe { *slots.0[row].get() = kept as u32 };
+            log[kept] = LogEntry { row: row as u32, ..entry };
+            // SAFETY: the caller holds the log exclusively (its mutex, or `&mut`).
+            unsafe { cells.set_slot(row, kept as u32) };
             kept += 1;
         }
     }
     log.truncate(kept);
 }
 
-/// Stamps the rows a query hands out mutably, and appends them to the change log when dropped
-/// (one lock per query walk, not per row).
-#[derive(Debug)]
+/// Moves the rows stamped in `pending` into `log` (entry, slot), clearing the flags, and
+/// compacts the log if it outgrew the pool. O(rows / 64 + 64 per stamped block).
+///
+/// The caller holds the log exclusively (its mutex, or `&mut` to the tracker) and no query
+/// stamps rows meanwhile (readers hold read access to the component; `&mut` excludes queries).
+fn drain(
+    log: &mut Vec<LogEntry>,
+    cells: &RowCells,
+    pending: &Pending,
+    any_pending: &AtomicBool,
+    clock: &Clock,
+    rows: usize,
+    lookup: RowLookup<'_>,
+) {
+    if !any_pending.swap(false, Ordering::AcqRel) {
+        return;
+    }
+    let now = clock.now();
+    for (block, flag) in pending.blocks.iter().enumerate() {
+        if flag.swap(0, Ordering::AcqRel) == 0 {
+            continue;
+        }
+        let first = block * 64;
+        let end = (first + 64).min(pending.rows.len());
+        for (row, flag) in pending.rows[first..end].iter().enumerate().map(|(i, f)| (first + i, f)) {
+            if flag.swap(0, Ordering::AcqRel) == 0 {
+                continue;
+            }
+            let changed = Tick::new(cells.changed(row));
+            // Two queries writing disjoint rows of this pool (`With<X>` / `Without<X>`) may run
+            // at once with different ticks: an entry never goes in older than the last one, so
+            // the log stays ordered. Readers confirm each candidate with the row's own tick.
+            let tick = match log.last() {
+                Some(last) if clock.ticks(changed, now).is_newer(last.tick) => last.tick,
+                _ => changed,
+            };
+            let slot = log.len() as u32;
+            log.push(LogEntry { tick, row: row as u32, entity: lookup.entity_at(row) });
+            // SAFETY: the caller holds the log exclusively, under which slots are written.
+            unsafe { cells.set_slot(row, slot) };
+        }
+    }
+    if log.len() > 2 * rows + 64 {
+        // SAFETY: the caller holds the log exclusively.
+        unsafe { compact(log, cells, lookup) };
+    }
+}
+
+/// Stamps the rows a query hands out mutably: the row's changed tick, and pending flags that the
+/// next reader (or the pool, before its rows move) drains into the change log. Copy, no `Drop`,
+/// no lock, no read-modify-write: three plain stores per newly stamped row.
+#[derive(Clone, Copy, Debug)]
 pub struct ChangeMarker<'w> {
     tracker: &'w ChangeTracker,
-    lookup: RowLookup<'w>,
     tick: Tick,
-    pending: RefCell<Vec<(u32, Entity)>>,
 }
 
 impl ChangeMarker<'_> {
-    /// Records that row `row`, holding `entity`, is handed out mutably now. O(1) amortised.
+    /// Records that row `row` is handed out mutably now. O(1).
     ///
     /// # Safety
-    /// - `row` is a row of the tracked pool, holding `entity`;
+    /// - `row` is a row of the tracked pool;
     /// - the caller holds the row exclusively: no other thread reads or writes its value or
     ///   ticks while this call runs (the query's access to the component is exclusive, and each
     ///   row is handed out once per walk).
     #[inline]
-    pub unsafe fn mark(&self, row: usize, entity: Entity) {
-        let cell = &self.tracker.changed.0[row];
+    pub unsafe fn mark(&self, row: usize) {
+        let cell = &self.tracker.cells.0[row].changed;
         // SAFETY: the caller holds the row exclusively, so no other access to this cell runs.
         unsafe {
             if *cell.get() != self.tick.get() {
                 *cell.get() = self.tick.get();
-                self.pending.borrow_mut().push((row as u32, entity));
+                self.tracker.pending.rows[row].store(1, Ordering::Relaxed);
+                self.tracker.pending.blocks[row / 64].store(1, Ordering::Relaxed);
+                if !self.tracker.any_pending.load(Ordering::Relaxed) {
+                    self.tracker.any_pending.store(true, Ordering::Release);
+                }
             }
-        }
-    }
-}
-
-impl Drop for ChangeMarker<'_> {
-    fn drop(&mut self) {
-        let pending = self.pending.get_mut();
-        if pending.is_empty() {
-            return;
-        }
-        let mut log = self.tracker.lock();
-        // Two queries writing disjoint rows of this pool (filters `With<X>` and `Without<X>`) may
-        // run at once and flush in either order: an entry never goes in older than the last one,
-        // so the log stays ordered. Readers check each candidate's own changed tick, so a later
-        // stamp on the entry only makes it a candidate for a reader that then rejects it.
-        let clock = &self.tracker.clock;
-        let tick = match log.last() {
-            Some(last) if clock.ticks(self.tick, clock.now()).is_newer(last.tick) => last.tick,
-            _ => self.tick,
-        };
-        for &(row, entity) in pending.iter() {
-            let slot = log.len() as u32;
-            log.push(LogEntry { tick, entity });
-            // SAFETY: slots are written through `&self` only under the log's mutex, held here.
-            unsafe { *self.tracker.slots.0[row as usize].get() = slot };
-        }
-        if log.len() > 2 * self.tracker.added.len() + 64 {
-            compact(&mut log, &self.tracker.slots, self.lookup);
         }
     }
 }

@@ -122,6 +122,21 @@ impl SparseSet {
         }
     }
 
+    /// Drains the rows queries stamped into the change log, before the rows move.
+    #[inline]
+    fn settle_changes(&mut self) {
+        if let Some(changes) = self.changes.as_deref_mut() {
+            changes.settle(RowLookup { sparse: self.sparse.view(), dense: &self.dense });
+        }
+    }
+
+    /// Runs the change tracker's periodic wraparound check (see `ChangeTracker::check`).
+    pub fn check_changes(&mut self) {
+        if let Some(changes) = self.changes.as_deref_mut() {
+            changes.check(RowLookup { sparse: self.sparse.view(), dense: &self.dense });
+        }
+    }
+
     /// Records a new row for `entity` (just pushed) in the change tracker.
     #[inline]
     fn track_push(&mut self, entity: Entity) {
@@ -312,6 +327,7 @@ impl SparseSet {
             self.mark_changed(entity);
             return Some(old);
         }
+        self.settle_changes();
         self.aos_mut().push(value);
         self.sparse.insert(entity.index(), self.dense.len() as u32);
         self.dense.push(entity);
@@ -367,6 +383,7 @@ impl SparseSet {
             self.mark_changed(entity);
             return Some(old);
         }
+        self.settle_changes();
         self.soa_mut().push(value);
         self.sparse.insert(entity.index(), self.dense.len() as u32);
         self.dense.push(entity);
@@ -423,6 +440,7 @@ impl SparseSet {
             PoolData::Aos(column) => column.swap(a, b),
             PoolData::Soa(columns) => columns.swap(a, b),
         }
+        self.settle_changes();
         if let Some(changes) = self.changes.as_deref_mut() {
             changes.swap(a, b);
         }
@@ -474,6 +492,7 @@ impl SparseSet {
     #[inline]
     fn unlink(&mut self, entity: Entity, row: usize) {
         self.version += 1;
+        self.settle_changes();
         if let Some(changes) = self.changes.as_deref_mut() {
             changes.swap_remove(row, entity);
         }
@@ -570,6 +589,7 @@ impl SparseSet {
     pub fn clear(&mut self) {
         // Empty the index first, so a panicking drop leaves an empty, consistent pool.
         self.version += 1;
+        self.settle_changes();
         if let Some(changes) = self.changes.as_deref_mut() {
             changes.clear(&self.dense);
         }
@@ -639,6 +659,28 @@ pub struct RowLookup<'a> {
 }
 
 impl RowLookup<'_> {
+    /// The entity at row `row`.
+    ///
+    /// # Panics
+    /// If `row` is out of bounds.
+    #[inline(always)]
+    pub fn entity_at(&self, row: usize) -> Entity {
+        self.dense[row]
+    }
+
+    /// Whether this is the lookup of the pool whose entities (in row order) are `dense`. O(1).
+    #[inline(always)]
+    pub fn is_of(&self, dense: &[Entity]) -> bool {
+        std::ptr::eq(self.dense.as_ptr(), dense.as_ptr()) && self.dense.len() == dense.len()
+    }
+
+    /// The row of `entity`, trying `hint` first (one dense read when right, as it is unless rows
+    /// moved), else [`RowLookup::row_of`]. O(1).
+    #[inline(always)]
+    pub fn row_of_hinted(&self, entity: Entity, hint: usize) -> Option<usize> {
+        if self.dense.get(hint) == Some(&entity) { Some(hint) } else { self.row_of(entity) }
+    }
+
     /// The row of `entity`, if it is in the pool. O(1).
     #[inline(always)]
     pub fn row_of(&self, entity: Entity) -> Option<usize> {

@@ -70,9 +70,7 @@ impl World {
             return false;
         }
         for pool in self.components.pools_mut() {
-            if let Some(changes) = pool.changes_mut() {
-                changes.check();
-            }
+            pool.check_changes();
         }
         self.components.clock().checked();
         true

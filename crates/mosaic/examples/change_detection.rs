@@ -1,0 +1,61 @@
+//! Change detection: systems that react only to what was added, changed or removed since they
+//! last ran, and transforms that recompute only what moved.
+//!
+//! `cargo run -p mosaic-ecs --example change_detection`
+
+use mosaic::{Added, Changed, Component, Entity, Query, RemovedComponents, ResMut, Schedule, World};
+
+/// Hit points; tracked from registration, so readers see exact answers from the first entity.
+#[derive(Component)]
+#[component(track_changes)]
+struct Health(i32);
+
+/// What the reacting systems saw, per frame.
+#[derive(Default)]
+struct Log(Vec<String>);
+
+fn greet_new(query: Query<Entity, Added<Health>>, mut log: ResMut<Log>) {
+    for entity in query {
+        log.0.push(format!("{entity} joined"));
+    }
+}
+
+fn report_hits(query: Query<(Entity, &Health), Changed<Health>>, mut log: ResMut<Log>) {
+    for (entity, health) in query {
+        log.0.push(format!("{entity} now has {} hp", health.0));
+    }
+}
+
+fn mourn(removed: RemovedComponents<Health>, mut log: ResMut<Log>) {
+    for entity in &removed {
+        log.0.push(format!("{entity} lost its health"));
+    }
+}
+
+fn main() {
+    let mut world = World::new();
+    world.insert_resource(Log::default());
+    let mut schedule = Schedule::new();
+    schedule.add_system(greet_new);
+    schedule.add_system(report_hits);
+    schedule.add_system(mourn);
+
+    let knight = world.spawn(Health(10));
+    let goblin = world.spawn(Health(3));
+    for frame in 0..4 {
+        match frame {
+            1 => world.get_mut::<Health>(goblin).unwrap().0 -= 2, // only the goblin changed
+            2 => {
+                world.remove::<Health>(goblin);
+            }
+            _ => {}
+        }
+        schedule.run(&mut world);
+        let log = std::mem::take(&mut world.resource_mut::<Log>().0);
+        println!(
+            "frame {frame}: {}",
+            if log.is_empty() { "nothing new".to_string() } else { log.join("; ") }
+        );
+    }
+    let _ = knight;
+}
