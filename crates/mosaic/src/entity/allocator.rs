@@ -437,6 +437,111 @@ impl Iterator for AliveIter<'_> {
     }
 }
 
+/// A copy of an allocator's state (slots, free list, live count), saved and restored in place by
+/// rollback with no allocation once its buffers are warm. Holds no world tag lease: it can only be
+/// restored into the allocator it was saved from (same tag and limits).
+#[cfg(feature = "rollback")]
+#[derive(Clone, Debug, Default)]
+pub(crate) struct EntitiesImage {
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    alive_count: u32,
+    tag: u8,
+    limits: (u32, u32),
+}
+
+#[cfg(feature = "rollback")]
+impl EntitiesImage {
+    /// The world tag of the allocator saved (0 before the first save).
+    pub(crate) fn world_tag(&self) -> u8 {
+        self.tag
+    }
+
+    /// Feeds the state to `word`, one `u64` per slot (`generation | alive << 32`, the world tag
+    /// left out), then the free list's length and entries, then the live count. O(slots).
+    pub(crate) fn hash_words(&self, mut word: impl FnMut(u64)) {
+        hash_state(&self.slots, &self.free, self.alive_count, &mut word);
+    }
+
+    /// Number of slots ever used.
+    pub(crate) fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The first slot index where `self` and `other` differ (generation, liveness), or the free
+    /// lists or counts differ (`None` index then); `None` overall if they are equal.
+    pub(crate) fn first_difference(&self, other: &Self) -> Option<Option<u32>> {
+        let mask = |s: &Slot| (s.generation.get() & Entity::MAX_GENERATION, s.alive);
+        let n = self.slots.len().min(other.slots.len());
+        if let Some(i) = (0..n).find(|&i| mask(&self.slots[i]) != mask(&other.slots[i])) {
+            return Some(Some(i as u32));
+        }
+        if self.slots.len() != other.slots.len() {
+            return Some(Some(n as u32));
+        }
+        (self.free != other.free || self.alive_count != other.alive_count).then_some(None)
+    }
+}
+
+/// The allocator state as hashed: see [`EntitiesImage::hash_words`].
+#[cfg(feature = "rollback")]
+fn hash_state(slots: &[Slot], free: &[u32], alive_count: u32, word: &mut impl FnMut(u64)) {
+    word(slots.len() as u64);
+    for slot in slots {
+        word(u64::from(slot.generation.get() & Entity::MAX_GENERATION) | (u64::from(slot.alive) << 32));
+    }
+    word(free.len() as u64);
+    for &index in free {
+        word(u64::from(index));
+    }
+    word(u64::from(alive_count));
+}
+
+#[cfg(feature = "rollback")]
+impl Entities {
+    /// Copies the state into `image`, reusing its buffers. O(slots).
+    ///
+    /// # Panics
+    /// If ids are reserved and not flushed (flush first).
+    #[track_caller]
+    pub(crate) fn save_image(&self, image: &mut EntitiesImage) {
+        assert!(!self.needs_flush(), "flush reserved entities before saving the allocator");
+        image.slots.clear();
+        image.slots.extend_from_slice(&self.slots);
+        image.free.clear();
+        image.free.extend_from_slice(&self.free);
+        image.alive_count = self.alive_count;
+        image.tag = self.tag.get();
+        image.limits = (self.max_slots, self.max_generation);
+    }
+
+    /// Whether `image` was saved from an allocator with this one's world tag and limits, so
+    /// [`Entities::restore_image`] accepts it.
+    pub(crate) fn accepts(&self, image: &EntitiesImage) -> bool {
+        image.tag == self.tag.get() && image.limits == (self.max_slots, self.max_generation)
+    }
+
+    /// Puts the state of `image` back (reservations are dropped). O(slots).
+    ///
+    /// # Panics
+    /// If `image` is not [accepted](Entities::accepts).
+    #[track_caller]
+    pub(crate) fn restore_image(&mut self, image: &EntitiesImage) {
+        assert!(self.accepts(image), "an allocator image restores only into the allocator it came from");
+        self.slots.clear();
+        self.slots.extend_from_slice(&image.slots);
+        self.free.clear();
+        self.free.extend_from_slice(&image.free);
+        self.alive_count = image.alive_count;
+        *self.free_cursor.get_mut() = self.free.len() as i64;
+    }
+
+    /// Feeds the state to `word` as [`EntitiesImage::hash_words`] does. O(slots).
+    pub(crate) fn hash_words(&self, mut word: impl FnMut(u64)) {
+        hash_state(&self.slots, &self.free, self.alive_count, &mut word);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

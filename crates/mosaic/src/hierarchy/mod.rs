@@ -48,5 +48,5 @@ pub use relation::{Cleanup, Pair, Relation};
 #[cfg(feature = "transform")]
 pub use transform::{GlobalTransform, LocalTransform, propagate_transforms};
 
-#[cfg(feature = "serialize")]
+#[cfg(any(feature = "serialize", feature = "rollback"))]
 pub(crate) use ops::OrderState;

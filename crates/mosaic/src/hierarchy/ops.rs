@@ -51,7 +51,7 @@ impl HierarchyState {
 /// The part of [`HierarchyState`] that decides how later ordering passes and transform
 /// propagations reorder pools (everything but the scratch space): what a snapshot must carry, with
 /// the links and the relationship pool's row order, for a loaded world to continue exactly.
-#[cfg(feature = "serialize")]
+#[cfg(any(feature = "serialize", feature = "rollback"))]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct OrderState {
     /// Entities marked for the next ordering pass, in marking order (the pass takes them last
@@ -63,7 +63,7 @@ pub(crate) struct OrderState {
     pub(crate) aligned: [usize; 2],
 }
 
-#[cfg(feature = "serialize")]
+#[cfg(any(feature = "serialize", feature = "rollback"))]
 impl World {
     /// The hierarchy ordering bookkeeping, or `None` if this world never set hierarchies up (no
     /// hooks on `Relationship` either). O(dirty entries).

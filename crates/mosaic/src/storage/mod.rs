@@ -17,6 +17,7 @@
 //! (the compile-fail tests in `tests/ui/storage_*.rs` pin this).
 
 mod column;
+mod image;
 mod resource_map;
 mod soa;
 mod sparse;
@@ -24,6 +25,7 @@ mod sparse_set;
 mod stored;
 
 pub use column::{Column, ColumnInfo};
+pub use image::PoolImage;
 pub use resource_map::ResourceMap;
 pub use soa::{FieldColumn, SoaColumns, SoaInfo, SoaLayout, SoaReader, SoaWriter};
 pub use sparse::{SparseArray, SparseView};

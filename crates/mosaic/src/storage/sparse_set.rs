@@ -548,6 +548,29 @@ impl SparseSet {
     }
 }
 
+/// The parts of a pool, for pool images (`storage/image.rs`), which save and restore them whole.
+impl SparseSet {
+    /// The index and the values, read-only.
+    pub(super) fn image_parts(&self) -> (&SparseArray, &[Entity], super::image::Values<'_>) {
+        let values = match &self.data {
+            PoolData::Aos(column) => super::image::Values::Aos(column),
+            PoolData::Soa(columns) => super::image::Values::Soa(columns),
+        };
+        (&self.sparse, &self.dense, values)
+    }
+
+    /// The index and the values, to be replaced together. Bumps the pool's version first, so no
+    /// cached alignment outlives the change. The caller must leave the invariants above holding.
+    pub(super) fn image_parts_mut(&mut self) -> (&mut SparseArray, &mut Vec<Entity>, super::image::ValuesMut<'_>) {
+        self.version += 1;
+        let values = match &mut self.data {
+            PoolData::Aos(column) => super::image::ValuesMut::Aos(column),
+            PoolData::Soa(columns) => super::image::ValuesMut::Soa(columns),
+        };
+        (&mut self.sparse, &mut self.dense, values)
+    }
+}
+
 /// Length of the longest common prefix of `a` and `b`: compares 32 entities at a time (which the
 /// compiler turns into wide compares), then one by one.
 fn common_prefix(a: &[Entity], b: &[Entity]) -> usize {
