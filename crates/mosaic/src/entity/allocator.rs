@@ -457,17 +457,6 @@ impl EntitiesImage {
         self.tag
     }
 
-    /// Feeds the state to `word`, one `u64` per slot (`generation | alive << 32`, the world tag
-    /// left out), then the free list's length and entries, then the live count. O(slots).
-    pub(crate) fn hash_words(&self, mut word: impl FnMut(u64)) {
-        hash_state(&self.slots, &self.free, self.alive_count, &mut word);
-    }
-
-    /// Number of slots ever used.
-    pub(crate) fn slot_count(&self) -> usize {
-        self.slots.len()
-    }
-
     /// The first slot index where `self` and `other` differ (generation, liveness), or the free
     /// lists or counts differ (`None` index then); `None` overall if they are equal.
     pub(crate) fn first_difference(&self, other: &Self) -> Option<Option<u32>> {
@@ -483,7 +472,7 @@ impl EntitiesImage {
     }
 }
 
-/// The allocator state as hashed: see [`EntitiesImage::hash_words`].
+/// The allocator state as hashed: see [`Entities::hash_words`].
 #[cfg(feature = "rollback")]
 fn hash_state(slots: &[Slot], free: &[u32], alive_count: u32, word: &mut impl FnMut(u64)) {
     word(slots.len() as u64);
@@ -536,7 +525,8 @@ impl Entities {
         *self.free_cursor.get_mut() = self.free.len() as i64;
     }
 
-    /// Feeds the state to `word` as [`EntitiesImage::hash_words`] does. O(slots).
+    /// Feeds the state to `word`, one `u64` per slot (`generation | alive << 32`, the world tag
+    /// left out), then the free list's length and entries, then the live count. O(slots).
     pub(crate) fn hash_words(&self, mut word: impl FnMut(u64)) {
         hash_state(&self.slots, &self.free, self.alive_count, &mut word);
     }

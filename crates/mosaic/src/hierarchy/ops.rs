@@ -91,6 +91,44 @@ impl World {
             slot.store(value, Relaxed);
         }
     }
+
+    /// Copies the ordering bookkeeping into `out` (`None` if hierarchies were never set up),
+    /// reusing its buffer: the allocation-free form of [`World::hierarchy_order_state`], for
+    /// rollback. O(dirty entries).
+    #[cfg(feature = "rollback")]
+    pub(crate) fn save_hierarchy_order_into(&self, out: &mut Option<OrderState>) {
+        let Some(state) = self.get_resource::<HierarchyState>() else {
+            *out = None;
+            return;
+        };
+        let saved = out.get_or_insert_with(OrderState::default);
+        saved.dirty.clone_from(&state.dirty.lock().unwrap_or_else(PoisonError::into_inner));
+        saved.overflow = state.overflow.load(Relaxed);
+        #[cfg(feature = "transform")]
+        {
+            saved.aligned = [state.aligned[0].load(Relaxed), state.aligned[1].load(Relaxed)];
+        }
+    }
+
+    /// Puts saved ordering bookkeeping back, reusing the world's buffer; `None` (saved before
+    /// hierarchies were set up) resets it to empty if it exists now. The hooks stay. O(dirty).
+    #[cfg(feature = "rollback")]
+    pub(crate) fn restore_hierarchy_order_from(&mut self, saved: Option<&OrderState>) {
+        let Some(state) = self.get_resource::<HierarchyState>() else {
+            if let Some(saved) = saved {
+                self.set_hierarchy_order_state(saved.clone());
+            }
+            return;
+        };
+        let empty = OrderState::default();
+        let saved = saved.unwrap_or(&empty);
+        state.dirty.lock().unwrap_or_else(PoisonError::into_inner).clone_from(&saved.dirty);
+        state.overflow.store(saved.overflow, Relaxed);
+        #[cfg(feature = "transform")]
+        for (slot, value) in state.aligned.iter().zip(saved.aligned) {
+            slot.store(value, Relaxed);
+        }
+    }
 }
 
 /// Marks `entity` for the next ordering pass.

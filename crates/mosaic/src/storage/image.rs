@@ -10,7 +10,7 @@
 use std::any::{Any, TypeId};
 use std::mem::MaybeUninit;
 
-use super::{Column, SoaColumns, SparseArray, SparseSet, Stored};
+use super::{Column, SoaColumns, SparseArray, SparseSet};
 use crate::entity::Entity;
 
 /// A pool's values, read-only, as [`SparseSet::image_parts`] hands them out.
@@ -144,7 +144,7 @@ impl PoolImage {
     }
 
     /// Makes the image an empty pool of `T` (for a world that has no pool of `T` yet). O(pages).
-    pub fn save_empty<T: Stored>(&mut self) {
+    pub fn save_empty<T: Send + Sync + 'static>(&mut self) {
         self.type_id = None;
         self.dense.clear();
         self.sparse.clear();
@@ -166,7 +166,7 @@ impl PoolImage {
     /// # Panics
     /// If `pool` does not hold `T`.
     #[track_caller]
-    pub fn save_copy<T: Stored + Copy>(&mut self, pool: &SparseSet) {
+    pub fn save_copy<T: Copy + Send + Sync + 'static>(&mut self, pool: &SparseSet) {
         let (sparse, dense, values) = pool.image_parts();
         assert!(values.type_id() == TypeId::of::<T>(), "pool does not hold `{}`", std::any::type_name::<T>());
         self.type_id = None;
@@ -202,7 +202,7 @@ impl PoolImage {
     /// If `pool` does not hold `T`, or holds it struct-of-arrays; if `T::clone_from` panics (the
     /// image is then empty, the pool untouched).
     #[track_caller]
-    pub fn save_clone<T: Stored + Clone>(&mut self, pool: &SparseSet) {
+    pub fn save_clone<T: Clone + Send + Sync + 'static>(&mut self, pool: &SparseSet) {
         self.save_clone_with(pool, T::clone, T::clone_from);
     }
 
@@ -212,7 +212,7 @@ impl PoolImage {
     /// # Panics
     /// As [`PoolImage::save_clone`].
     #[track_caller]
-    pub fn save_clone_with<T: Stored>(&mut self, pool: &SparseSet, clone: fn(&T) -> T, clone_into: fn(&mut T, &T)) {
+    pub fn save_clone_with<T: Send + Sync + 'static>(&mut self, pool: &SparseSet, clone: fn(&T) -> T, clone_into: fn(&mut T, &T)) {
         let (sparse, dense, values) = pool.image_parts();
         let Values::Aos(column) = values else {
             panic!("rollback clones only array-of-structs pools; `{}` is struct-of-arrays", std::any::type_name::<T>())
@@ -245,7 +245,7 @@ impl PoolImage {
     /// If the image does not hold a [`PoolImage::save_copy`] of `T`, or `pool` does not hold `T`
     /// (checked before anything changes).
     #[track_caller]
-    pub fn restore_copy<T: Stored + Copy>(&self, pool: &mut SparseSet) {
+    pub fn restore_copy<T: Copy + Send + Sync + 'static>(&self, pool: &mut SparseSet) {
         assert!(self.holds::<T>(), "the image does not hold `{}`", std::any::type_name::<T>());
         assert!(
             pool.image_parts().2.type_id() == TypeId::of::<T>(),
@@ -292,7 +292,7 @@ impl PoolImage {
     /// If `T::clone_from`, `T::clone` or `T::drop` panics: the pool's index and values would not
     /// match.
     #[track_caller]
-    pub fn restore_clone<T: Stored + Clone>(&self, pool: &mut SparseSet) {
+    pub fn restore_clone<T: Clone + Send + Sync + 'static>(&self, pool: &mut SparseSet) {
         self.restore_clone_with(pool, T::clone, T::clone_from);
     }
 
@@ -305,7 +305,7 @@ impl PoolImage {
     /// # Aborts
     /// If `clone`, `clone_into` or `T::drop` panics.
     #[track_caller]
-    pub fn restore_clone_with<T: Stored>(&self, pool: &mut SparseSet, clone: fn(&T) -> T, clone_into: fn(&mut T, &T)) {
+    pub fn restore_clone_with<T: Send + Sync + 'static>(&self, pool: &mut SparseSet, clone: fn(&T) -> T, clone_into: fn(&mut T, &T)) {
         let saved = self.values::<T>().unwrap_or_else(|| {
             panic!("the image does not hold a clone of `{}`", std::any::type_name::<T>())
         });

@@ -12,6 +12,7 @@ mod resources;
 mod sort;
 mod spawn;
 
+pub(crate) use self::core::ComponentList;
 pub use self::core::World;
 pub use chunk_commands::ChunkedCommands;
 pub(crate) use command_buffer::OpOutcome;
