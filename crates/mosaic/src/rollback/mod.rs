@@ -46,7 +46,7 @@ mod record;
 mod registry;
 mod ring;
 
-pub use bytemuck::NoUninit;
+pub use bytemuck::{self, NoUninit};
 pub use desync::{FrameDivergence, HashLog, StateDifference};
 pub use error::{HashLogError, RecordingError, RollbackError};
 pub use hash::{HASH_VERSION, StableHasher, hash_bytes, hash_words};

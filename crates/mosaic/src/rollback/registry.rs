@@ -88,6 +88,7 @@ pub(crate) struct InputEntry {
 /// use mosaic::Component;
 ///
 /// #[derive(Component, Clone, Copy, NoUninit)]
+/// #[bytemuck(crate = "mosaic::rollback::bytemuck")]
 /// #[repr(C)]
 /// struct Position { x: f32, y: f32 }
 ///

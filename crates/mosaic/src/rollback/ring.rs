@@ -2,7 +2,7 @@
 
 use smallvec::SmallVec;
 
-use super::registry::SavedResource;
+use super::registry::{SavedResource, entity_word};
 use super::{RollbackError, RollbackRegistry, StateDifference};
 use crate::component::ComponentId;
 use crate::entity::EntitiesImage;
@@ -57,6 +57,7 @@ pub(crate) struct FrameImage {
 /// use mosaic::{Component, World};
 ///
 /// #[derive(Component, Clone, Copy, NoUninit)]
+/// #[bytemuck(crate = "mosaic::rollback::bytemuck")]
 /// #[repr(C)]
 /// struct Position { x: f32, y: f32 }
 ///
@@ -292,7 +293,8 @@ impl RollbackRing {
         if let Some((row, entity)) = first_row_difference(&a.relationships, &b.relationships, rel_diff) {
             return Ok(Some(StateDifference::Hierarchy { row, entity }));
         }
-        if a.order.as_ref().map(|o| (&o.dirty, o.overflow)) != b.order.as_ref().map(|o| (&o.dirty, o.overflow)) {
+        let order = |o: &OrderState| (o.dirty.iter().map(|&e| entity_word(e)).collect::<Vec<_>>(), o.overflow);
+        if a.order.as_ref().map(order) != b.order.as_ref().map(order) {
             return Ok(Some(StateDifference::Hierarchy { row: 0, entity: None }));
         }
         for (entry, (ra, rb)) in self.registry.resources.iter().zip(a.resources.iter().zip(&b.resources)) {
