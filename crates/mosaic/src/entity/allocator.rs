@@ -457,6 +457,11 @@ impl EntitiesImage {
         self.tag
     }
 
+    /// Bytes held: slots and free list.
+    pub(crate) fn bytes(&self) -> usize {
+        self.slots.len() * size_of::<Slot>() + self.free.len() * size_of::<u32>()
+    }
+
     /// The first slot index where `self` and `other` differ (generation, liveness), or the free
     /// lists or counts differ (`None` index then); `None` overall if they are equal.
     pub(crate) fn first_difference(&self, other: &Self) -> Option<Option<u32>> {

@@ -269,9 +269,15 @@ pub(crate) fn hash_world(registry: &super::RollbackRegistry, world: &crate::Worl
         _ => hasher.write_word(0),
     }
     for entry in &registry.resources {
-        if let Some(hash) = entry.hash {
+        if let Some(hash) = &entry.hash {
             std::hash::Hasher::write(&mut hasher, entry.name.as_bytes());
-            hash(world, &mut hasher);
+            match (entry.get)(world) {
+                Some(value) => {
+                    hasher.write_word(1);
+                    hash(value, &mut hasher);
+                }
+                None => hasher.write_word(0),
+            }
         }
     }
     hasher.finish_words()

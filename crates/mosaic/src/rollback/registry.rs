@@ -44,10 +44,10 @@ pub(crate) struct ResourceEntry {
     pub(crate) save: fn(&World, &mut SavedResource),
     /// Puts the saved resource back (removing the world's if none was saved).
     pub(crate) restore: fn(&mut World, &SavedResource),
-    /// Hashes the world's resource, if it is hashed.
-    pub(crate) hash: Option<fn(&World, &mut StableHasher)>,
-    /// Hashes a saved resource (same function as `hash`).
-    pub(crate) hash_saved: Option<fn(&(dyn Any + Send + Sync), &mut StableHasher)>,
+    /// Hashes a resource's value, if it is hashed (a typed function behind `dyn Any`).
+    pub(crate) hash: Option<Box<dyn Fn(&(dyn Any + Send + Sync), &mut StableHasher) + Send + Sync>>,
+    /// The world's resource as `dyn Any`, if present.
+    pub(crate) get: fn(&World) -> Option<&(dyn Any + Send + Sync)>,
 }
 
 /// One registered input resource.
@@ -228,20 +228,8 @@ fn restore_resource<R: Clone + Send + Sync + 'static>(world: &mut World, saved: 
     }
 }
 
-fn hash_resource<R: Hash + Send + Sync + 'static>(world: &World, hasher: &mut StableHasher) {
-    match world.get_resource::<R>() {
-        Some(value) => {
-            hasher.write_word(1);
-            value.hash(hasher);
-        }
-        None => hasher.write_word(0),
-    }
-}
-
-fn hash_saved_resource<R: Hash + Send + Sync + 'static>(saved: &(dyn Any + Send + Sync), hasher: &mut StableHasher) {
-    if let Some(value) = saved.downcast_ref::<R>() {
-        value.hash(hasher);
-    }
+fn get_resource<R: Send + Sync + 'static>(world: &World) -> Option<&(dyn Any + Send + Sync)> {
+    world.get_resource::<R>().map(|r| r as &(dyn Any + Send + Sync))
 }
 
 fn encode_input<R: Serialize + Send + Sync + 'static>(world: &World) -> Option<Result<Vec<u8>, postcard::Error>> {
@@ -331,26 +319,46 @@ impl RollbackRegistry {
     /// If `name` or `R` is already registered as a resource.
     #[track_caller]
     pub fn register_resource<R: Clone + Hash + Send + Sync + 'static>(&mut self, name: &str) -> &mut Self {
-        self.resource_entry::<R>(name, Some(hash_resource::<R>), Some(hash_saved_resource::<R>))
+        self.register_resource_with::<R>(name, |value, hasher| value.hash(hasher))
     }
 
     /// Registers resource `R` under `name`, saved and restored as by
-    /// [`RollbackRegistry::register_resource`] but left out of the world hash (for a type with
-    /// no `Hash`, or state that is not part of the simulation's identity).
+    /// [`RollbackRegistry::register_resource`], hashed by `hash` (for a type without [`Hash`],
+    /// such as a random generator whose state is private: hash what it would draw next from a
+    /// clone).
+    ///
+    /// # Panics
+    /// If `name` or `R` is already registered as a resource.
+    #[track_caller]
+    pub fn register_resource_with<R: Clone + Send + Sync + 'static>(
+        &mut self,
+        name: &str,
+        hash: impl Fn(&R, &mut StableHasher) + Send + Sync + 'static,
+    ) -> &mut Self {
+        let hash = move |value: &(dyn Any + Send + Sync), hasher: &mut StableHasher| {
+            if let Some(value) = value.downcast_ref::<R>() {
+                hash(value, hasher);
+            }
+        };
+        self.resource_entry::<R>(name, Some(Box::new(hash)))
+    }
+
+    /// Registers resource `R` under `name`, saved and restored as by
+    /// [`RollbackRegistry::register_resource`] but left out of the world hash (state that is not
+    /// part of the simulation's identity, such as statistics).
     ///
     /// # Panics
     /// If `name` or `R` is already registered as a resource.
     #[track_caller]
     pub fn register_resource_unhashed<R: Clone + Send + Sync + 'static>(&mut self, name: &str) -> &mut Self {
-        self.resource_entry::<R>(name, None, None)
+        self.resource_entry::<R>(name, None)
     }
 
     #[track_caller]
     fn resource_entry<R: Clone + Send + Sync + 'static>(
         &mut self,
         name: &str,
-        hash: Option<fn(&World, &mut StableHasher)>,
-        hash_saved: Option<fn(&(dyn Any + Send + Sync), &mut StableHasher)>,
+        hash: Option<Box<dyn Fn(&(dyn Any + Send + Sync), &mut StableHasher) + Send + Sync>>,
     ) -> &mut Self {
         let entry = ResourceEntry {
             name: name.to_owned(),
@@ -358,7 +366,7 @@ impl RollbackRegistry {
             save: save_resource::<R>,
             restore: restore_resource::<R>,
             hash,
-            hash_saved,
+            get: get_resource::<R>,
         };
         add(&mut self.resources, entry, |e| (e.name.as_str(), e.type_name), "resource");
         self

@@ -119,6 +119,15 @@ impl RollbackRing {
         frames.into_iter()
     }
 
+    /// Bytes saved for frame `frame` (allocator, component lists, pools with their sparse pages,
+    /// the hierarchy; resources and heap data of cloned values not counted): what a plain
+    /// `memcpy` of the same state would move. `None` if the frame is not held.
+    pub fn frame_bytes(&self, frame: u64) -> Option<usize> {
+        let image = self.get(frame).ok()?;
+        let pools: usize = image.pools.iter().map(PoolImage::bytes).sum();
+        Some(image.entities.bytes() + image.lists.len() * size_of::<ComponentList>() + pools + image.relationships.bytes())
+    }
+
     /// Whether frame `frame` is held. O(1).
     pub fn contains(&self, frame: u64) -> bool {
         self.slot(frame).frame == Some(frame)
@@ -298,7 +307,7 @@ impl RollbackRing {
             return Ok(Some(StateDifference::Hierarchy { row: 0, entity: None }));
         }
         for (entry, (ra, rb)) in self.registry.resources.iter().zip(a.resources.iter().zip(&b.resources)) {
-            let Some(hash) = entry.hash_saved else { continue };
+            let Some(hash) = &entry.hash else { continue };
             let digest = |saved: &SavedResource| {
                 saved.as_deref().map(|value| {
                     let mut hasher = super::StableHasher::new();

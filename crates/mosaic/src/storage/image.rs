@@ -70,6 +70,8 @@ pub struct PoolImage {
     dense: Vec<Entity>,
     sparse: SparseArray,
     values: ImageValues,
+    /// Bytes of the values saved (`len * size_of::<T>()`, heap data of cloned values not counted).
+    value_bytes: usize,
 }
 
 impl std::fmt::Debug for PoolImage {
@@ -99,6 +101,11 @@ impl PoolImage {
     #[inline]
     pub fn len(&self) -> usize {
         self.dense.len()
+    }
+
+    /// Bytes the last save copied: entities, values (their inline part) and sparse pages.
+    pub fn bytes(&self) -> usize {
+        self.dense.len() * size_of::<Entity>() + self.value_bytes + self.sparse.page_bytes()
     }
 
     /// The saved entities, in row order.
@@ -156,6 +163,7 @@ impl PoolImage {
             other => *other = ImageValues::Typed(Box::new(Vec::<T>::new())),
         }
         self.type_name = std::any::type_name::<T>();
+        self.value_bytes = self.dense.len() * size_of::<T>();
         self.type_id = Some(TypeId::of::<T>());
     }
 
@@ -192,6 +200,7 @@ impl PoolImage {
             }
         }
         self.type_name = std::any::type_name::<T>();
+        self.value_bytes = self.dense.len() * size_of::<T>();
         self.type_id = Some(TypeId::of::<T>());
     }
 
@@ -234,6 +243,7 @@ impl PoolImage {
         self.dense.extend_from_slice(dense);
         self.sparse.copy_from(sparse);
         self.type_name = std::any::type_name::<T>();
+        self.value_bytes = self.dense.len() * size_of::<T>();
         self.type_id = Some(TypeId::of::<T>());
     }
 

@@ -85,6 +85,11 @@ impl SparseArray {
         }
     }
 
+    /// Bytes held in allocated pages (16 KiB each).
+    pub fn page_bytes(&self) -> usize {
+        self.pages.iter().flatten().count() * PAGE_SIZE * size_of::<u32>()
+    }
+
     /// Number of pages allocated.
     #[cfg(test)]
     pub fn page_count(&self) -> usize {
