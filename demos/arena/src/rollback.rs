@@ -39,10 +39,31 @@ pub fn rollback_registry() -> RollbackRegistry {
     registry
 }
 
-/// Runs `sim` for `frames` frames; with `rollback` K > 0, after each frame restores the state of
-/// K frames before and re-simulates to the present (saving every frame into a ring of K + 1).
-/// When `log` is given, the world hash after each frame is appended (frame numbers from 1: the
-/// state after that many frames). Frame times include the rollback work.
+/// Runs frame `frame` (taking the world from the state after `frame` frames to the one after
+/// `frame + 1`) with rollback `k`: the frame itself, then back to the state after
+/// `frame + 1 - k` frames (or the start) and `k` frames again. Saves only the state the next
+/// frame restores, so each frame costs `k + 1` frames, one restore and one save. `record` gets
+/// each frame run and its changes (a re-simulated frame replaces the earlier run's).
+fn advance(sim: &mut Sim, ring: &mut RollbackRing, frame: u64, k: u32, mut record: impl FnMut(u64, FrameChanges)) {
+    record(frame, sim.step());
+    if k == 0 {
+        return;
+    }
+    let from = (frame + 1).saturating_sub(u64::from(k));
+    let next_from = (frame + 2).saturating_sub(u64::from(k));
+    sim.restore_frame(ring, from).expect("the ring holds the state this frame restores");
+    for again in from..=frame {
+        record(again, sim.step());
+        if again + 1 == next_from {
+            sim.save_frame(ring, again + 1).expect("the arena registers every component");
+        }
+    }
+}
+
+/// Runs `sim` for `frames` frames; with `rollback` K > 0, every frame restores the state of K
+/// frames before and re-simulates to the present ([`RollbackRing`] of K + 1 frames). When `log`
+/// is given, the world hash after each frame is appended (frame numbers from 1: the state after
+/// that many frames). Frame times include the rollback work.
 ///
 /// # Panics
 /// If saving or restoring fails, which the arena's registry rules out (every component is
@@ -59,16 +80,7 @@ pub fn run_rollback(mut sim: Sim, frames: u32, rollback: u32, mut log: Option<&m
     }
     for frame in 0..u64::from(frames) {
         let start = Instant::now();
-        changes[frame as usize] = sim.step();
-        if rollback > 0 {
-            sim.save_frame(&mut ring, frame + 1).expect("the arena registers every component");
-            let from = (frame + 1).saturating_sub(u64::from(rollback));
-            sim.restore_frame(&ring, from).expect("the ring holds the last K + 1 frames");
-            for again in from..=frame {
-                changes[again as usize] = sim.step();
-                sim.save_frame(&mut ring, again + 1).expect("the arena registers every component");
-            }
-        }
+        advance(&mut sim, &mut ring, frame, rollback, |f, c| changes[f as usize] = c);
         frame_times.push(start.elapsed());
         if let Some(log) = log.as_deref_mut() {
             log.push(frame + 1, registry.hash(sim.world()));
@@ -107,8 +119,8 @@ pub struct RollbackTimings {
     pub memcpy: Duration,
     /// The world hash.
     pub hash: Duration,
-    /// A rollback frame: a straight frame and its save, then restoring K frames back and
-    /// re-simulating K frames, saving each.
+    /// A rollback frame: the frame, then restoring K frames back and re-simulating K frames,
+    /// saving the one the next frame restores.
     pub rollback_frame: Duration,
 }
 
@@ -127,16 +139,19 @@ pub fn measure(mut sim: Sim, samples: usize, rollback: u32) -> RollbackTimings {
     assert!(samples > 0 && rollback > 0, "measure at least one sample of a rollback of at least one frame");
     let registry = rollback_registry();
     let mut ring = RollbackRing::new(rollback_registry(), rollback as usize + 1);
+    // A ring of its own for the save and restore timed alone, so they never touch the frames
+    // the rollback frames restore.
+    let mut alone = RollbackRing::new(rollback_registry(), 1);
     let entities = sim.world().len();
-    // Warm up: fill the ring (every slot's buffers reach their size) and the caches.
+    // Warm up: run rollback frames until every buffer has its size.
     let mut frame = 0u64;
-    sim.save_frame(&mut ring, frame).expect("registered");
-    for _ in 0..=rollback {
-        sim.step();
+    sim.save_frame(&mut ring, 0).expect("registered");
+    sim.save_frame(&mut alone, 0).expect("registered");
+    for _ in 0..=rollback + 1 {
+        advance(&mut sim, &mut ring, frame, rollback, |_, _| {});
         frame += 1;
-        sim.save_frame(&mut ring, frame).expect("registered");
     }
-    let bytes = ring.frame_bytes(frame).expect("just saved");
+    let bytes = ring.frame_bytes(frame + 1 - u64::from(rollback)).expect("saved by the last frame");
     let source = vec![1u8; bytes];
     let mut target = vec![0u8; bytes];
     let mut times: [Vec<Duration>; 6] = Default::default();
@@ -147,31 +162,25 @@ pub fn measure(mut sim: Sim, samples: usize, rollback: u32) -> RollbackTimings {
         times[3].push(start.elapsed());
 
         let start = Instant::now();
-        sim.step();
-        times[0].push(start.elapsed());
-        frame += 1;
-
-        let start = Instant::now();
-        sim.save_frame(&mut ring, frame).expect("registered");
+        sim.save_frame(&mut alone, 0).expect("registered");
         times[1].push(start.elapsed());
 
         let start = Instant::now();
-        sim.restore_frame(&ring, frame).expect("just saved");
+        sim.restore_frame(&alone, 0).expect("just saved");
         times[2].push(start.elapsed());
 
         let start = Instant::now();
         std::hint::black_box(registry.hash(sim.world()));
         times[4].push(start.elapsed());
 
-        // The rest of a rollback frame: back K frames, re-simulate K frames, saving each.
+        // A straight frame, then the same frame with rollback (which ends in the same state).
         let start = Instant::now();
-        let from = frame - u64::from(rollback);
-        sim.restore_frame(&ring, from).expect("the ring holds K + 1 frames");
-        for again in from..frame {
-            sim.step();
-            sim.save_frame(&mut ring, again + 1).expect("registered");
-        }
-        times[5].push(start.elapsed() + times[0].last().copied().unwrap_or_default() + times[1].last().copied().unwrap_or_default());
+        sim.step();
+        times[0].push(start.elapsed());
+        let start = Instant::now();
+        advance(&mut sim, &mut ring, frame, rollback, |_, _| {});
+        times[5].push(start.elapsed());
+        frame += 1;
     }
     let [frame, save, restore, memcpy, hash, rollback_frame] = times.map(median);
     RollbackTimings { entities, bytes, rollback, samples, frame, save, restore, memcpy, hash, rollback_frame }

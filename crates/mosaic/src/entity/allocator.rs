@@ -8,7 +8,7 @@ use super::{Entity, EntityError};
 
 /// One slot of the allocator.
 #[derive(Clone, Copy, Debug)]
-struct Slot {
+pub(crate) struct Slot {
     /// The packed generation (world tag and generation, as in [`Entity`]) a live occupant
     /// carries, or the next occupant will carry when free.
     generation: NonZeroU32,
@@ -477,18 +477,14 @@ impl EntitiesImage {
     }
 }
 
-/// The allocator state as hashed: see [`Entities::hash_words`].
 #[cfg(feature = "rollback")]
-fn hash_state(slots: &[Slot], free: &[u32], alive_count: u32, word: &mut impl FnMut(u64)) {
-    word(slots.len() as u64);
-    for slot in slots {
-        word(u64::from(slot.generation.get() & Entity::MAX_GENERATION) | (u64::from(slot.alive) << 32));
+impl Slot {
+    /// The slot as one word for the rollback hash: `generation | alive << 32`, the world tag left
+    /// out.
+    #[inline]
+    pub(crate) fn word(&self) -> u64 {
+        u64::from(self.generation.get() & Entity::MAX_GENERATION) | (u64::from(self.alive) << 32)
     }
-    word(free.len() as u64);
-    for &index in free {
-        word(u64::from(index));
-    }
-    word(u64::from(alive_count));
 }
 
 #[cfg(feature = "rollback")]
@@ -530,10 +526,9 @@ impl Entities {
         *self.free_cursor.get_mut() = self.free.len() as i64;
     }
 
-    /// Feeds the state to `word`, one `u64` per slot (`generation | alive << 32`, the world tag
-    /// left out), then the free list's length and entries, then the live count. O(slots).
-    pub(crate) fn hash_words(&self, mut word: impl FnMut(u64)) {
-        hash_state(&self.slots, &self.free, self.alive_count, &mut word);
+    /// The slots, in index order, for the rollback hash.
+    pub(crate) fn slots(&self) -> &[Slot] {
+        &self.slots
     }
 }
 

@@ -14,6 +14,6 @@ mod tag;
 
 pub use allocator::{AliveIter, Entities, ReservedIter};
 #[cfg(feature = "rollback")]
-pub(crate) use allocator::EntitiesImage;
+pub(crate) use allocator::{EntitiesImage, Slot};
 pub use error::EntityError;
 pub use id::Entity;
