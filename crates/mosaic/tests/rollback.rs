@@ -5,7 +5,8 @@
 #![cfg(feature = "rollback")]
 
 use mosaic::rollback::{
-    HashLog, NoUninit, Recording, RecordingError, RollbackError, RollbackRegistry, RollbackRing, StateDifference,
+    HashLog, NoUninit, Recording, RecordingError, RollbackError, RollbackRegistry, RollbackRing,
+    StateDifference,
 };
 use mosaic::{Component, Entity, World};
 use serde::{Deserialize, Serialize};
@@ -217,7 +218,8 @@ fn restore_puts_back_values_entities_and_ids() {
     let mut ring = RollbackRing::new(registry, 4);
     let mut world = new_world();
     ring.save(&mut world, 0).unwrap();
-    let before: Vec<(Entity, Body)> = world.query::<(Entity, &Body)>().into_iter().map(|(e, b)| (e, *b)).collect();
+    let before: Vec<(Entity, Body)> =
+        world.query::<(Entity, &Body)>().into_iter().map(|(e, b)| (e, *b)).collect();
     let labels: Vec<(Entity, Label)> =
         world.query::<(Entity, &Label)>().into_iter().map(|(e, l)| (e, l.clone())).collect();
     let next_spawn = {
@@ -228,7 +230,8 @@ fn restore_puts_back_values_entities_and_ids() {
         step(&mut world);
     }
     ring.restore(0, &mut world).unwrap();
-    let after: Vec<(Entity, Body)> = world.query::<(Entity, &Body)>().into_iter().map(|(e, b)| (e, *b)).collect();
+    let after: Vec<(Entity, Body)> =
+        world.query::<(Entity, &Body)>().into_iter().map(|(e, b)| (e, *b)).collect();
     assert_eq!(after, before, "same entities, values and row order");
     let labels_after: Vec<(Entity, Label)> =
         world.query::<(Entity, &Label)>().into_iter().map(|(e, l)| (e, l.clone())).collect();
@@ -254,7 +257,7 @@ fn bad_input_is_a_named_error_and_leaves_the_world_unchanged() {
         Err(RollbackError::FrameNotSaved { frame: 0, oldest: Some(1), newest: Some(2) }),
         "frame 0 was overwritten by frame 2"
     );
-    assert_eq!(ring.restore(7, &mut world).unwrap_err().to_string().contains("frames 1 to 2"), true);
+    assert!(ring.restore(7, &mut world).unwrap_err().to_string().contains("frames 1 to 2"));
 
     let mut other = new_world();
     let other_hash = ring.hash(&other);
@@ -308,7 +311,10 @@ fn recording_replays_to_the_same_hashes() {
     });
     assert!(matches!(error, Err(RecordingError::Diverged { frame: 0, .. })), "{error:?}");
 
-    assert!(matches!(recording.record_inputs(&registry, &world, 5), Err(RecordingError::FrameOrder { frame: 5, last: 19 })));
+    assert!(matches!(
+        recording.record_inputs(&registry, &world, 5),
+        Err(RecordingError::FrameOrder { frame: 5, last: 19 })
+    ));
 }
 
 #[test]
@@ -333,7 +339,10 @@ fn corrupt_recordings_are_named_errors() {
     assert!(matches!(Recording::from_bytes(&magic, &registry), Err(RecordingError::Decode(_))));
     let mut version = bytes.clone();
     version[4] = 9;
-    assert!(matches!(Recording::from_bytes(&version, &registry), Err(RecordingError::Version { found: 9, .. })));
+    assert!(matches!(
+        Recording::from_bytes(&version, &registry),
+        Err(RecordingError::Version { found: 9, .. })
+    ));
     let empty = RollbackRegistry::new();
     assert!(matches!(
         Recording::from_bytes(&bytes, &empty),
@@ -353,14 +362,18 @@ fn corrupt_recordings_are_named_errors() {
             }
         }
     }
-    assert!(matches!(recording.apply_inputs(&registry, 99, &mut world), Err(RecordingError::NoSuchFrame { frame: 99 })));
+    assert!(matches!(
+        recording.apply_inputs(&registry, 99, &mut world),
+        Err(RecordingError::NoSuchFrame { frame: 99 })
+    ));
 }
 
 #[test]
 fn desync_finder_names_frame_component_and_entity() {
     let registry = new_registry();
     let (mut a, mut b) = (new_world(), new_world());
-    let (mut ring_a, mut ring_b) = (RollbackRing::new(new_registry(), 64), RollbackRing::new(new_registry(), 64));
+    let (mut ring_a, mut ring_b) =
+        (RollbackRing::new(new_registry(), 64), RollbackRing::new(new_registry(), 64));
     let (mut log_a, mut log_b) = (HashLog::new(), HashLog::new());
     let mut victim = None;
     for frame in 0..12 {
@@ -385,7 +398,10 @@ fn desync_finder_names_frame_component_and_entity() {
     match &difference {
         StateDifference::Component { name, entity, .. } => {
             assert_eq!(name, "spin");
-            assert_eq!(entity.map(|e| (e.index(), e.generation())), victim.map(|e| (e.index(), e.generation())));
+            assert_eq!(
+                entity.map(|e| (e.index(), e.generation())),
+                victim.map(|e| (e.index(), e.generation()))
+            );
         }
         other => panic!("expected the spin component, got {other:?}"),
     }

@@ -83,7 +83,8 @@ fn main() -> ExitCode {
 /// differ, 2 if one cannot be read.
 fn compare(a: &Path, b: &Path) -> ExitCode {
     let read = |path: &Path| -> Result<HashLog, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
         HashLog::parse(&text).map_err(|e| format!("`{}`: {e}", path.display()))
     };
     let (a_log, b_log) = match (read(a), read(b)) {

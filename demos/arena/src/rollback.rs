@@ -44,7 +44,13 @@ pub fn rollback_registry() -> RollbackRegistry {
 /// `frame + 1 - k` frames (or the start) and `k` frames again. Saves only the state the next
 /// frame restores, so each frame costs `k + 1` frames, one restore and one save. `record` gets
 /// each frame run and its changes (a re-simulated frame replaces the earlier run's).
-fn advance(sim: &mut Sim, ring: &mut RollbackRing, frame: u64, k: u32, mut record: impl FnMut(u64, FrameChanges)) {
+fn advance(
+    sim: &mut Sim,
+    ring: &mut RollbackRing,
+    frame: u64,
+    k: u32,
+    mut record: impl FnMut(u64, FrameChanges),
+) {
     record(frame, sim.step());
     if k == 0 {
         return;
@@ -68,7 +74,12 @@ fn advance(sim: &mut Sim, ring: &mut RollbackRing, frame: u64, k: u32, mut recor
 /// # Panics
 /// If saving or restoring fails, which the arena's registry rules out (every component is
 /// registered, the group never changes).
-pub fn run_rollback(mut sim: Sim, frames: u32, rollback: u32, mut log: Option<&mut HashLog>) -> (Summary, Sim) {
+pub fn run_rollback(
+    mut sim: Sim,
+    frames: u32,
+    rollback: u32,
+    mut log: Option<&mut HashLog>,
+) -> (Summary, Sim) {
     sim.enable_profiling(frames as usize);
     let entities_start = sim.world().len();
     let registry = rollback_registry();
@@ -190,11 +201,25 @@ impl std::fmt::Display for RollbackTimings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64().max(1e-12);
-        writeln!(f, "rollback timings: {} entities, {} bytes per save, medians of {} samples", self.entities, self.bytes, self.samples)?;
+        writeln!(
+            f,
+            "rollback timings: {} entities, {} bytes per save, medians of {} samples",
+            self.entities, self.bytes, self.samples
+        )?;
         writeln!(f, "  frame            {:8.3} ms", ms(self.frame))?;
         writeln!(f, "  memcpy           {:8.3} ms", ms(self.memcpy))?;
-        writeln!(f, "  save             {:8.3} ms  {:5.2}x memcpy", ms(self.save), ratio(self.save, self.memcpy))?;
-        writeln!(f, "  restore          {:8.3} ms  {:5.2}x memcpy", ms(self.restore), ratio(self.restore, self.memcpy))?;
+        writeln!(
+            f,
+            "  save             {:8.3} ms  {:5.2}x memcpy",
+            ms(self.save),
+            ratio(self.save, self.memcpy)
+        )?;
+        writeln!(
+            f,
+            "  restore          {:8.3} ms  {:5.2}x memcpy",
+            ms(self.restore),
+            ratio(self.restore, self.memcpy)
+        )?;
         writeln!(f, "  hash             {:8.3} ms", ms(self.hash))?;
         let budget = self.frame * (self.rollback + 1) + self.restore;
         writeln!(

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use mosaic::schedule::FrameProfile;
 use mosaic::rollback::{RollbackError, RollbackRing};
+use mosaic::schedule::FrameProfile;
 use mosaic::serialize::{SnapshotError, SnapshotRegistry};
 use mosaic::{ExecutorKind, Schedule, World};
 use serde::{Deserialize, Serialize};

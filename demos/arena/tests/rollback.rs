@@ -16,14 +16,20 @@ fn rollback_gives_the_straight_checksum_for_k_1_2_8() {
     let frames = 40;
     let straight = run(&scene, 9, frames, ExecutorKind::Parallel);
     let mut straight_log = HashLog::new();
-    let (plain, _) = run_rollback(Sim::new(&scene, 9, ExecutorKind::Parallel), frames, 0, Some(&mut straight_log));
+    let (plain, _) =
+        run_rollback(Sim::new(&scene, 9, ExecutorKind::Parallel), frames, 0, Some(&mut straight_log));
     assert_eq!(plain.checksum, straight.checksum);
     assert!(straight.despawned > 0 && straight.spawned > 0, "the run must churn entities");
     for k in [1, 2, 8] {
         let mut log = HashLog::new();
-        let (summary, _) = run_rollback(Sim::new(&scene, 9, ExecutorKind::Parallel), frames, k, Some(&mut log));
+        let (summary, _) =
+            run_rollback(Sim::new(&scene, 9, ExecutorKind::Parallel), frames, k, Some(&mut log));
         assert_eq!(summary.checksum, straight.checksum, "k = {k}");
-        assert_eq!((summary.spawned, summary.despawned, &summary.teams), (straight.spawned, straight.despawned, &straight.teams), "k = {k}");
+        assert_eq!(
+            (summary.spawned, summary.despawned, &summary.teams),
+            (straight.spawned, straight.despawned, &straight.teams),
+            "k = {k}"
+        );
         assert_eq!(log.first_divergence(&straight_log), None, "k = {k}");
     }
 }

@@ -45,14 +45,20 @@ pub enum StateDifference {
 
 impl fmt::Display for StateDifference {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = |entity: &Option<Entity>| entity.map_or_else(|| "no entity".to_owned(), |e| format!("entity {e}"));
+        let at = |entity: &Option<Entity>| {
+            entity.map_or_else(|| "no entity".to_owned(), |e| format!("entity {e}"))
+        };
         match self {
             Self::Allocator { slot: Some(slot) } => write!(f, "the entity allocator differs at slot {slot}"),
-            Self::Allocator { slot: None } => write!(f, "the entity allocator's free list or live count differs"),
+            Self::Allocator { slot: None } => {
+                write!(f, "the entity allocator's free list or live count differs")
+            }
             Self::Component { name, row, entity } => {
                 write!(f, "component `{name}` differs at row {row} ({})", at(entity))
             }
-            Self::Hierarchy { row, entity } => write!(f, "the hierarchy differs at row {row} ({})", at(entity)),
+            Self::Hierarchy { row, entity } => {
+                write!(f, "the hierarchy differs at row {row} ({})", at(entity))
+            }
             Self::Resource { name } => write!(f, "resource `{name}` differs"),
             Self::Sampler => write!(f, "the lazy collector's sampler differs"),
         }
@@ -179,8 +185,12 @@ impl HashLog {
                 (Some(_), Some(&(fb, hb))) => {
                     return Some(FrameDivergence { frame: fb, first: None, second: Some(hb) });
                 }
-                (Some(&(fa, ha)), None) => return Some(FrameDivergence { frame: fa, first: Some(ha), second: None }),
-                (None, Some(&(fb, hb))) => return Some(FrameDivergence { frame: fb, first: None, second: Some(hb) }),
+                (Some(&(fa, ha)), None) => {
+                    return Some(FrameDivergence { frame: fa, first: Some(ha), second: None });
+                }
+                (None, Some(&(fb, hb))) => {
+                    return Some(FrameDivergence { frame: fb, first: None, second: Some(hb) });
+                }
                 (None, None) => break,
             }
         }
@@ -218,9 +228,15 @@ mod tests {
         let a = log(&[(0, 1), (1, 2), (2, 3), (3, 4)]);
         assert_eq!(a.first_divergence(&a.clone()), None);
         let b = log(&[(0, 1), (1, 2), (2, 9), (3, 9)]);
-        assert_eq!(a.first_divergence(&b), Some(FrameDivergence { frame: 2, first: Some(3), second: Some(9) }));
+        assert_eq!(
+            a.first_divergence(&b),
+            Some(FrameDivergence { frame: 2, first: Some(3), second: Some(9) })
+        );
         let short = log(&[(0, 1), (1, 2)]);
-        assert_eq!(a.first_divergence(&short), Some(FrameDivergence { frame: 2, first: Some(3), second: None }));
+        assert_eq!(
+            a.first_divergence(&short),
+            Some(FrameDivergence { frame: 2, first: Some(3), second: None })
+        );
         assert_eq!(short.first_divergence(&a).map(|d| d.frame), Some(2));
     }
 }

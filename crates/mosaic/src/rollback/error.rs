@@ -74,7 +74,9 @@ pub enum RecordingError {
         expected: u32,
     },
     /// The recording names an input the registry does not have.
-    #[error("the recording has input `{name}`, which the registry does not name; register it with `register_input`")]
+    #[error(
+        "the recording has input `{name}`, which the registry does not name; register it with `register_input`"
+    )]
     UnknownInput {
         /// The input's name.
         name: String,

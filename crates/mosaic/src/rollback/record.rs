@@ -101,8 +101,16 @@ impl Recording {
     /// # Panics
     /// If `registry`'s inputs are not the ones this recording was made for.
     #[track_caller]
-    pub fn record_inputs(&mut self, registry: &RollbackRegistry, world: &World, frame: u64) -> Result<(), RecordingError> {
-        assert!(registry.input_names().eq(self.inputs.iter().map(String::as_str)), "the registry's inputs are not the recording's");
+    pub fn record_inputs(
+        &mut self,
+        registry: &RollbackRegistry,
+        world: &World,
+        frame: u64,
+    ) -> Result<(), RecordingError> {
+        assert!(
+            registry.input_names().eq(self.inputs.iter().map(String::as_str)),
+            "the registry's inputs are not the recording's"
+        );
         if let Some(last) = self.frames.last().map(|f| f.frame)
             && frame <= last
         {
@@ -111,7 +119,8 @@ impl Recording {
         let mut inputs = Vec::new();
         for (index, entry) in registry.inputs.iter().enumerate() {
             if let Some(bytes) = (entry.encode)(world) {
-                let bytes = bytes.map_err(|source| RecordingError::Encode { name: entry.name.clone(), source })?;
+                let bytes =
+                    bytes.map_err(|source| RecordingError::Encode { name: entry.name.clone(), source })?;
                 inputs.push((index as u32, bytes));
             }
         }
@@ -161,14 +170,25 @@ impl Recording {
     /// # Panics
     /// If `registry`'s inputs are not the ones this recording was made for.
     #[track_caller]
-    pub fn apply_inputs(&self, registry: &RollbackRegistry, frame: u64, world: &mut World) -> Result<(), RecordingError> {
-        assert!(registry.input_names().eq(self.inputs.iter().map(String::as_str)), "the registry's inputs are not the recording's");
+    pub fn apply_inputs(
+        &self,
+        registry: &RollbackRegistry,
+        frame: u64,
+        world: &mut World,
+    ) -> Result<(), RecordingError> {
+        assert!(
+            registry.input_names().eq(self.inputs.iter().map(String::as_str)),
+            "the registry's inputs are not the recording's"
+        );
         let recorded = self.find(frame).ok_or(RecordingError::NoSuchFrame { frame })?;
         let mut decoded = Vec::with_capacity(recorded.inputs.len());
         for (index, bytes) in &recorded.inputs {
             let entry = &registry.inputs[*index as usize];
-            let value = (entry.decode)(bytes)
-                .map_err(|source| RecordingError::BadInput { name: entry.name.clone(), frame, source })?;
+            let value = (entry.decode)(bytes).map_err(|source| RecordingError::BadInput {
+                name: entry.name.clone(),
+                frame,
+                source,
+            })?;
             decoded.push((*index as usize, value));
         }
         let mut present = vec![false; registry.inputs.len()];
@@ -206,7 +226,11 @@ impl Recording {
             if let Some(expected) = recorded.hash
                 && expected != hash
             {
-                return Err(RecordingError::Diverged { frame: recorded.frame, recorded: expected, replayed: hash });
+                return Err(RecordingError::Diverged {
+                    frame: recorded.frame,
+                    recorded: expected,
+                    replayed: hash,
+                });
             }
         }
         Ok(log)
@@ -223,7 +247,8 @@ impl Recording {
             inputs: self.inputs.clone(),
             frames: self.frames.clone(),
         };
-        postcard::to_allocvec(&file).map_err(|source| RecordingError::Encode { name: "recording".into(), source })
+        postcard::to_allocvec(&file)
+            .map_err(|source| RecordingError::Encode { name: "recording".into(), source })
     }
 
     /// Reads a recording written by [`Recording::to_bytes`], for `registry`'s inputs, checking
@@ -235,7 +260,8 @@ impl Recording {
     /// for an input the registry does not name; [`RecordingError::Corrupt`] for frames out of
     /// order, an input index out of range or an input given twice in a frame.
     pub fn from_bytes(bytes: &[u8], registry: &RollbackRegistry) -> Result<Self, RecordingError> {
-        let (file, rest) = postcard::take_from_bytes::<RecordingFile>(bytes).map_err(RecordingError::Decode)?;
+        let (file, rest) =
+            postcard::take_from_bytes::<RecordingFile>(bytes).map_err(RecordingError::Decode)?;
         if file.magic != MAGIC {
             return Err(RecordingError::Decode(postcard::Error::DeserializeBadEncoding));
         }
@@ -249,14 +275,19 @@ impl Recording {
         // Map the file's input order to the registry's (the file may list them in any order).
         let mut to_registry = Vec::with_capacity(file.inputs.len());
         for name in &file.inputs {
-            let at = known.iter().position(|k| k == name).ok_or_else(|| RecordingError::UnknownInput { name: name.clone() })?;
+            let at = known
+                .iter()
+                .position(|k| k == name)
+                .ok_or_else(|| RecordingError::UnknownInput { name: name.clone() })?;
             to_registry.push(at as u32);
         }
         let mut frames = file.frames;
         let mut last = None;
         for frame in &mut frames {
             if last.is_some_and(|l| frame.frame <= l) {
-                return Err(RecordingError::Corrupt { what: format!("frame {} follows frame {}", frame.frame, last.unwrap_or(0)) });
+                return Err(RecordingError::Corrupt {
+                    what: format!("frame {} follows frame {}", frame.frame, last.unwrap_or(0)),
+                });
             }
             last = Some(frame.frame);
             let mut seen = vec![false; known.len()];
@@ -265,7 +296,9 @@ impl Recording {
                     what: format!("frame {} names input #{index} of {}", frame.frame, file.inputs.len()),
                 })?;
                 if std::mem::replace(&mut seen[mapped as usize], true) {
-                    return Err(RecordingError::Corrupt { what: format!("frame {} gives an input twice", frame.frame) });
+                    return Err(RecordingError::Corrupt {
+                        what: format!("frame {} gives an input twice", frame.frame),
+                    });
                 }
                 *index = mapped;
             }

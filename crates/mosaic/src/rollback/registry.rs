@@ -22,6 +22,13 @@ pub(crate) type HashPoolFn = fn(&SparseSet, &mut StableHasher);
 /// that many rows), or `None`.
 pub(crate) type DiffPoolFn = fn(&PoolImage, &PoolImage) -> Option<usize>;
 
+/// Hashes a resource's value (a typed function behind `dyn Any`).
+pub(crate) type HashResourceFn = Box<dyn Fn(&(dyn Any + Send + Sync), &mut StableHasher) + Send + Sync>;
+/// An input as postcard bytes, or `None` if the world has none.
+pub(crate) type EncodeInputFn = fn(&World) -> Option<Result<Vec<u8>, postcard::Error>>;
+/// Decodes an input's postcard bytes (all of them) into a value to insert.
+pub(crate) type DecodeInputFn = fn(&[u8]) -> Result<Box<dyn Any + Send>, postcard::Error>;
+
 /// A saved resource: `None` when the world had none.
 pub(crate) type SavedResource = Option<Box<dyn Any + Send + Sync>>;
 
@@ -45,7 +52,7 @@ pub(crate) struct ResourceEntry {
     /// Puts the saved resource back (removing the world's if none was saved).
     pub(crate) restore: fn(&mut World, &SavedResource),
     /// Hashes a resource's value, if it is hashed (a typed function behind `dyn Any`).
-    pub(crate) hash: Option<Box<dyn Fn(&(dyn Any + Send + Sync), &mut StableHasher) + Send + Sync>>,
+    pub(crate) hash: Option<HashResourceFn>,
     /// The world's resource as `dyn Any`, if present.
     pub(crate) get: fn(&World) -> Option<&(dyn Any + Send + Sync)>,
 }
@@ -55,9 +62,9 @@ pub(crate) struct InputEntry {
     pub(crate) name: String,
     pub(crate) type_name: &'static str,
     /// The world's input as postcard bytes, or `None` if the world has none.
-    pub(crate) encode: fn(&World) -> Option<Result<Vec<u8>, postcard::Error>>,
+    pub(crate) encode: EncodeInputFn,
     /// Decodes postcard bytes (all of them) into a value to insert.
-    pub(crate) decode: fn(&[u8]) -> Result<Box<dyn Any + Send>, postcard::Error>,
+    pub(crate) decode: DecodeInputFn,
     /// Inserts a decoded value into the world.
     pub(crate) insert: fn(&mut World, Box<dyn Any + Send>),
     /// Removes the world's input, if any.
@@ -232,7 +239,9 @@ fn get_resource<R: Send + Sync + 'static>(world: &World) -> Option<&(dyn Any + S
     world.get_resource::<R>().map(|r| r as &(dyn Any + Send + Sync))
 }
 
-fn encode_input<R: Serialize + Send + Sync + 'static>(world: &World) -> Option<Result<Vec<u8>, postcard::Error>> {
+fn encode_input<R: Serialize + Send + Sync + 'static>(
+    world: &World,
+) -> Option<Result<Vec<u8>, postcard::Error>> {
     world.get_resource::<R>().map(postcard::to_allocvec)
 }
 
@@ -358,7 +367,7 @@ impl RollbackRegistry {
     fn resource_entry<R: Clone + Send + Sync + 'static>(
         &mut self,
         name: &str,
-        hash: Option<Box<dyn Fn(&(dyn Any + Send + Sync), &mut StableHasher) + Send + Sync>>,
+        hash: Option<HashResourceFn>,
     ) -> &mut Self {
         let entry = ResourceEntry {
             name: name.to_owned(),
@@ -424,7 +433,13 @@ impl RollbackRegistry {
         if let Some(id) = relationship {
             covered[id.index()] = true;
         }
-        world.components.pools().iter().zip(covered).find(|(pool, covered)| !covered && !pool.is_empty()).map(|(p, _)| p.type_name())
+        world
+            .components
+            .pools()
+            .iter()
+            .zip(covered)
+            .find(|(pool, covered)| !covered && !pool.is_empty())
+            .map(|(p, _)| p.type_name())
     }
 }
 

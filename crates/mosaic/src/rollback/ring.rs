@@ -125,7 +125,12 @@ impl RollbackRing {
     pub fn frame_bytes(&self, frame: u64) -> Option<usize> {
         let image = self.get(frame).ok()?;
         let pools: usize = image.pools.iter().map(PoolImage::bytes).sum();
-        Some(image.entities.bytes() + image.lists.len() * size_of::<ComponentList>() + pools + image.relationships.bytes())
+        Some(
+            image.entities.bytes()
+                + image.lists.len() * size_of::<ComponentList>()
+                + pools
+                + image.relationships.bytes(),
+        )
     }
 
     /// Whether frame `frame` is held. O(1).
@@ -258,7 +263,9 @@ impl RollbackRing {
             return Err(RollbackError::UnregisteredComponent { type_name });
         }
         let groups = &world.groups.owning;
-        if groups.len() != image.groups.len() || groups.iter().zip(&image.groups).any(|(g, (owned, _))| g.owned != *owned) {
+        if groups.len() != image.groups.len()
+            || groups.iter().zip(&image.groups).any(|(g, (owned, _))| g.owned != *owned)
+        {
             return Err(RollbackError::GroupsDiffer { saved: image.groups.len(), world: groups.len() });
         }
         Ok(())
@@ -284,7 +291,10 @@ impl RollbackRing {
     ) -> Result<Option<StateDifference>, RollbackError> {
         let (a, b) = (self.get(frame)?, other.get(other_frame)?);
         let names = |r: &RollbackRegistry| {
-            (r.component_names().map(str::to_owned).collect::<Vec<_>>(), r.resource_names().map(str::to_owned).collect::<Vec<_>>())
+            (
+                r.component_names().map(str::to_owned).collect::<Vec<_>>(),
+                r.resource_names().map(str::to_owned).collect::<Vec<_>>(),
+            )
         };
         assert!(names(&self.registry) == names(&other.registry), "the rings' registries differ");
         if let Some(slot) = a.entities.first_difference(&b.entities) {
@@ -302,7 +312,8 @@ impl RollbackRing {
         if let Some((row, entity)) = first_row_difference(&a.relationships, &b.relationships, rel_diff) {
             return Ok(Some(StateDifference::Hierarchy { row, entity }));
         }
-        let order = |o: &OrderState| (o.dirty.iter().map(|&e| entity_word(e)).collect::<Vec<_>>(), o.overflow);
+        let order =
+            |o: &OrderState| (o.dirty.iter().map(|&e| entity_word(e)).collect::<Vec<_>>(), o.overflow);
         if a.order.as_ref().map(order) != b.order.as_ref().map(order) {
             return Ok(Some(StateDifference::Hierarchy { row: 0, entity: None }));
         }
@@ -334,7 +345,8 @@ fn first_row_difference(
     values: impl Fn(&PoolImage, &PoolImage) -> Option<usize>,
 ) -> Option<(usize, Option<crate::Entity>)> {
     let (ea, eb) = (a.entities(), b.entities());
-    let by_entity = ea.iter().zip(eb).position(|(x, y)| x.index() != y.index() || x.generation() != y.generation());
+    let by_entity =
+        ea.iter().zip(eb).position(|(x, y)| x.index() != y.index() || x.generation() != y.generation());
     let by_value = values(a, b);
     let by_len = (ea.len() != eb.len()).then_some(ea.len().min(eb.len()));
     let row = [by_entity, by_value, by_len].into_iter().flatten().min()?;

@@ -388,6 +388,7 @@ impl Column {
     }
 }
 
+#[cfg(feature = "rollback")]
 /// Bulk copies for pool images (`storage/image.rs`).
 impl Column {
     /// Replaces every value with a copy of `src`, in order: afterwards `len == src.len()` and row

@@ -86,7 +86,9 @@ struct AbortOnUnwind;
 
 impl Drop for AbortOnUnwind {
     fn drop(&mut self) {
-        eprintln!("mosaic: a component's Clone or Drop panicked while a rollback restored its pool; aborting");
+        eprintln!(
+            "mosaic: a component's Clone or Drop panicked while a rollback restored its pool; aborting"
+        );
         std::process::abort();
     }
 }
@@ -221,10 +223,18 @@ impl PoolImage {
     /// # Panics
     /// As [`PoolImage::save_clone`].
     #[track_caller]
-    pub fn save_clone_with<T: Send + Sync + 'static>(&mut self, pool: &SparseSet, clone: fn(&T) -> T, clone_into: fn(&mut T, &T)) {
+    pub fn save_clone_with<T: Send + Sync + 'static>(
+        &mut self,
+        pool: &SparseSet,
+        clone: fn(&T) -> T,
+        clone_into: fn(&mut T, &T),
+    ) {
         let (sparse, dense, values) = pool.image_parts();
         let Values::Aos(column) = values else {
-            panic!("rollback clones only array-of-structs pools; `{}` is struct-of-arrays", std::any::type_name::<T>())
+            panic!(
+                "rollback clones only array-of-structs pools; `{}` is struct-of-arrays",
+                std::any::type_name::<T>()
+            )
         };
         let src = column.as_slice::<T>();
         self.type_id = None;
@@ -315,10 +325,15 @@ impl PoolImage {
     /// # Aborts
     /// If `clone`, `clone_into` or `T::drop` panics.
     #[track_caller]
-    pub fn restore_clone_with<T: Send + Sync + 'static>(&self, pool: &mut SparseSet, clone: fn(&T) -> T, clone_into: fn(&mut T, &T)) {
-        let saved = self.values::<T>().unwrap_or_else(|| {
-            panic!("the image does not hold a clone of `{}`", std::any::type_name::<T>())
-        });
+    pub fn restore_clone_with<T: Send + Sync + 'static>(
+        &self,
+        pool: &mut SparseSet,
+        clone: fn(&T) -> T,
+        clone_into: fn(&mut T, &T),
+    ) {
+        let saved = self
+            .values::<T>()
+            .unwrap_or_else(|| panic!("the image does not hold a clone of `{}`", std::any::type_name::<T>()));
         let (_, _, values) = pool.image_parts();
         assert!(
             matches!(values, Values::Aos(column) if column.info().type_id == TypeId::of::<T>()),

@@ -17,6 +17,7 @@
 //! (the compile-fail tests in `tests/ui/storage_*.rs` pin this).
 
 mod column;
+#[cfg(feature = "rollback")]
 mod image;
 mod resource_map;
 mod soa;
@@ -25,6 +26,7 @@ mod sparse_set;
 mod stored;
 
 pub use column::{Column, ColumnInfo};
+#[cfg(feature = "rollback")]
 pub use image::PoolImage;
 pub use resource_map::ResourceMap;
 pub use soa::{FieldColumn, SoaColumns, SoaInfo, SoaLayout, SoaReader, SoaWriter};

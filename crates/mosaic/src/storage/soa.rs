@@ -3,6 +3,7 @@
 
 use std::alloc::{self, Layout};
 use std::any::TypeId;
+#[cfg(feature = "rollback")]
 use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 
@@ -591,6 +592,7 @@ impl SoaColumns {
     }
 }
 
+#[cfg(feature = "rollback")]
 /// Bulk copies for pool images (`storage/image.rs`) and the rollback hash.
 impl SoaColumns {
     /// Copies the bytes of each field column's `len` values into `out[i]` (one buffer per field,
@@ -675,7 +677,10 @@ impl SoaColumns {
                 // `NoUninit` promises has no padding or other uninitialized bytes, so neither has
                 // any field: every byte read is initialized.
                 unsafe {
-                    std::slice::from_raw_parts(self.block.as_ptr().add(offset), field.layout.size() * self.len)
+                    std::slice::from_raw_parts(
+                        self.block.as_ptr().add(offset),
+                        field.layout.size() * self.len,
+                    )
                 }
             })
             .collect()

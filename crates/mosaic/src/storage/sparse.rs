@@ -71,6 +71,7 @@ impl SparseArray {
     /// Makes `self` hold exactly the entries of `src`, reusing its pages: pages both have are
     /// copied (16 KiB `memcpy` each), pages only `self` has are emptied but kept, and pages only
     /// `src` has are allocated. O(pages of either).
+    #[cfg(feature = "rollback")]
     pub fn copy_from(&mut self, src: &SparseArray) {
         if self.pages.len() < src.pages.len() {
             self.pages.resize_with(src.pages.len(), || None);
@@ -86,6 +87,7 @@ impl SparseArray {
     }
 
     /// Bytes held in allocated pages (16 KiB each).
+    #[cfg(feature = "rollback")]
     pub fn page_bytes(&self) -> usize {
         self.pages.iter().flatten().count() * PAGE_SIZE * size_of::<u32>()
     }

@@ -548,6 +548,7 @@ impl SparseSet {
     }
 }
 
+#[cfg(feature = "rollback")]
 /// The parts of a pool, for pool images (`storage/image.rs`), which save and restore them whole.
 impl SparseSet {
     /// The index and the values, read-only.
@@ -561,7 +562,9 @@ impl SparseSet {
 
     /// The index and the values, to be replaced together. Bumps the pool's version first, so no
     /// cached alignment outlives the change. The caller must leave the invariants above holding.
-    pub(super) fn image_parts_mut(&mut self) -> (&mut SparseArray, &mut Vec<Entity>, super::image::ValuesMut<'_>) {
+    pub(super) fn image_parts_mut(
+        &mut self,
+    ) -> (&mut SparseArray, &mut Vec<Entity>, super::image::ValuesMut<'_>) {
         self.version += 1;
         let values = match &mut self.data {
             PoolData::Aos(column) => super::image::ValuesMut::Aos(column),

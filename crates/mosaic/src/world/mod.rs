@@ -12,6 +12,7 @@ mod resources;
 mod sort;
 mod spawn;
 
+#[cfg(feature = "rollback")]
 pub(crate) use self::core::ComponentList;
 pub use self::core::World;
 pub use chunk_commands::ChunkedCommands;
