@@ -423,23 +423,14 @@ impl RollbackRegistry {
     /// The first component pool of `world` that holds rows but is not registered (the hierarchy's
     /// pool is always covered): its type name.
     pub(crate) fn unregistered_pool(&self, world: &World) -> Option<&'static str> {
+        // O(pools * entries) lookups and no allocation: both counts are small.
         let relationship = world.components.id::<crate::hierarchy::Relationship>();
-        let mut covered = vec![false; world.components.len()];
-        for entry in &self.components {
-            if let Some(id) = world.components.id_by_type(entry.type_id) {
-                covered[id.index()] = true;
-            }
-        }
-        if let Some(id) = relationship {
-            covered[id.index()] = true;
-        }
-        world
-            .components
-            .pools()
-            .iter()
-            .zip(covered)
-            .find(|(pool, covered)| !covered && !pool.is_empty())
-            .map(|(p, _)| p.type_name())
+        let covered = |index: usize| {
+            relationship.is_some_and(|id| id.index() == index)
+                || self.components.iter().any(|e| world.components.id_by_type(e.type_id).is_some_and(|id| id.index() == index))
+        };
+        let pools = world.components.pools().iter().enumerate();
+        pools.filter(|(_, pool)| !pool.is_empty()).find(|&(i, _)| !covered(i)).map(|(_, pool)| pool.type_name())
     }
 }
 
