@@ -34,8 +34,9 @@ struct Velocity {
 #[derive(Clone, Copy, Hash)]
 struct Tick(u64);
 
-/// Moves everything, then replaces the oldest five entities with five new ones (the last child
-/// of the first), so the population and the slot count stay constant.
+/// Moves everything, then replaces the oldest five entities with five new ones (children of the
+/// oldest left; a despawned parent's children become roots), so the population, the slot count
+/// and the free list stay constant.
 fn step(world: &mut World, spawned: &mut std::collections::VecDeque<Entity>) {
     world.query::<(&mut Position, &Velocity)>().for_each(|(p, v)| {
         p.0 += *v.dx;
@@ -43,7 +44,7 @@ fn step(world: &mut World, spawned: &mut std::collections::VecDeque<Entity>) {
     });
     for _ in 0..5 {
         let old = spawned.pop_front().expect("the world is populated");
-        world.despawn_recursive(old);
+        world.despawn(old);
         let new = world.spawn((Position(1.0, 2.0), Velocity { dx: 0.5, dy: -0.5 }));
         if let Some(&parent) = spawned.front() {
             world.set_parent(new, parent).unwrap();
@@ -59,14 +60,16 @@ fn step(world: &mut World, spawned: &mut std::collections::VecDeque<Entity>) {
 fn warm_save_and_restore_allocate_nothing() {
     let _profiler = dhat::Profiler::builder().testing().build();
     let mut registry = RollbackRegistry::new();
-    registry.register::<Position>("position").register::<Velocity>("velocity").register_resource::<Tick>("tick");
+    registry
+        .register::<Position>("position")
+        .register::<Velocity>("velocity")
+        .register_resource::<Tick>("tick");
     let mut ring = RollbackRing::new(registry, 4);
     let mut world = World::new();
     world.group::<(Position, Velocity)>();
     world.insert_resource(Tick(0));
-    let mut spawned: std::collections::VecDeque<Entity> = (0..2_000)
-        .map(|i| world.spawn((Position(i as f32, 0.0), Velocity { dx: 1.0, dy: 0.0 })))
-        .collect();
+    let mut spawned: std::collections::VecDeque<Entity> =
+        (0..2_000).map(|i| world.spawn((Position(i as f32, 0.0), Velocity { dx: 1.0, dy: 0.0 }))).collect();
     spawned.reserve(16);
     let mut counted = 0;
     for frame in 0..120u64 {

@@ -427,10 +427,16 @@ impl RollbackRegistry {
         let relationship = world.components.id::<crate::hierarchy::Relationship>();
         let covered = |index: usize| {
             relationship.is_some_and(|id| id.index() == index)
-                || self.components.iter().any(|e| world.components.id_by_type(e.type_id).is_some_and(|id| id.index() == index))
+                || self
+                    .components
+                    .iter()
+                    .any(|e| world.components.id_by_type(e.type_id).is_some_and(|id| id.index() == index))
         };
         let pools = world.components.pools().iter().enumerate();
-        pools.filter(|(_, pool)| !pool.is_empty()).find(|&(i, _)| !covered(i)).map(|(_, pool)| pool.type_name())
+        pools
+            .filter(|(_, pool)| !pool.is_empty())
+            .find(|&(i, _)| !covered(i))
+            .map(|(_, pool)| pool.type_name())
     }
 }
 
