@@ -67,6 +67,7 @@ pub(crate) struct OrderState {
 impl World {
     /// The hierarchy ordering bookkeeping, or `None` if this world never set hierarchies up (no
     /// hooks on `Relationship` either). O(dirty entries).
+    #[cfg(feature = "serialize")]
     pub(crate) fn hierarchy_order_state(&self) -> Option<OrderState> {
         let state = self.get_resource::<HierarchyState>()?;
         Some(OrderState {
