@@ -407,3 +407,77 @@ fn desync_finder_names_frame_component_and_entity() {
     }
     assert!(difference.to_string().contains("spin"));
 }
+
+/// Lazily cleaned: despawn leaves the row for the collector, whose sampling sequence is state.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, NoUninit)]
+#[bytemuck(crate = "mosaic::rollback::bytemuck")]
+#[component(cleanup = "lazy")]
+#[repr(transparent)]
+struct Debris(u32);
+
+#[test]
+fn lazy_pools_and_the_collector_roll_back_exactly() {
+    let mut registry = RollbackRegistry::new();
+    registry.register::<Debris>("debris").register_resource::<Rng>("rng");
+    let start = || {
+        let mut world = World::new();
+        world.insert_resource(Rng(77));
+        world.spawn_batch((0..300).map(Debris));
+        world
+    };
+    let step = |world: &mut World| {
+        let living: Vec<Entity> = world.query::<(Entity, &Debris)>().into_iter().map(|(e, _)| e).collect();
+        let mut rng = *world.resource::<Rng>();
+        for _ in 0..10 {
+            let victim = living[(rng.next() % living.len() as u64) as usize];
+            if world.is_alive(victim) {
+                world.despawn(victim);
+            }
+            world.spawn(Debris(rng.next() as u32));
+        }
+        *world.resource_mut::<Rng>() = rng;
+        world.collect_lazy();
+    };
+    let mut straight = start();
+    let expected: Vec<u64> = (0..30)
+        .map(|_| {
+            step(&mut straight);
+            registry.hash(&straight)
+        })
+        .collect();
+    assert!(straight.lazy_garbage() > 0, "the collector must leave garbage between frames");
+    let mut ring = RollbackRing::new(registry, 4);
+    let mut world = start();
+    ring.save(&mut world, 0).unwrap();
+    for frame in 0..30u64 {
+        step(&mut world);
+        ring.save(&mut world, frame + 1).unwrap();
+        let from = (frame + 1).saturating_sub(3);
+        ring.restore(from, &mut world).unwrap();
+        for again in from..=frame {
+            step(&mut world);
+            ring.save(&mut world, again + 1).unwrap();
+        }
+        assert_eq!(ring.hash(&world), expected[frame as usize], "frame {frame}");
+    }
+    assert_eq!(world.lazy_garbage(), straight.lazy_garbage());
+}
+
+#[test]
+fn types_and_resources_absent_at_the_save_are_absent_after_the_restore() {
+    let mut ring = RollbackRing::new(new_registry(), 2);
+    let mut world = World::new();
+    let kept = world.spawn(Heat(1));
+    ring.save(&mut world, 0).unwrap();
+    let empty = ring.hash(&world);
+    let e = world.spawn((Body { x: 1.0, y: 1.0 }, Label("later".into()), Spin { w: 0.0, turns: 0 }));
+    world.insert_resource(Rng(5));
+    world.set_parent(e, kept).unwrap();
+    ring.restore(0, &mut world).unwrap();
+    assert_eq!(ring.hash(&world), empty);
+    assert!(!world.is_alive(e) && world.is_alive(kept));
+    assert!(!world.contains_resource::<Rng>(), "a resource the frame did not have is removed");
+    assert_eq!(world.query::<&Body>().into_iter().count(), 0);
+    assert_eq!(world.children(kept).count(), 0);
+    world.assert_hierarchy_invariants();
+}

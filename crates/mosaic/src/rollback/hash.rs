@@ -226,8 +226,9 @@ pub(crate) fn hash_world(registry: &super::RollbackRegistry, world: &crate::Worl
     hasher.write_word(world.sampler);
     for entry in &registry.components {
         std::hash::Hasher::write(&mut hasher, entry.name.as_bytes());
-        let Some(pool) = world.components.id_by_type(entry.type_id).map(|id| world.components.pool(id))
-        else {
+        // A missing pool and an empty one are the same state.
+        let pool = world.components.id_by_type(entry.type_id).map(|id| world.components.pool(id));
+        let Some(pool) = pool.filter(|pool| !pool.is_empty()) else {
             hasher.write_word(0);
             continue;
         };

@@ -19,8 +19,8 @@
 //! 1. the entity allocator: per slot its generation and whether it is alive, the free list in
 //!    order, the live count (world tags are left out, so two worlds of one process compare);
 //! 2. the lazy collector's sampler state;
-//! 3. each registered component, by name: the pool's length, its entities (index and
-//!    generation) in row order, and its values in row order: raw bytes for plain data, field
+//! 3. each registered component, by name: the pool's length (a world without the pool counts as
+//!    an empty one), its entities (index and generation) in row order, and its values in row order: raw bytes for plain data, field
 //!    column by field column for struct-of-arrays; [`Hash`](std::hash::Hash) for
 //!    [`register_clone`](RollbackRegistry::register_clone) types;
 //! 4. the hierarchy: the [`Relationship`](crate::hierarchy::Relationship) pool's entities in row
