@@ -182,7 +182,8 @@ impl RollbackRing {
         let image = &mut self.frames[index];
         image.frame = None;
         world.entities.save_image(&mut image.entities);
-        image.lists.clone_from(&world.component_lists);
+        copy_lists(&mut image.lists, &world.component_lists);
+
         image.pools.resize_with(registry.components.len(), PoolImage::new);
         for (entry, pool) in registry.components.iter().zip(&mut image.pools) {
             (entry.save)(world, pool);
@@ -228,7 +229,7 @@ impl RollbackRing {
         let image = self.get(frame)?;
         self.check(image, world)?;
         world.entities.restore_image(&image.entities);
-        world.component_lists.clone_from(&image.lists);
+        copy_lists(&mut world.component_lists, &image.lists);
         for (entry, pool) in self.registry.components.iter().zip(&image.pools) {
             (entry.restore)(world, pool);
         }
@@ -335,6 +336,21 @@ impl RollbackRing {
         }
         Ok(None)
     }
+}
+
+/// Makes `dst` equal to `src`, writing only the lists that differ (most entities keep their
+/// components from frame to frame, so this mostly reads) and reusing every list's buffer.
+/// O(entities).
+fn copy_lists(dst: &mut Vec<ComponentList>, src: &[ComponentList]) {
+    dst.truncate(src.len());
+    for (to, from) in dst.iter_mut().zip(src) {
+        if to.as_slice() != from.as_slice() {
+            to.clear();
+            to.extend_from_slice(from);
+        }
+    }
+    let common = dst.len();
+    dst.extend(src[common..].iter().cloned());
 }
 
 /// The first row where two images differ, by entity or by value (`values` compares the common
