@@ -481,3 +481,41 @@ fn types_and_resources_absent_at_the_save_are_absent_after_the_restore() {
     assert_eq!(world.children(kept).count(), 0);
     world.assert_hierarchy_invariants();
 }
+
+#[test]
+#[should_panic(expected = "at least one frame")]
+fn a_ring_of_no_frames_panics() {
+    RollbackRing::new(new_registry(), 0);
+}
+
+#[test]
+#[should_panic(expected = "is already taken")]
+fn a_name_registered_twice_panics() {
+    let mut registry = RollbackRegistry::new();
+    registry.register::<Body>("thing").register::<Heat>("thing");
+}
+
+#[test]
+#[should_panic(expected = "struct-of-arrays")]
+fn cloning_a_struct_of_arrays_component_panics_at_registration() {
+    #[derive(Component, Clone, Hash)]
+    #[component(storage = "soa")]
+    struct Soa {
+        a: u32,
+    }
+    RollbackRegistry::new().register_clone::<Soa>("soa");
+}
+
+#[test]
+#[should_panic(expected = "record the inputs of frame 3 before its hash")]
+fn a_hash_without_its_frame_panics() {
+    Recording::new(&new_registry()).record_hash(3, 0);
+}
+
+#[test]
+#[should_panic(expected = "increasing order")]
+fn a_hash_log_out_of_order_panics() {
+    let mut log = HashLog::new();
+    log.push(2, 0);
+    log.push(1, 0);
+}

@@ -56,7 +56,7 @@ pub enum RollbackError {
 pub enum RecordingError {
     /// The bytes are not a recording (truncated, corrupted, or another format).
     #[error("the recording is corrupt: {0}; it was not written by `Recording::to_bytes`, or was damaged")]
-    Decode(postcard::Error),
+    Decode(#[source] postcard::Error),
     /// Encoding an input failed.
     #[error("input `{name}` could not be encoded: {source}")]
     Encode {
