@@ -562,6 +562,10 @@ impl SparseSet {
 
     /// The index and the values, to be replaced together. Bumps the pool's version first, so no
     /// cached alignment outlives the change. The caller must leave the invariants above holding.
+    ///
+    /// Every per-row array of the pool must be handed out here (and saved by `PoolImage`), or a
+    /// restore leaves it out of step with `dense`: per-row change ticks, when the pool gets them,
+    /// belong in this tuple and in the image.
     pub(super) fn image_parts_mut(
         &mut self,
     ) -> (&mut SparseArray, &mut Vec<Entity>, super::image::ValuesMut<'_>) {
