@@ -16,13 +16,15 @@ struct Options {
     storage: Storage,
     lazy: bool,
     immutable: bool,
+    track_changes: bool,
 }
 
-/// Reads `#[component(storage = "...", cleanup = "...", immutable)]`.
+/// Reads `#[component(storage = "...", cleanup = "...", immutable, track_changes)]`.
 fn parse_options(input: &DeriveInput) -> syn::Result<Options> {
     let mut storage = Storage::Aos;
     let mut lazy = false;
     let mut immutable = false;
+    let mut track_changes = false;
     for attr in input.attrs.iter().filter(|a| a.path().is_ident("component")) {
         attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("storage") {
@@ -54,20 +56,23 @@ fn parse_options(input: &DeriveInput) -> syn::Result<Options> {
             } else if meta.path.is_ident("immutable") {
                 immutable = true;
                 Ok(())
+            } else if meta.path.is_ident("track_changes") {
+                track_changes = true;
+                Ok(())
             } else {
                 Err(meta.error(
-                    "unknown component option; supported: `storage = \"aos\" | \"soa\"`, `cleanup = \"eager\" | \"lazy\"`, `immutable`",
+                    "unknown component option; supported: `storage = \"aos\" | \"soa\"`, `cleanup = \"eager\" | \"lazy\"`, `immutable`, `track_changes`",
                 ))
             }
         })?;
     }
-    Ok(Options { storage, lazy, immutable })
+    Ok(Options { storage, lazy, immutable, track_changes })
 }
 
 /// Expands the derive.
 pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
     let options = parse_options(&input)?;
-    let lazy = if options.lazy {
+    let mut lazy = if options.lazy {
         quote! {
             fn lazy_cleanup() -> bool {
                 true
@@ -76,6 +81,13 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
     } else {
         TokenStream::new()
     };
+    if options.track_changes {
+        lazy.extend(quote! {
+            fn track_changes() -> bool {
+                true
+            }
+        });
+    }
     let mutable = !options.immutable;
     match options.storage {
         Storage::Aos => Ok(derive_aos(&input, &lazy, mutable)),

@@ -20,6 +20,10 @@ use proc_macro::TokenStream;
 ///   never yield dead entities. `cleanup = "eager"` is the default.
 /// - `immutable`: no `&mut` access (`Query<&mut T>`, `World::get_mut::<T>` do not compile); the
 ///   value changes only by `World::insert` replacing it whole, or by removal.
+/// - `track_changes`: the pool records added and changed ticks and removals from the type's
+///   registration on, so `Added<T>`, `Changed<T>` and `RemovedComponents<T>` are exact from the
+///   first entity. Without it, tracking starts with the first change reader of the type (the rows
+///   present then count as added and changed), and types nobody reads changes of pay nothing.
 ///
 /// Anything else is a compile error naming the option. The expansion contains `unsafe impl`s
 /// (allowed locally with `#[allow(unsafe_code)]`) that uphold `Stored`'s contract by building views

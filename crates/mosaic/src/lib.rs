@@ -11,7 +11,9 @@
 //! - [`World`]: spawn, despawn, insert, remove, get; resources; [`CommandBuffer`] for changes
 //!   recorded during iteration.
 //! - [`Query`]: iterate the entities that have a set of components, with [`With`] / [`Without`]
-//!   / [`Or`] filters and [`Has`] terms, driven by the smallest pool; `par_for_each` on rayon
+//!   / [`Or`] filters and [`Has`] terms, driven by the smallest pool; change detection with
+//!   [`Added`] / [`Changed`] filters (walking a per-pool change log: O(changed)) and
+//!   [`RemovedComponents`]; `par_for_each` on rayon
 //!   (feature `parallel`; without it, on the calling thread).
 //! - [`Schedule`]: systems as plain functions of [`Query`], [`Res`], [`ResMut`], [`Commands`],
 //!   [`Local`], [`EventReader`], [`EventWriter`]; ordered by constraints and priorities, run in
@@ -85,15 +87,16 @@ pub use event::{EventReader, EventWriter, Events, Retention};
 pub use hierarchy::{GlobalTransform, LocalTransform};
 pub use hierarchy::{HierarchyError, Relationship};
 pub use mosaic_macros::Component;
-pub use query::{Has, Or, Query, QueryError, QueryIter, With, Without};
+pub use query::{Added, Changed, Has, Or, Query, QueryError, QueryIter, With, Without};
 pub use schedule::ParCommands;
 pub use schedule::{Commands, ExecutorKind, Local, Res, ResMut, Schedule, ScheduleError};
 #[cfg(feature = "serialize")]
 pub use serialize::{MapEntities, SnapshotError, SnapshotRegistry};
+pub use storage::{Tick, Ticks};
 pub use world::ChunkedCommands;
 pub use world::{
-    ApplyReport, CommandBuffer, ComponentError, EntityMut, EntityRef, HookContext, HookId, ResourceError,
-    WatchId, World,
+    ApplyReport, CommandBuffer, ComponentError, EntityMut, EntityRef, HookContext, HookId, RemovedComponents,
+    ResourceError, WatchId, World,
 };
 
 /// What `#[derive(Component)]` expands to names these by path. Not part of the API: no semver

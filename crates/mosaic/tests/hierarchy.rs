@@ -365,6 +365,112 @@ fn propagation_matches_a_naive_walk_after_changes() {
     }
 }
 
+/// Incremental propagation (every call after the first) against a naive walk, for 2D and 3D, under
+/// every kind of change it must notice: locals written in place or replaced, globals added,
+/// attach, detach, reparent, despawn of parents, recursive despawn, entities leaving the hierarchy.
+#[test]
+#[cfg(feature = "transform")]
+fn incremental_propagation_matches_a_naive_walk() {
+    use glam::{Affine3A, Quat, Vec3};
+    use mosaic::hierarchy::{GlobalTransform3d, Transform3d, propagate_transforms_3d};
+    let mut world = World::new();
+    let (n, rounds) = if cfg!(miri) { (30u32, 4) } else { (200, 40) };
+    let mut state = 99u64;
+    let mut random = move |m: u32| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((state >> 33) % u64::from(m)) as u32
+    };
+    let t3 = |x: f32, a: f32| Transform3d {
+        translation: Vec3::new(x, 1.0, 0.5),
+        rotation: Quat::from_rotation_z(a),
+        scale: Vec3::splat(1.0 + a / 10.0),
+    };
+    let mut entities: Vec<Entity> = (0..n)
+        .map(|i| {
+            let e = world.spawn((shift(i as f32, 1.0), t3(i as f32, 0.1)));
+            if i % 5 != 0 {
+                world.insert(e, GlobalTransform::default());
+                world.insert(e, GlobalTransform3d::default());
+            }
+            e
+        })
+        .collect();
+    for round in 0..rounds {
+        for _ in 0..(n / 10) {
+            let pick = |r: u32, es: &Vec<Entity>| es[r as usize % es.len()];
+            let e = pick(random(n), &entities);
+            match random(9) {
+                0 | 1 => {
+                    let _ = world.set_parent(e, pick(random(n), &entities));
+                }
+                2 => {
+                    world.remove_parent(e).unwrap();
+                }
+                3 => world.get_mut::<LocalTransform>(e).unwrap().0.translation.x += 1.0,
+                4 => {
+                    world.get_mut::<Transform3d>(e).unwrap().rotation *= Quat::from_rotation_x(0.3);
+                }
+                5 => {
+                    world.insert(e, shift(random(50) as f32, 2.0));
+                    world.insert(e, t3(random(50) as f32, 0.7));
+                }
+                6 => {
+                    // Remove the globals, or add them back: an added global is computed.
+                    if world.contains::<GlobalTransform>(e) {
+                        world.remove::<GlobalTransform>(e);
+                        world.remove::<GlobalTransform3d>(e);
+                    } else {
+                        world.insert(e, GlobalTransform::default());
+                        world.insert(e, GlobalTransform3d::default());
+                    }
+                }
+                7 if entities.len() > 20 => {
+                    world.despawn(e);
+                    entities.retain(|&x| x != e);
+                    let fresh = world.spawn((shift(3.0, 3.0), t3(3.0, 0.2), GlobalTransform::default()));
+                    world.insert(fresh, GlobalTransform3d::default());
+                    entities.push(fresh);
+                }
+                _ if entities.len() > 40 && random(4) == 0 => {
+                    world.despawn_recursive(e);
+                    entities.retain(|&x| world.is_alive(x));
+                }
+                _ => {}
+            }
+        }
+        if round % 3 != 2 {
+            propagate_transforms(&mut world);
+            propagate_transforms_3d(&mut world);
+        } else {
+            // Through a schedule, as exclusive systems.
+            let mut schedule = mosaic::Schedule::new();
+            schedule.add_system(propagate_transforms);
+            schedule.add_system(propagate_transforms_3d);
+            schedule.run(&mut world);
+        }
+        for &e in &entities {
+            let (mut flat, mut solid) = (Affine2::IDENTITY, Affine3A::IDENTITY);
+            for a in std::iter::once(e).chain(world.ancestors(e)) {
+                flat = world.get::<LocalTransform>(a).unwrap().0 * flat;
+                solid = world.get::<Transform3d>(a).unwrap().matrix() * solid;
+            }
+            if let Ok(got) = world.get::<GlobalTransform>(e) {
+                assert!(
+                    (got.0.translation - flat.translation).length() < 1e-2,
+                    "round {round}: 2D {e}: got {} expected {} ancestors {:?}",
+                    got.0.translation,
+                    flat.translation,
+                    world.ancestors(e).collect::<Vec<_>>()
+                );
+            }
+            if let Ok(got) = world.get::<GlobalTransform3d>(e) {
+                assert!((got.0.translation - solid.translation).length() < 1e-2, "round {round}: 3D {e}");
+                assert!(got.0.matrix3.abs_diff_eq(solid.matrix3, 1e-3), "round {round}: 3D {e}");
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Model-based property test.
 

@@ -250,6 +250,7 @@ struct RawOrderState {
     dirty: Vec<Entity>,
     overflow: bool,
     aligned: (u64, u64),
+    propagation: (u8, u8),
 }
 
 /// A byte string, as the binary format writes each entry's data.
@@ -318,7 +319,7 @@ fn raw() -> Raw {
         hierarchy: RawHierarchy {
             links: vec![(1, 0)],
             order: vec![1, 0],
-            state: Some(RawOrderState { dirty: vec![], overflow: false, aligned: (0, 0) }),
+            state: Some(RawOrderState { dirty: vec![], overflow: false, aligned: (0, 0), propagation: (0, 0) }),
         },
         components: vec![(
             "position".into(),

@@ -2,9 +2,11 @@
 
 use std::any::TypeId;
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 
-use crate::storage::{SparseSet, Stored};
+use crate::storage::{Clock, SparseSet, Stored};
 
 /// Plain data that can be attached to an entity.
 ///
@@ -126,13 +128,42 @@ impl ComponentId {
 ///
 /// Ids are assigned in registration order; registering is O(1) amortised, looking an id up from
 /// a type is one hash of its `TypeId`.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Components {
     by_type: FxHashMap<TypeId, ComponentId>,
     pools: Vec<SparseSet>,
+    /// The world's change clock, which tracked pools stamp with.
+    clock: Arc<Clock>,
+}
+
+impl Default for Components {
+    fn default() -> Self {
+        Self::with_clock(Clock::new(32))
+    }
 }
 
 impl Components {
+    /// An empty registry whose tracked pools stamp with `clock`.
+    pub(crate) fn with_clock(clock: Clock) -> Self {
+        Self { by_type: FxHashMap::default(), pools: Vec::new(), clock: Arc::new(clock) }
+    }
+
+    /// The world's change clock.
+    #[inline]
+    pub(crate) fn clock(&self) -> &Arc<Clock> {
+        &self.clock
+    }
+
+    /// Turns change tracking on for `T`'s pool (registering `T`): from now on its pool stamps
+    /// additions and changes and logs removals. The rows present count as added and changed now.
+    /// O(1) when on already, else O(len).
+    pub(crate) fn track_changes<T: Component>(&mut self) -> ComponentId {
+        let id = self.register::<T>();
+        let clock = Arc::clone(&self.clock);
+        self.pools[id.index()].track_changes(&clock);
+        id
+    }
+
     /// The id of `T`, if registered.
     #[inline]
     pub fn id<T: Component>(&self) -> Option<ComponentId> {
@@ -158,6 +189,9 @@ impl Components {
         self.by_type.insert(TypeId::of::<T>(), id);
         let mut pool = SparseSet::new(T::storage_info());
         pool.set_lazy(T::lazy_cleanup());
+        if T::track_changes() {
+            pool.track_changes(&self.clock);
+        }
         self.pools.push(pool);
         id
     }

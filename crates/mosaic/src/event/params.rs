@@ -4,6 +4,7 @@ use std::any::TypeId;
 
 use super::{EventCursor, Events};
 use crate::schedule::{Access, AccessItem, AccessTarget, ParamConflict, SystemParam};
+use crate::storage::Ticks;
 use crate::world::World;
 
 /// Sends events of type `E` from a system (writes the channel resource).
@@ -65,7 +66,7 @@ unsafe impl<E: Send + Sync + 'static> SystemParam for EventWriter<'_, E> {
     fn validate(_: &(), world: &World) -> Result<(), &'static str> {
         if world.contains_resource::<Events<E>>() { Ok(()) } else { Err(std::any::type_name::<Events<E>>()) }
     }
-    unsafe fn get_param<'w>(_: &mut (), world: &'w World) -> EventWriter<'w, E> {
+    unsafe fn get_param<'w>(_: &mut (), world: &'w World, _: Ticks) -> EventWriter<'w, E> {
         // SAFETY: the declared write of `Events<E>` means no other running system accesses it.
         let events = unsafe { world.resources.get_mut_unchecked::<Events<E>>() };
         EventWriter { events: events.expect("validated before the run") }
@@ -87,7 +88,11 @@ unsafe impl<E: Send + Sync + 'static> SystemParam for EventReader<'_, '_, E> {
     fn validate(_: &EventCursor, world: &World) -> Result<(), &'static str> {
         if world.contains_resource::<Events<E>>() { Ok(()) } else { Err(std::any::type_name::<Events<E>>()) }
     }
-    unsafe fn get_param<'w, 's>(cursor: &'s mut EventCursor, world: &'w World) -> EventReader<'w, 's, E> {
+    unsafe fn get_param<'w, 's>(
+        cursor: &'s mut EventCursor,
+        world: &'w World,
+        _: Ticks,
+    ) -> EventReader<'w, 's, E> {
         EventReader { events: world.get_resource::<Events<E>>().expect("validated before the run"), cursor }
     }
 }

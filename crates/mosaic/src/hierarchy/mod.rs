@@ -36,6 +36,8 @@ mod error;
 mod iter;
 mod ops;
 mod order;
+#[cfg(feature = "transform")]
+mod propagate;
 mod relation;
 #[cfg(feature = "transform")]
 mod transform;
@@ -46,7 +48,9 @@ pub use iter::{Ancestors, Children, Descendants};
 pub use order::OrderReport;
 pub use relation::{Cleanup, Pair, Relation};
 #[cfg(feature = "transform")]
-pub use transform::{GlobalTransform, LocalTransform, propagate_transforms};
+pub use transform::{
+    GlobalTransform, GlobalTransform3d, LocalTransform, Transform3d, propagate_transforms, propagate_transforms_3d,
+};
 
 #[cfg(any(feature = "serialize", feature = "rollback"))]
 pub(crate) use ops::OrderState;

@@ -29,6 +29,16 @@ pub(crate) struct HierarchyState {
     /// after propagation last reordered them: a later, shorter alignment means they drifted.
     #[cfg(feature = "transform")]
     pub(crate) aligned: [std::sync::atomic::AtomicUsize; 2],
+    /// Global 3D transforms by relationship row, reused by every full propagation.
+    #[cfg(feature = "transform")]
+    pub(crate) scratch3: Mutex<Vec<glam::Affine3A>>,
+    /// As `aligned`, for the 3D transform pools (not kept by snapshots: a loaded world may
+    /// reorder those pools once more than the saved one would have).
+    #[cfg(feature = "transform")]
+    pub(crate) aligned3: [std::sync::atomic::AtomicUsize; 2],
+    /// Per transform kind (2D, 3D), what incremental propagation needs beside change ticks.
+    #[cfg(feature = "transform")]
+    pub(crate) propagation: [super::propagate::PropagationLog; 2],
 }
 
 impl HierarchyState {
@@ -61,6 +71,9 @@ pub(crate) struct OrderState {
     pub(crate) overflow: bool,
     /// `HierarchyState::aligned`, in rows (+ 1); zeros without the `transform` feature.
     pub(crate) aligned: [usize; 2],
+    /// Per transform kind (2D, 3D), what the next propagation is (see `PropagationLog::mode`);
+    /// zeros without the `transform` feature.
+    pub(crate) propagation: [u8; 2],
 }
 
 #[cfg(any(feature = "serialize", feature = "rollback"))]
@@ -77,6 +90,10 @@ impl World {
             aligned: [state.aligned[0].load(Relaxed), state.aligned[1].load(Relaxed)],
             #[cfg(not(feature = "transform"))]
             aligned: [0, 0],
+            #[cfg(feature = "transform")]
+            propagation: [state.propagation[0].mode(), state.propagation[1].mode()],
+            #[cfg(not(feature = "transform"))]
+            propagation: [0, 0],
         })
     }
 
@@ -90,6 +107,10 @@ impl World {
         #[cfg(feature = "transform")]
         for (slot, value) in state.aligned.iter().zip(order.aligned) {
             slot.store(value, Relaxed);
+        }
+        #[cfg(feature = "transform")]
+        for (log, mode) in state.propagation.iter().zip(order.propagation) {
+            log.set_mode(mode, self.components.clock().oldest());
         }
     }
 
@@ -145,14 +166,31 @@ pub(crate) fn mark(world: &World, entity: Entity) {
     }
 }
 
+/// Records that `entity`'s parent changed, for incremental transform propagation.
+#[inline]
+pub(crate) fn reparented(world: &World, entity: Entity) {
+    #[cfg(feature = "transform")]
+    if let Some(state) = world.get_resource::<HierarchyState>() {
+        for log in &state.propagation {
+            log.push(entity);
+        }
+    }
+    #[cfg(not(feature = "transform"))]
+    let _ = (world, entity);
+}
+
 /// Detaches `entity` from its parent and its children (they become roots), marking everything
 /// touched. O(1 + children).
 fn detach_all(world: &World, entity: Entity) {
     let Some(r) = rel(world, entity) else { return };
     if let Some(parent) = unlink(world, r) {
         mark(world, parent);
+        reparented(world, entity);
     }
-    detach_children(world, r, |child| mark(world, child));
+    detach_children(world, r, |child| {
+        mark(world, child);
+        reparented(world, child);
+    });
 }
 
 impl World {
@@ -231,6 +269,7 @@ impl World {
         link_last(world, parent, rp, child, rc);
         // The child may sit before its new parent in the pool now.
         mark(world, child);
+        reparented(world, child);
         if let Some(old) = old {
             self.prune(old);
         }
@@ -246,6 +285,7 @@ impl World {
         self.check_alive_in_hierarchy(child)?;
         let Some(rc) = rel(self, child) else { return Ok(None) };
         let Some(old) = unlink(self, rc) else { return Ok(None) };
+        reparented(self, child);
         self.prune(child);
         self.prune(old);
         Ok(Some(old))

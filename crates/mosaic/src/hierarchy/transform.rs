@@ -1,15 +1,13 @@
-//! 2D transforms and their propagation down the hierarchy.
+//! 2D and 3D transforms and their propagation down the hierarchy.
 
-use glam::Affine2;
+use glam::{Affine2, Affine3A, Quat, Vec3};
 
-use std::sync::PoisonError;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::sync::atomic::AtomicUsize;
 
-use super::Relationship;
 use super::ops::HierarchyState;
+use super::propagate::{TransformKind, propagate};
 use crate::Component;
-use crate::component::ComponentId;
-use crate::storage::SparseSet;
 use crate::world::World;
 
 /// An entity's 2D affine transform relative to its parent (to the world for a root).
@@ -23,46 +21,30 @@ pub struct LocalTransform(pub Affine2);
 #[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct GlobalTransform(pub Affine2);
 
-/// Three distinct pools of `pools`, the third mutable.
-fn pools3(pools: &mut [SparseSet], a: usize, b: usize, m: usize) -> (&SparseSet, &SparseSet, &mut SparseSet) {
-    debug_assert!(a != m && b != m);
-    let (left, rest) = pools.split_at_mut(m);
-    let (mid, right) = rest.split_at_mut(1);
-    let (left, right): (&[SparseSet], &[SparseSet]) = (left, right);
-    let pick = |i: usize| if i < m { &left[i] } else { &right[i - m - 1] };
-    (pick(a), pick(b), &mut mid[0])
-}
-
-/// Lines the pool of `T` up with the relationship pool (entities in both first, in the
-/// relationship pool's order) unless it already is as far as it can be, so rows match and the
-/// propagation loop reads them by index. O(1) when nothing moved (cached alignment), O(n) after.
-fn align<T: Component>(world: &mut World, rel_id: ComponentId, id: ComponentId, done: &AtomicUsize) {
-    let (rels, pool) = (world.components.pool(rel_id), world.components.pool(id));
-    let (offset, len) = pool.aligned_with_pool(rels);
-    // `done` is 1 + the aligned length right after the last reordering (0: never reordered).
-    let after_last = done.load(Relaxed);
-    if offset == 0 && (len == rels.len() || (after_last > 0 && len + 1 >= after_last)) {
-        return;
-    }
-    // Refused only for a grouped pool: the loop then looks rows up instead.
-    if world.sort_as::<T, Relationship>().is_ok() {
-        let (offset, len) = world.components.pool(id).aligned_with_pool(world.components.pool(rel_id));
-        done.store(if offset == 0 { len + 1 } else { 1 }, Relaxed);
-    }
-}
-
-/// Computes every [`GlobalTransform`] from its parent's and its [`LocalTransform`], in one linear
-/// pass over the relationship pool: first [`World::update_hierarchy_order`] puts parents before
-/// children (re-placing only what changed), then each row's global is its parent row's global
-/// (already computed) times its local. Entities outside any hierarchy get `global = local`.
+/// Computes every [`GlobalTransform`] from its parent's and its [`LocalTransform`]: the parent's
+/// global times the entity's local, roots using the identity as parent; entities outside any
+/// hierarchy get `global = local`. An entity in the hierarchy without a `LocalTransform` passes
+/// its parent's transform through (identity local); one without a `GlobalTransform` is computed
+/// but not written.
 ///
-/// An entity in the hierarchy without a `LocalTransform` passes its parent's transform through
-/// (identity local); one without a `GlobalTransform` is computed but not written. Roots use the
-/// identity as parent transform. O(n) in the entities with transforms plus the ordering pass, with
-/// one lookup per entity (its parent's row): the pools of `LocalTransform` and
-/// `GlobalTransform` are kept in the relationship pool's order ([`World::sort_as`], O(n) only
-/// when that order changed), so their rows are read by index. Any other order you give those two
-/// pools is replaced. Allocates nothing once warm (the per-row scratch is kept in the world).
+/// First [`World::update_hierarchy_order`] puts parents before children (re-placing only what
+/// changed). Then:
+/// - **The first call** (and any call after more than 65,536 reparentings went unpropagated)
+///   recomputes everything in one linear pass over the relationship pool, each row's global
+///   being its parent row's global (already computed) times its local: O(n) in the entities with
+///   transforms, one lookup per entity (its parent's row). The pools of `LocalTransform` and
+///   `GlobalTransform` are put in the relationship pool's order ([`World::sort_as`], O(n) only
+///   when that order changed), so their rows are read by index.
+/// - **Every later call** recomputes only the subtrees of the entities whose `LocalTransform`
+///   changed (or was added), whose `GlobalTransform` was added, or whose parent changed
+///   (attach, detach, a parent's despawn) since the previous call, each entity once, parents
+///   first: O(s log s + affected entities) for s such entities, with lookups; a call with no
+///   change costs the ordering pass and two binary searches. It turns change tracking on for
+///   both transform components ([`World::track_changes`]) and counts as a system run (it takes
+///   a change tick).
+///
+/// Every global it writes counts as changed for [`Changed`](crate::Changed) readers. Writing a
+/// `GlobalTransform` yourself is not undone until its entity's subtree is recomputed.
 ///
 /// Add it to a [`Schedule`](crate::Schedule) as an exclusive system, or call it directly.
 ///
@@ -85,99 +67,130 @@ fn align<T: Component>(world: &mut World, rel_id: ComponentId, id: ComponentId, 
 /// ```
 #[track_caller]
 pub fn propagate_transforms(world: &mut World) {
-    let (Some(local_id), Some(global_id)) =
-        (world.components.id::<LocalTransform>(), world.components.id::<GlobalTransform>())
-    else {
-        return;
-    };
-    let Some(rel_id) = world.components.id::<Relationship>() else {
-        world
-            .query::<(&LocalTransform, &mut GlobalTransform)>()
-            .for_each(|(local, global)| global.0 = local.0);
-        return;
-    };
-    if let Err(error) = world.update_hierarchy_order() {
-        panic!("cannot propagate transforms: {error}");
-    }
-    let state = world.resource::<HierarchyState>();
-    let (local_done, global_done) = (state.aligned[0].load(Relaxed), state.aligned[1].load(Relaxed));
-    let (local_done, global_done) = (AtomicUsize::new(local_done), AtomicUsize::new(global_done));
-    align::<LocalTransform>(world, rel_id, local_id, &local_done);
-    align::<GlobalTransform>(world, rel_id, global_id, &global_done);
-    let state = world.resource::<HierarchyState>();
-    state.aligned[0].store(local_done.into_inner(), Relaxed);
-    state.aligned[1].store(global_done.into_inner(), Relaxed);
-    let mut scratch = std::mem::take(&mut *state.scratch.lock().unwrap_or_else(PoisonError::into_inner));
+    propagate::<Flat>(world);
+}
 
-    let (rels, locals, globals) =
-        pools3(world.components.pools_mut(), rel_id.index(), local_id.index(), global_id.index());
-    // Prefixes of rows that match the relationship pool's rows one to one.
-    let local_prefix = match locals.aligned_with_pool(rels) {
-        (0, len) => len,
-        _ => 0,
-    };
-    let global_prefix = match globals.aligned_with_pool(rels) {
-        (0, len) => len,
-        _ => 0,
-    };
-    let (rel_rows, local_rows) = (rels.lookup(), locals.lookup());
-    let (entities, links) = (rels.entities(), rels.values::<Relationship>());
-    let local_values = locals.values::<LocalTransform>();
-    // The parent's row, remembered for runs of siblings (consecutive rows with one parent).
-    let mut last_parent = None;
-    let mut last_row = None;
-    let mut parent_row = |r: &Relationship| {
-        let parent = r.parent();
-        if parent != last_parent {
-            last_parent = parent;
-            last_row = parent.and_then(|p| rel_rows.row_of(p));
-        }
-        last_row
-    };
-    let local_of = |row: usize, entity| {
-        let at = if row < local_prefix { Some(row) } else { local_rows.row_of(entity) };
-        at.map_or(Affine2::IDENTITY, |at| local_values[at].0)
-    };
-    if global_prefix == entities.len() && local_prefix == entities.len() {
-        // Every row lines up: compute straight into the global column, reading the parent's
-        // global (computed earlier in this loop, since parents come first) by row.
-        let global_values = globals.values_mut::<GlobalTransform>();
-        for (row, r) in links.iter().enumerate() {
-            let parent = match parent_row(r) {
-                Some(at) if at < row => global_values[at].0,
-                _ => Affine2::IDENTITY,
-            };
-            global_values[row].0 = parent * local_values[row].0;
-        }
-    } else {
-        scratch.clear();
-        scratch.reserve(entities.len());
-        for (row, (&entity, r)) in entities.iter().zip(links).enumerate() {
-            let parent = match parent_row(r) {
-                // Parents precede children, so the parent's row is done.
-                Some(at) if at < row => scratch[at],
-                _ => Affine2::IDENTITY,
-            };
-            scratch.push(parent * local_of(row, entity));
-        }
-        let global_values = globals.values_mut::<GlobalTransform>();
-        for (global, &computed) in global_values[..global_prefix].iter_mut().zip(&scratch) {
-            global.0 = computed;
-        }
-        for (row, &entity) in entities.iter().enumerate().skip(global_prefix) {
-            if let Some(global) = globals.get_mut::<GlobalTransform>(entity) {
-                global.0 = scratch[row];
-            }
-        }
+/// An entity's 3D transform relative to its parent (to the world for a root): translation,
+/// rotation and scale, applied scale first (bevy's `Transform`).
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+pub struct Transform3d {
+    /// Position, in the parent's units.
+    pub translation: Vec3,
+    /// Orientation, a unit quaternion.
+    pub rotation: Quat,
+    /// Scale per axis.
+    pub scale: Vec3,
+}
+
+impl Default for Transform3d {
+    fn default() -> Self {
+        Self::IDENTITY
     }
-    // Entities outside any hierarchy: global = local. The aligned prefix holds only hierarchy
-    // entities.
-    for (row, &entity) in locals.entities().iter().enumerate().skip(local_prefix) {
-        if rel_rows.row_of(entity).is_none()
-            && let Some(global) = globals.get_mut::<GlobalTransform>(entity)
-        {
-            global.0 = local_values[row].0;
-        }
+}
+
+impl Transform3d {
+    /// No translation, rotation or scaling.
+    pub const IDENTITY: Self = Self { translation: Vec3::ZERO, rotation: Quat::IDENTITY, scale: Vec3::ONE };
+
+    /// A pure translation.
+    pub fn from_translation(translation: Vec3) -> Self {
+        Self { translation, ..Self::IDENTITY }
     }
-    *world.resource::<HierarchyState>().scratch.lock().unwrap_or_else(PoisonError::into_inner) = scratch;
+
+    /// The affine matrix: scale, then rotate, then translate.
+    pub fn matrix(&self) -> Affine3A {
+        Affine3A::from_scale_rotation_translation(self.scale, self.rotation, self.translation)
+    }
+}
+
+/// An entity's 3D affine transform relative to the world, written by
+/// [`propagate_transforms_3d`]: the parent's global transform times the entity's
+/// [`Transform3d`].
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+pub struct GlobalTransform3d(pub Affine3A);
+
+/// [`propagate_transforms`] for 3D transforms: computes every [`GlobalTransform3d`] from its
+/// parent's and its [`Transform3d`], recomputing only what changed after the first call. Same
+/// contract, costs and panics.
+///
+/// # Examples
+/// ```
+/// use glam::Vec3;
+/// use mosaic::World;
+/// use mosaic::hierarchy::{GlobalTransform3d, Transform3d, propagate_transforms_3d};
+///
+/// let mut world = World::new();
+/// let up = |y: f32| Transform3d::from_translation(Vec3::new(0.0, y, 0.0));
+/// let root = world.spawn((up(1.0), GlobalTransform3d::default()));
+/// let child = world.spawn((up(2.0), GlobalTransform3d::default()));
+/// world.set_parent(child, root).unwrap();
+/// propagate_transforms_3d(&mut world);
+/// assert_eq!(world.get::<GlobalTransform3d>(child).unwrap().0.translation, Vec3::new(0.0, 3.0, 0.0).into());
+/// world.get_mut::<Transform3d>(root).unwrap().translation.y = 5.0;
+/// propagate_transforms_3d(&mut world); // recomputes the root's subtree only
+/// assert_eq!(world.get::<GlobalTransform3d>(child).unwrap().0.translation, Vec3::new(0.0, 7.0, 0.0).into());
+/// ```
+#[track_caller]
+pub fn propagate_transforms_3d(world: &mut World) {
+    propagate::<Solid>(world);
+}
+
+/// 2D transforms.
+struct Flat;
+
+impl TransformKind for Flat {
+    type Local = LocalTransform;
+    type Global = GlobalTransform;
+    type Matrix = Affine2;
+    const IDENTITY: Affine2 = Affine2::IDENTITY;
+    const SLOT: usize = 0;
+    #[inline]
+    fn local(local: &LocalTransform) -> Affine2 {
+        local.0
+    }
+    #[inline]
+    fn set_global(global: &mut GlobalTransform, matrix: Affine2) {
+        global.0 = matrix;
+    }
+    #[inline]
+    fn global(global: &GlobalTransform) -> Affine2 {
+        global.0
+    }
+    fn scratch(state: &HierarchyState) -> &Mutex<Vec<Affine2>> {
+        &state.scratch
+    }
+    fn aligned(state: &HierarchyState) -> &[AtomicUsize; 2] {
+        &state.aligned
+    }
+}
+
+/// 3D transforms.
+struct Solid;
+
+impl TransformKind for Solid {
+    type Local = Transform3d;
+    type Global = GlobalTransform3d;
+    type Matrix = Affine3A;
+    const IDENTITY: Affine3A = Affine3A::IDENTITY;
+    const SLOT: usize = 1;
+    #[inline]
+    fn local(local: &Transform3d) -> Affine3A {
+        local.matrix()
+    }
+    #[inline]
+    fn set_global(global: &mut GlobalTransform3d, matrix: Affine3A) {
+        global.0 = matrix;
+    }
+    #[inline]
+    fn global(global: &GlobalTransform3d) -> Affine3A {
+        global.0
+    }
+    fn scratch(state: &HierarchyState) -> &Mutex<Vec<Affine3A>> {
+        &state.scratch3
+    }
+    fn aligned(state: &HierarchyState) -> &[AtomicUsize; 2] {
+        &state.aligned3
+    }
 }

@@ -75,12 +75,18 @@ unsafe impl<T: MutableComponent> ChunkQueryData for &mut T {
     #[inline]
     unsafe fn chunk_aligned<'w>(
         fetch: &PoolFetch<'w, T>,
-        _: &'w [Entity],
+        entities: &'w [Entity],
         start: usize,
         len: usize,
     ) -> T::SliceMut<'w> {
-        // SAFETY: forwarded: aligned rows map to pool rows `start + offset ..`, exclusive.
-        unsafe { T::slice_mut(fetch.columns(), start + fetch.offset, len) }
+        // SAFETY: forwarded: aligned rows map to pool rows `start + offset ..` (driver row
+        // `start + i` holds the entity of pool row `start + offset + i`), exclusive.
+        unsafe {
+            for (i, &entity) in entities[start..start + len].iter().enumerate() {
+                fetch.mark(start + fetch.offset + i, entity);
+            }
+            T::slice_mut(fetch.columns(), start + fetch.offset, len)
+        }
     }
     #[inline]
     unsafe fn chunk_one<'w>(
@@ -88,9 +94,13 @@ unsafe impl<T: MutableComponent> ChunkQueryData for &mut T {
         entities: &'w [Entity],
         row: usize,
     ) -> Option<T::SliceMut<'w>> {
-        let row = fetch.row(entities[row], row)?;
-        // SAFETY: `row` is a pool row found by lookup; exclusive as in `fetch`.
-        Some(unsafe { T::slice_mut(fetch.columns(), row, 1) })
+        let entity = entities[row];
+        let row = fetch.row(entity, row)?;
+        // SAFETY: `row` is `entity`'s pool row, found by lookup; exclusive as in `fetch`.
+        unsafe {
+            fetch.mark(row, entity);
+            Some(T::slice_mut(fetch.columns(), row, 1))
+        }
     }
 }
 
@@ -179,8 +189,8 @@ impl<Q: ChunkQueryData, F: QueryFilter> Query<'_, Q, F> {
             Driver::Empty => return,
             Driver::All => return self.for_each_chunk_of_every_entity(f),
         };
-        let data = Q::init_fetch(self.components, Some(driving));
-        let filter = F::init_fetch(self.components);
+        let data = Q::init_fetch(self.components, Some(driving), self.ticks);
+        let filter = F::init_fetch(self.components, self.ticks);
         let entities = driving.rows();
         let aligned = Q::aligned_rows(&data).min(entities.len());
         let lazy = driving.pool.is_lazy();
@@ -213,11 +223,11 @@ impl<Q: ChunkQueryData, F: QueryFilter> Query<'_, Q, F> {
     /// [`Query::for_each_chunk`] when no component is required: every live entity that passes
     /// the filter, one chunk each, through the checked lookup path.
     fn for_each_chunk_of_every_entity(&mut self, mut f: impl FnMut(Q::Chunk<'_>)) {
-        let filter = F::init_fetch(self.components);
+        let filter = F::init_fetch(self.components, self.ticks);
         let matching: Vec<Entity> =
             self.entities.iter().filter(|&entity| F::matches(&filter, entity)).collect();
         let components: &Components = self.components;
-        let data = Q::init_fetch(components, None);
+        let data = Q::init_fetch(components, None, self.ticks);
         for row in 0..matching.len() {
             // SAFETY: the fetch was made from the world this query borrows, unchanged since; it
             // has no driver, so every required row (none here) would be found by lookup; each

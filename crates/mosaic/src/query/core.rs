@@ -8,7 +8,7 @@ use smallvec::SmallVec;
 
 use crate::component::Components;
 use crate::entity::{Entities, Entity};
-use crate::storage::SparseSet;
+use crate::storage::{SparseSet, Ticks};
 use crate::world::World;
 
 /// Which entities a query walks.
@@ -62,6 +62,8 @@ pub struct Query<'w, Q: QueryData, F: QueryFilter = ()> {
     pub(crate) components: &'w Components,
     pub(crate) entities: &'w Entities,
     pub(crate) driver: Driver<'w>,
+    /// The change window: what `Added` / `Changed` compare with, and the tick `&mut` terms stamp.
+    pub(crate) ticks: Ticks,
     _marker: PhantomData<fn() -> (Q, F)>,
 }
 
@@ -70,11 +72,13 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     ///
     /// Only sound to call with a world the caller may access as `Q` says: exclusively borrowed,
     /// or shared when `Q` is read-only.
+    /// World-level queries read changes since the last `clear_trackers` and stamp with the
+    /// present tick.
     #[track_caller]
     fn new(world: &'w World) -> Self {
         assert_no_aliasing(std::any::type_name::<Q>(), |visit| Q::visit_access(visit));
         // SAFETY: the aliasing check just passed; access rights are the caller's (see above).
-        unsafe { Self::new_unchecked(world) }
+        unsafe { Self::new_unchecked(world, world.change_ticks()) }
     }
 
     /// Builds the query without the aliasing check, picking the driving pool.
@@ -83,7 +87,9 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     /// - `Q`'s accesses do not alias (checked elsewhere, e.g. when a system was added);
     /// - for `'w`, nothing else accesses `Q`'s components in a conflicting way and the world is
     ///   not changed structurally.
-    pub(crate) unsafe fn new_unchecked(world: &'w World) -> Self {
+    ///
+    /// `ticks` is the reader's change window (a system's last and present run).
+    pub(crate) unsafe fn new_unchecked(world: &'w World, ticks: Ticks) -> Self {
         let components = &world.components;
         let mut required = SmallVec::<[&'w SparseSet; 8]>::new();
         let mut missing = false;
@@ -115,7 +121,27 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
                 None => Driver::All,
             }
         };
-        Self { components, entities: &world.entities, driver, _marker: PhantomData }
+        Self { components, entities: &world.entities, driver, ticks, _marker: PhantomData }
+    }
+
+    /// When the filter names `Added<T>` / `Changed<T>` and `T`'s change log since the window
+    /// opened is shorter than a quarter of the walk, the entities it lists (each once, in the
+    /// order of their latest change): walking those and testing the rest of the query costs
+    /// O(changes) instead of O(rows).
+    pub(crate) fn change_candidates(&self) -> Option<Vec<Entity>> {
+        let pool = F::change_driver(self.components)?;
+        let changes = pool.changes()?;
+        let walk = match self.driver {
+            Driver::Empty => return None,
+            Driver::Pool(driving) => driving.rows().len(),
+            Driver::All => self.entities.len() as usize,
+        };
+        if changes.changes_since(self.ticks).saturating_mul(4) >= walk {
+            return None;
+        }
+        let mut out = Vec::new();
+        changes.changed_since(self.ticks, pool.lookup(), &mut out);
+        Some(out)
     }
 
     /// Iterates the matching entities' items; see [`QueryIter`] for the order.
@@ -127,7 +153,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     /// Builds an iterator whose items live for `'a`, a borrow of this query.
     #[inline]
     fn make_iter<'a>(&'a self) -> QueryIter<'a, Q, F> {
-        make_iter(self.components, self.entities, self.driver)
+        make_iter(self.components, self.entities, self.driver, self.ticks, self.change_candidates())
     }
 
     /// Calls `f` with each matching entity's item, in the order [`Query::iter`] yields them.
@@ -138,8 +164,12 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         let Driver::Pool(driving) = self.driver else {
             return self.iter().for_each(f);
         };
-        let data = Q::init_fetch(self.components, Some(driving));
-        let filter = F::init_fetch(self.components);
+        if F::change_driver(self.components).is_some() {
+            // A change filter may let the walk follow a change log: the iterator decides.
+            return self.iter().for_each(f);
+        }
+        let data = Q::init_fetch(self.components, Some(driving), self.ticks);
+        let filter = F::init_fetch(self.components, self.ticks);
         let entities = driving.rows();
         let aligned = Q::aligned_rows(&data).min(entities.len());
         // A lazily cleaned driver may hold dead entities' rows: skip them.
@@ -181,10 +211,10 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         self.entities.check(entity)?;
         let no_match = QueryError::NoMatch { entity, query: std::any::type_name::<Q>() };
         let components: &Components = self.components;
-        if !F::matches(&F::init_fetch(components), entity) {
+        if !F::matches(&F::init_fetch(components, self.ticks), entity) {
             return Err(no_match);
         }
-        let data = Q::init_fetch(components, None);
+        let data = Q::init_fetch(components, None, self.ticks);
         // SAFETY: the fetch was made from the borrowed, unchanged world; `entity` is alive; with
         // no driver `row` is unused; the item borrows `self` mutably, so no other item from this
         // query is alive at the same time.
@@ -228,7 +258,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
                 return Err(QueryError::NoMatch { entity, query: std::any::type_name::<Q>() });
             }
         }
-        let data = Q::init_fetch(self.components, None);
+        let data = Q::init_fetch(self.components, None, self.ticks);
         Ok(entities.map(|entity| {
             // SAFETY: the fetch was made from the borrowed, unchanged world; every entity is alive
             // and matches (checked above, so the fetch returns `Some`); with no driver `row` is
@@ -289,7 +319,10 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     /// over the smallest required pool (or the live entities), with no item fetched. A lazily
     /// cleaned driving pool is always walked, since it may hold dead rows.
     pub fn count(&self) -> usize {
-        let filter = F::init_fetch(self.components);
+        let filter = F::init_fetch(self.components, self.ticks);
+        if let Some(changed) = self.change_candidates() {
+            return changed.into_iter().filter(|&e| self.contains(e)).count();
+        }
         let Driver::Pool(driving) = self.driver else {
             return match self.driver {
                 Driver::Empty => 0,
@@ -327,7 +360,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
 
     /// Whether `entity` is alive and matches the query. O(c).
     pub fn contains(&self, entity: Entity) -> bool {
-        self.entities.is_alive(entity) && F::matches(&F::init_fetch(self.components), entity) && {
+        self.entities.is_alive(entity) && F::matches(&F::init_fetch(self.components, self.ticks), entity) && {
             let mut all = true;
             Q::visit_required(self.components, &mut |pool| {
                 all &= pool.is_some_and(|pool| pool.contains(entity));
@@ -354,20 +387,30 @@ fn pick_driver<'w>(required: &[&'w SparseSet], fetched: usize) -> Option<&'w Spa
     }
 }
 
-/// An iterator over the rows `driver` picks, with fetches made from `components`.
+/// An iterator over the rows `driver` picks, with fetches made from `components`, or over the
+/// entities `changed` lists (see `Query::change_candidates`).
 #[inline]
 fn make_iter<'a, Q: QueryData, F: QueryFilter>(
     components: &'a Components,
     entities: &'a Entities,
     driver: Driver<'a>,
+    ticks: Ticks,
+    changed: Option<Vec<Entity>>,
 ) -> QueryIter<'a, Q, F> {
+    if let Some(changed) = changed {
+        let data = Q::init_fetch(components, None, ticks);
+        let mut iter = QueryIter::new(data, F::init_fetch(components, ticks), &[], None, Some(entities));
+        iter.changed = Some(changed.into_iter());
+        return iter;
+    }
     let (pool, rows, all) = match driver {
         Driver::Empty => (None, &[][..], None),
         Driver::Pool(driving) => (Some(driving), driving.rows(), None),
         Driver::All => (None, &[][..], Some(entities.iter())),
     };
     let live_check = pool.filter(|d| d.pool.is_lazy()).map(|_| entities);
-    QueryIter::new(Q::init_fetch(components, pool), F::init_fetch(components), rows, all, live_check)
+    let data = Q::init_fetch(components, pool, ticks);
+    QueryIter::new(data, F::init_fetch(components, ticks), rows, all, live_check)
 }
 
 impl<'w, Q: QueryData, F: QueryFilter> IntoIterator for Query<'w, Q, F> {
@@ -376,7 +419,8 @@ impl<'w, Q: QueryData, F: QueryFilter> IntoIterator for Query<'w, Q, F> {
 
     /// Iterates the items for the query's whole borrow of the world.
     fn into_iter(self) -> QueryIter<'w, Q, F> {
-        make_iter(self.components, self.entities, self.driver)
+        let changed = self.change_candidates();
+        make_iter(self.components, self.entities, self.driver, self.ticks, changed)
     }
 }
 
@@ -405,6 +449,7 @@ impl World {
     /// As [`World::query`].
     #[track_caller]
     pub fn query_filtered<Q: QueryData, F: QueryFilter>(&mut self) -> Query<'_, Q, F> {
+        F::track_changes(&mut self.components);
         Query::new(self)
     }
 

@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 use super::access::{ComponentAccess, FilterSet};
 use crate::component::{Component, ComponentId, Components, MutableComponent};
 use crate::entity::Entity;
-use crate::storage::{RowLookup, SparseSet};
+use crate::storage::{ChangeMarker, RowLookup, SparseSet, Ticks};
 
 /// A type that can be fetched for each entity a query visits: `&T`, `&mut T`, `Option<&T>`,
 /// `Option<&mut T>`, [`Has<T>`], [`Entity`], or a tuple of up to 12 of these.
@@ -42,9 +42,14 @@ pub unsafe trait QueryData {
     #[doc(hidden)]
     fn register_required(components: &mut Components, out: &mut dyn FnMut(ComponentId));
 
-    /// Captures the pools. `driver` is the pool (and group) whose rows the iteration walks, if any.
+    /// Captures the pools. `driver` is the pool (and group) whose rows the iteration walks, if
+    /// any; `ticks` the reader's change window (mutable terms stamp rows with `ticks.this_run`).
     #[doc(hidden)]
-    fn init_fetch<'w>(components: &'w Components, driver: Option<Driving<'w>>) -> Self::Fetch<'w>;
+    fn init_fetch<'w>(
+        components: &'w Components,
+        driver: Option<Driving<'w>>,
+        ticks: Ticks,
+    ) -> Self::Fetch<'w>;
 
     /// The item of `entity`, or `None` if it lacks a required component.
     ///
@@ -107,6 +112,8 @@ pub struct PoolFetch<'w, T: Component> {
     /// Driver rows `r < aligned` hold this pool's row `r + offset`: no lookup needed.
     pub(crate) offset: usize,
     aligned: usize,
+    /// Stamps rows handed out mutably, when `T`'s changes are tracked.
+    marker: Option<ChangeMarker<'w>>,
     _marker: PhantomData<&'w T>,
 }
 
@@ -129,7 +136,31 @@ impl<'w, T: Component> PoolFetch<'w, T> {
             columns: pool.map(T::columns),
             offset,
             aligned,
+            marker: None,
             _marker: PhantomData,
+        }
+    }
+
+    /// The same fetch, stamping every row it hands out with `ticks.this_run` if `T`'s changes
+    /// are tracked (for mutable terms).
+    #[inline]
+    fn marking(mut self, components: &'w Components, ticks: Ticks) -> Self {
+        self.marker = components
+            .pool_of::<T>()
+            .and_then(|pool| Some(pool.changes()?.marker(pool.lookup(), ticks.this_run)));
+        self
+    }
+
+    /// Records that pool row `row`, holding `entity`, is handed out mutably.
+    ///
+    /// # Safety
+    /// `row` is `entity`'s row in `T`'s pool, and the caller hands it out exclusively (no other
+    /// thread touches the row while this runs).
+    #[inline(always)]
+    pub(crate) unsafe fn mark(&self, row: usize, entity: Entity) {
+        if let Some(marker) = &self.marker {
+            // SAFETY: forwarded from the caller.
+            unsafe { marker.mark(row, entity) };
         }
     }
 
@@ -177,7 +208,7 @@ unsafe impl<T: Component> QueryData for &T {
     fn register_required(components: &mut Components, out: &mut dyn FnMut(ComponentId)) {
         out(components.register::<T>());
     }
-    fn init_fetch<'w>(components: &'w Components, driver: Option<Driving<'w>>) -> Self::Fetch<'w> {
+    fn init_fetch<'w>(components: &'w Components, driver: Option<Driving<'w>>, _: Ticks) -> Self::Fetch<'w> {
         PoolFetch::new(components, driver)
     }
     #[inline(always)]
@@ -223,26 +254,36 @@ unsafe impl<T: MutableComponent> QueryData for &mut T {
     fn register_required(components: &mut Components, out: &mut dyn FnMut(ComponentId)) {
         out(components.register::<T>());
     }
-    fn init_fetch<'w>(components: &'w Components, driver: Option<Driving<'w>>) -> Self::Fetch<'w> {
-        PoolFetch::new(components, driver)
+    fn init_fetch<'w>(
+        components: &'w Components,
+        driver: Option<Driving<'w>>,
+        ticks: Ticks,
+    ) -> Self::Fetch<'w> {
+        PoolFetch::new(components, driver).marking(components, ticks)
     }
     #[inline(always)]
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<T::Mut<'w>> {
         let row = fetch.row(entity, row)?;
         // SAFETY: `row` is a pool row, not otherwise touched for 'w: the query holds the world
         // exclusively, its access set has no other access to `T` (aliasing check), and each
-        // entity's row is handed out once per borrow (caller).
-        Some(unsafe { T::row_mut(fetch.columns(), row) })
+        // entity's row is handed out once per borrow (caller). The same holds for its ticks.
+        unsafe {
+            fetch.mark(row, entity);
+            Some(T::row_mut(fetch.columns(), row))
+        }
     }
     #[inline(always)]
     fn aligned_rows(fetch: &Self::Fetch<'_>) -> usize {
         fetch.aligned
     }
     #[inline(always)]
-    unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, _: Entity, row: usize) -> T::Mut<'w> {
+    unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> T::Mut<'w> {
         // SAFETY: as in `fetch`; `row < aligned` (caller), so the pool exists and `row + offset`
-        // is one of its rows, handed out once.
-        unsafe { T::row_mut(fetch.aligned_columns(), row + fetch.offset) }
+        // is one of its rows (holding `entity`), handed out once.
+        unsafe {
+            fetch.mark(row + fetch.offset, entity);
+            T::row_mut(fetch.aligned_columns(), row + fetch.offset)
+        }
     }
 }
 
@@ -256,7 +297,7 @@ unsafe impl<T: Component> QueryData for Option<&T> {
     }
     fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
     fn register_required(_: &mut Components, _: &mut dyn FnMut(ComponentId)) {}
-    fn init_fetch<'w>(components: &'w Components, driver: Option<Driving<'w>>) -> Self::Fetch<'w> {
+    fn init_fetch<'w>(components: &'w Components, driver: Option<Driving<'w>>, _: Ticks) -> Self::Fetch<'w> {
         PoolFetch::new(components, driver)
     }
     #[inline(always)]
@@ -287,8 +328,12 @@ unsafe impl<T: MutableComponent> QueryData for Option<&mut T> {
     }
     fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
     fn register_required(_: &mut Components, _: &mut dyn FnMut(ComponentId)) {}
-    fn init_fetch<'w>(components: &'w Components, driver: Option<Driving<'w>>) -> Self::Fetch<'w> {
-        PoolFetch::new(components, driver)
+    fn init_fetch<'w>(
+        components: &'w Components,
+        driver: Option<Driving<'w>>,
+        ticks: Ticks,
+    ) -> Self::Fetch<'w> {
+        PoolFetch::new(components, driver).marking(components, ticks)
     }
     #[inline(always)]
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<Option<T::Mut<'w>>> {
@@ -313,7 +358,7 @@ unsafe impl QueryData for Entity {
     fn visit_access(_: &mut dyn FnMut(ComponentAccess)) {}
     fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
     fn register_required(_: &mut Components, _: &mut dyn FnMut(ComponentId)) {}
-    fn init_fetch<'w>(_: &'w Components, _: Option<Driving<'w>>) -> Self::Fetch<'w> {}
+    fn init_fetch<'w>(_: &'w Components, _: Option<Driving<'w>>, _: Ticks) -> Self::Fetch<'w> {}
     #[inline(always)]
     unsafe fn fetch<'w>(_: &Self::Fetch<'w>, entity: Entity, _: usize) -> Option<Self::Item<'w>> {
         Some(entity)
@@ -362,7 +407,7 @@ unsafe impl<T: Component> QueryData for Has<T> {
     fn visit_access(_: &mut dyn FnMut(ComponentAccess)) {}
     fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
     fn register_required(_: &mut Components, _: &mut dyn FnMut(ComponentId)) {}
-    fn init_fetch<'w>(components: &'w Components, _: Option<Driving<'w>>) -> Self::Fetch<'w> {
+    fn init_fetch<'w>(components: &'w Components, _: Option<Driving<'w>>, _: Ticks) -> Self::Fetch<'w> {
         components.pool_of::<T>().map(SparseSet::lookup)
     }
     #[inline(always)]
@@ -405,8 +450,8 @@ macro_rules! tuple_data {
                 $($name::register_required(components, out);)*
             }
             #[allow(unused_variables, clippy::unused_unit)]
-            fn init_fetch<'w>(components: &'w Components, driver: Option<Driving<'w>>) -> Self::Fetch<'w> {
-                ($($name::init_fetch(components, driver),)*)
+            fn init_fetch<'w>(components: &'w Components, driver: Option<Driving<'w>>, ticks: Ticks) -> Self::Fetch<'w> {
+                ($($name::init_fetch(components, driver, ticks),)*)
             }
             #[inline(always)]
             #[allow(unused_variables, non_snake_case, clippy::unused_unit)]

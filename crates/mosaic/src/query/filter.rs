@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 use super::access::FilterSet;
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
-use crate::storage::SparseSet;
+use crate::storage::{SparseSet, Ticks};
 
 /// A condition on the components an entity has, beside what the query fetches: [`With`],
 /// [`Without`], [`Or`] (any of a tuple), `()` (no condition), or a tuple of up to 12 filters (all
@@ -34,7 +34,21 @@ pub trait QueryFilter {
     #[doc(hidden)]
     fn visit_filter(_filter: &mut FilterSet) {}
     #[doc(hidden)]
-    fn init_fetch(components: &Components) -> Self::Fetch<'_>;
+    fn init_fetch(components: &Components, ticks: Ticks) -> Self::Fetch<'_>;
+    /// Reports the component reads the filter makes (the change ticks [`Added`](crate::Added) and
+    /// [`Changed`](crate::Changed) read), for the scheduler; the default reports none.
+    #[doc(hidden)]
+    fn visit_access(_visit: &mut dyn FnMut(super::access::ComponentAccess)) {}
+    /// Turns change tracking on for the components whose changes the filter reads
+    /// ([`Added`](crate::Added), [`Changed`](crate::Changed)); the default does nothing.
+    #[doc(hidden)]
+    fn track_changes(_components: &mut Components) {}
+    /// A tracked pool whose change log lists every entity that can pass the filter (`Added<T>`
+    /// or `Changed<T>`, alone or in a tuple), for queries to walk instead of a whole pool.
+    #[doc(hidden)]
+    fn change_driver(_components: &Components) -> Option<&SparseSet> {
+        None
+    }
     /// Whether live `entity` passes the filter.
     #[doc(hidden)]
     fn matches(fetch: &Self::Fetch<'_>, entity: Entity) -> bool;
@@ -63,7 +77,7 @@ impl<T: Component> QueryFilter for With<T> {
     fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>)) {
         visit(components.pool_of::<T>());
     }
-    fn init_fetch(components: &Components) -> Self::Fetch<'_> {
+    fn init_fetch(components: &Components, _: Ticks) -> Self::Fetch<'_> {
         components.pool_of::<T>()
     }
     #[inline(always)]
@@ -87,7 +101,7 @@ impl<T: Component> QueryFilter for Without<T> {
         excluded(components.register::<T>());
     }
     fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
-    fn init_fetch(components: &Components) -> Self::Fetch<'_> {
+    fn init_fetch(components: &Components, _: Ticks) -> Self::Fetch<'_> {
         components.pool_of::<T>()
     }
     #[inline(always)]
@@ -118,8 +132,20 @@ macro_rules! tuple_filter {
                 $($name::visit_filter(filter);)*
             }
             #[allow(unused_variables, clippy::unused_unit)]
-            fn init_fetch(components: &Components) -> Self::Fetch<'_> {
-                ($($name::init_fetch(components),)*)
+            fn init_fetch(components: &Components, ticks: Ticks) -> Self::Fetch<'_> {
+                ($($name::init_fetch(components, ticks),)*)
+            }
+            #[allow(unused_variables)]
+            fn track_changes(components: &mut Components) {
+                $($name::track_changes(components);)*
+            }
+            #[allow(unused_variables)]
+            fn visit_access(visit: &mut dyn FnMut(super::access::ComponentAccess)) {
+                $($name::visit_access(visit);)*
+            }
+            #[allow(unused_variables)]
+            fn change_driver(components: &Components) -> Option<&SparseSet> {
+                None $(.or_else(|| $name::change_driver(components)))*
             }
             #[inline(always)]
             #[allow(unused_variables, non_snake_case)]
@@ -178,8 +204,16 @@ macro_rules! or_filter {
                 );
             }
             #[allow(unused_variables, clippy::unused_unit)]
-            fn init_fetch(components: &Components) -> Self::Fetch<'_> {
-                ($($name::init_fetch(components),)*)
+            fn init_fetch(components: &Components, ticks: Ticks) -> Self::Fetch<'_> {
+                ($($name::init_fetch(components, ticks),)*)
+            }
+            #[allow(unused_variables)]
+            fn track_changes(components: &mut Components) {
+                $($name::track_changes(components);)*
+            }
+            #[allow(unused_variables)]
+            fn visit_access(visit: &mut dyn FnMut(super::access::ComponentAccess)) {
+                $($name::visit_access(visit);)*
             }
             #[inline(always)]
             #[allow(unused_variables, non_snake_case)]

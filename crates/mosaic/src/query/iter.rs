@@ -31,6 +31,9 @@ pub struct QueryIter<'w, Q: QueryData, F: QueryFilter> {
     pub(crate) all: Option<AliveIter<'w>>,
     /// Set when the driving pool is lazily cleaned: rows of dead entities are skipped.
     pub(crate) live_check: Option<&'w Entities>,
+    /// The entities a change log lists, walked instead of rows (then `entities` is empty, `all`
+    /// is `None`, `live_check` is set and the fetch has no driver).
+    pub(crate) changed: Option<std::vec::IntoIter<Entity>>,
 }
 // Invariant: `fast <= aligned <= entities.len()`, and `fast == 0` unless `F::TRIVIAL` and
 // `live_check.is_none()`; set by the one constructor (`query::core::make_iter`).
@@ -46,7 +49,7 @@ impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, Q, F> {
     ) -> Self {
         let aligned = Q::aligned_rows(&data).min(entities.len());
         let fast = if F::TRIVIAL && live_check.is_none() { aligned } else { 0 };
-        Self { data, filter, entities, row: 0, fast, aligned, all, live_check }
+        Self { data, filter, entities, row: 0, fast, aligned, all, live_check, changed: None }
     }
 
     #[inline(always)]
@@ -101,6 +104,22 @@ impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, Q, F> {
                 }
             }
         }
+        if let Some(changed) = self.changed.as_mut() {
+            for entity in changed.by_ref() {
+                if self.live_check.is_none_or(|alive| alive.is_alive(entity))
+                    && F::matches(&self.filter, entity)
+                {
+                    // SAFETY: the fetch was made with no driver from the world this iterator
+                    // borrows, unchanged for 'w; `entity` is alive (checked); the change log
+                    // lists each entity at most once (one live entry per row), so each is
+                    // fetched once.
+                    if let Some(item) = unsafe { Q::fetch(&self.data, entity, usize::MAX) } {
+                        return Some(item);
+                    }
+                }
+            }
+            return None;
+        }
         let all = self.all.as_mut()?;
         for entity in all.by_ref() {
             if F::matches(&self.filter, entity) {
@@ -153,6 +172,9 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, Q, F> {
     fn size_hint(&self) -> (usize, Option<usize>) {
         let rows = self.entities.len() - self.row;
         let sure = self.fast.saturating_sub(self.row);
+        if let Some(changed) = &self.changed {
+            return (0, Some(changed.len()));
+        }
         match &self.all {
             None => (sure, Some(rows)),
             Some(all) => (sure, all.size_hint().1.map(|n| n + rows)),

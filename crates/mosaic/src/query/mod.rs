@@ -8,6 +8,7 @@
 //! query's c components.
 
 mod access;
+mod change;
 mod chunk;
 mod core;
 mod data;
@@ -20,6 +21,7 @@ mod watch;
 
 pub use self::core::Query;
 pub use access::FilterSet;
+pub use change::{Added, ChangeFetch, Changed};
 pub use chunk::ChunkQueryData;
 pub use data::{Driving, Has, QueryData, ReadOnlyQueryData};
 pub use error::QueryError;

@@ -9,6 +9,7 @@ use super::data::Driving;
 use super::{Query, QueryData, QueryFilter};
 use crate::component::Components;
 use crate::entity::{Entities, Entity};
+use crate::storage::Ticks;
 use crate::world::{ChunkedCommands, CommandBuffer};
 
 /// Rows per parallel task, at least, for [`Query::par_for_each`]. Small enough that a thousand
@@ -90,7 +91,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
             let rows = driving.rows();
             let threads = rayon::current_num_threads();
             if threads > 1 && rows.len() >= 2 * MIN_CHUNK {
-                let (components, alive) = (self.components, self.entities);
+                let (components, alive, ticks) = (self.components, self.entities, self.ticks);
                 let chunk = (rows.len() / (threads * 4)).max(MIN_CHUNK);
                 let buffers = commands.take(rows.len().div_ceil(chunk));
                 rows.par_chunks(chunk).zip(buffers.par_iter_mut()).enumerate().for_each(
@@ -101,6 +102,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                             visit_rows::<Q, F>(
                                 components,
                                 alive,
+                                ticks,
                                 driving,
                                 index * chunk,
                                 entities,
@@ -128,13 +130,15 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
             // Nothing to split: run the sequential loop, without a thread hand-off.
             return self.for_each(f);
         }
-        let (components, alive) = (self.components, self.entities);
+        let (components, alive, ticks) = (self.components, self.entities, self.ticks);
         let chunk = (rows.len() / (threads * 4)).max(min_chunk);
         rows.par_chunks(chunk).enumerate().for_each(|(index, entities)| {
             // SAFETY: `driving` was picked by this query from the world it borrows, unchanged
             // since; the chunks of `rows` are disjoint, so each row is visited by one task.
             unsafe {
-                visit_rows::<Q, F>(components, alive, driving, index * chunk, entities, &mut |item| f(item))
+                visit_rows::<Q, F>(components, alive, ticks, driving, index * chunk, entities, &mut |item| {
+                    f(item)
+                })
             };
         });
     }
@@ -151,13 +155,14 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
 pub(crate) unsafe fn visit_rows<'w, Q: QueryData, F: QueryFilter>(
     components: &'w Components,
     alive: &'w Entities,
+    ticks: Ticks,
     driving: Driving<'w>,
     first: usize,
     entities: &'w [Entity],
     f: &mut dyn FnMut(Q::Item<'w>),
 ) {
-    let data = Q::init_fetch(components, Some(driving));
-    let filter = F::init_fetch(components);
+    let data = Q::init_fetch(components, Some(driving), ticks);
+    let filter = F::init_fetch(components, ticks);
     let lazy = driving.pool.is_lazy();
     let end = first + entities.len();
     let aligned_end = Q::aligned_rows(&data).clamp(first, end);

@@ -74,7 +74,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
             }
             Driver::Pool(driving) => driving,
         };
-        let (components, alive) = (self.components, self.entities);
+        let (components, alive, ticks) = (self.components, self.entities, self.ticks);
         let rows = driving.rows();
         let fold_chunk = |index: usize, entities| {
             let mut acc = Some(identity());
@@ -82,9 +82,17 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
             // since; the chunks of `rows` are disjoint, so each row is visited by one call, and
             // the accumulator's type cannot hold an item (it is fixed outside the item lifetime).
             unsafe {
-                visit_rows::<Q, F>(components, alive, driving, index * chunk_rows, entities, &mut |item| {
-                    acc = Some(fold(acc.take().expect("put back after every item"), item));
-                });
+                visit_rows::<Q, F>(
+                    components,
+                    alive,
+                    ticks,
+                    driving,
+                    index * chunk_rows,
+                    entities,
+                    &mut |item| {
+                        acc = Some(fold(acc.take().expect("put back after every item"), item));
+                    },
+                );
             }
             acc.expect("put back after every item")
         };

@@ -128,6 +128,11 @@ impl Schedule {
             task(world);
         }
         world.collect_lazy();
+        if world.check_change_ticks() {
+            for node in &mut self.nodes {
+                node.system.check_change_tick(world);
+            }
+        }
         self.frame += 1;
         Ok(())
     }

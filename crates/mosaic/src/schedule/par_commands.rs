@@ -4,6 +4,7 @@ use std::ops::{Deref, DerefMut};
 
 use super::access::Access;
 use super::param::{ParamConflict, SystemParam};
+use crate::storage::Ticks;
 use crate::world::{ApplyReport, ChunkedCommands, World};
 
 /// The system's own [`ChunkedCommands`], for
@@ -58,7 +59,7 @@ unsafe impl SystemParam for ParCommands<'_> {
     fn init_state(_: &mut World) -> ChunkedCommands {
         ChunkedCommands::new()
     }
-    unsafe fn get_param<'s>(state: &'s mut ChunkedCommands, _: &World) -> ParCommands<'s> {
+    unsafe fn get_param<'s>(state: &'s mut ChunkedCommands, _: &World, _: Ticks) -> ParCommands<'s> {
         ParCommands(state)
     }
     fn apply(state: &mut ChunkedCommands, world: &mut World) -> ApplyReport {

@@ -7,7 +7,8 @@ use super::access::{Access, AccessItem, AccessTarget};
 use crate::component::Bundle;
 use crate::entity::Entity;
 use crate::query::{FilterSet, Query, QueryData, QueryFilter};
-use crate::world::{ApplyReport, CommandBuffer, World};
+use crate::storage::Ticks;
+use crate::world::{ApplyReport, CommandBuffer, RemovedComponents, World};
 
 /// Two accesses of one system that alias: the first parameter's and the second's.
 pub type ParamConflict = Box<(AccessItem, AccessItem)>;
@@ -42,12 +43,18 @@ pub unsafe trait SystemParam: Sized {
         Ok(())
     }
 
-    /// Fetches the parameter.
+    /// Fetches the parameter. `ticks` is the system's change window: its previous run's tick
+    /// and the one this run was given (what [`Added`](crate::Added) and
+    /// [`Changed`](crate::Changed) compare with, and what `&mut` query terms stamp).
     ///
     /// # Safety
     /// - `state` was made by `init_state` on this world, and `validate` passed since the last change;
     /// - for `'w`, nothing else accesses what `add_access` declared in a conflicting way.
-    unsafe fn get_param<'w, 's>(state: &'s mut Self::State, world: &'w World) -> Self::Item<'w, 's>;
+    unsafe fn get_param<'w, 's>(
+        state: &'s mut Self::State,
+        world: &'w World,
+        ticks: Ticks,
+    ) -> Self::Item<'w, 's>;
 
     /// Applies deferred work (commands) at the system's sync point and reports what it did.
     fn apply(_state: &mut Self::State, _world: &mut World) -> ApplyReport {
@@ -76,15 +83,58 @@ unsafe impl<Q: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Qu
                 param: std::any::type_name::<Self>(),
             });
         });
+        // Change filters read `T`'s ticks, which writers of `T` stamp: a read of `T`, unless
+        // the query's data accesses `T` already (then the same item covers it).
+        F::visit_access(&mut |item| {
+            if !items.iter().any(|i| i.target == AccessTarget::Component(item.type_id)) {
+                items.push(AccessItem {
+                    target: AccessTarget::Component(item.type_id),
+                    name: item.name,
+                    write: item.write,
+                    param: std::any::type_name::<Self>(),
+                });
+            }
+        });
         // Filtered: a second query whose filter is disjoint from this one's may write the same
         // components (`With<B>` beside `Without<B>`).
         access.add_query(&items, FilterSet::of::<Q, F>())
     }
-    fn init_state(_: &mut World) -> Self::State {}
-    unsafe fn get_param<'w>(_: &mut (), world: &'w World) -> Query<'w, Q, F> {
+    fn init_state(world: &mut World) -> Self::State {
+        F::track_changes(&mut world.components);
+    }
+    unsafe fn get_param<'w>(_: &mut (), world: &'w World, ticks: Ticks) -> Query<'w, Q, F> {
         // SAFETY: the scheduler guarantees no conflicting access to the declared components
         // during 'w, and the declaration passed the aliasing check when the system was added.
-        unsafe { Query::new_unchecked(world) }
+        unsafe { Query::new_unchecked(world, ticks) }
+    }
+}
+
+// SAFETY: declares nothing: the removal log changes only through `&mut World` (structural
+// changes), never while systems run, so reading it through `&World` races with nothing.
+unsafe impl<T: crate::component::Component> SystemParam for RemovedComponents<'_, T> {
+    type State = std::sync::Arc<std::sync::atomic::AtomicU32>;
+    type Item<'w, 's> = RemovedComponents<'w, T>;
+
+    fn add_access(_: &mut Access) -> Result<(), ParamConflict> {
+        Ok(())
+    }
+    fn init_state(world: &mut World) -> Self::State {
+        let id = world.components.track_changes::<T>();
+        world.components.pool_mut(id).changes_mut().expect("tracking was just turned on").register_reader()
+    }
+    unsafe fn get_param<'w>(
+        cursor: &mut Self::State,
+        world: &'w World,
+        ticks: Ticks,
+    ) -> RemovedComponents<'w, T> {
+        use std::sync::atomic::Ordering;
+        let last = crate::storage::Tick::new(cursor.load(Ordering::Relaxed));
+        cursor.store(ticks.this_run.get(), Ordering::Relaxed);
+        let entries = match world.components.pool_of::<T>().and_then(|pool| pool.changes()) {
+            Some(changes) => changes.removed_since(world.components.clock().ticks(last, ticks.this_run)),
+            None => &[],
+        };
+        RemovedComponents::new(entries)
     }
 }
 
@@ -136,7 +186,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
     fn validate(_: &(), world: &World) -> Result<(), &'static str> {
         if world.contains_resource::<T>() { Ok(()) } else { Err(std::any::type_name::<T>()) }
     }
-    unsafe fn get_param<'w>(_: &mut (), world: &'w World) -> Res<'w, T> {
+    unsafe fn get_param<'w>(_: &mut (), world: &'w World, _: Ticks) -> Res<'w, T> {
         Res(world.get_resource::<T>().expect("validated before the run"))
     }
 }
@@ -150,7 +200,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Option<Res<'_, T>> {
         access.add(resource_item::<T>(false, std::any::type_name::<Self>()))
     }
     fn init_state(_: &mut World) -> Self::State {}
-    unsafe fn get_param<'w>(_: &mut (), world: &'w World) -> Option<Res<'w, T>> {
+    unsafe fn get_param<'w>(_: &mut (), world: &'w World, _: Ticks) -> Option<Res<'w, T>> {
         world.get_resource::<T>().map(Res)
     }
 }
@@ -167,7 +217,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
     fn validate(_: &(), world: &World) -> Result<(), &'static str> {
         if world.contains_resource::<T>() { Ok(()) } else { Err(std::any::type_name::<T>()) }
     }
-    unsafe fn get_param<'w>(_: &mut (), world: &'w World) -> ResMut<'w, T> {
+    unsafe fn get_param<'w>(_: &mut (), world: &'w World, _: Ticks) -> ResMut<'w, T> {
         // SAFETY: the declared write of `T` means no other running system accesses `T` for 'w
         // (caller), so this is the only reference.
         ResMut(unsafe { world.resources.get_mut_unchecked::<T>() }.expect("validated before the run"))
@@ -183,7 +233,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Option<ResMut<'_, T>> {
         access.add(resource_item::<T>(true, std::any::type_name::<Self>()))
     }
     fn init_state(_: &mut World) -> Self::State {}
-    unsafe fn get_param<'w>(_: &mut (), world: &'w World) -> Option<ResMut<'w, T>> {
+    unsafe fn get_param<'w>(_: &mut (), world: &'w World, _: Ticks) -> Option<ResMut<'w, T>> {
         // SAFETY: as for `ResMut`.
         unsafe { world.resources.get_mut_unchecked::<T>() }.map(ResMut)
     }
@@ -216,7 +266,7 @@ unsafe impl<T: Default + Send + Sync + 'static> SystemParam for Local<'_, T> {
     fn init_state(_: &mut World) -> T {
         T::default()
     }
-    unsafe fn get_param<'s>(state: &'s mut T, _: &World) -> Local<'s, T> {
+    unsafe fn get_param<'s>(state: &'s mut T, _: &World, _: Ticks) -> Local<'s, T> {
         Local(state)
     }
 }
@@ -308,7 +358,11 @@ unsafe impl SystemParam for Commands<'_, '_> {
     fn init_state(_: &mut World) -> CommandBuffer {
         CommandBuffer::new()
     }
-    unsafe fn get_param<'w, 's>(state: &'s mut CommandBuffer, world: &'w World) -> Commands<'w, 's> {
+    unsafe fn get_param<'w, 's>(
+        state: &'s mut CommandBuffer,
+        world: &'w World,
+        _: Ticks,
+    ) -> Commands<'w, 's> {
         Commands { buffer: state, world }
     }
     fn apply(state: &mut CommandBuffer, world: &mut World) -> ApplyReport {
@@ -339,10 +393,10 @@ macro_rules! tuple_param {
                 Ok(())
             }
             #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
-            unsafe fn get_param<'w, 's>(state: &'s mut Self::State, world: &'w World) -> Self::Item<'w, 's> {
+            unsafe fn get_param<'w, 's>(state: &'s mut Self::State, world: &'w World, ticks: Ticks) -> Self::Item<'w, 's> {
                 let ($($name,)*) = state;
                 // SAFETY: forwarded from the caller to each member.
-                ($(unsafe { $name::get_param($name, world) },)*)
+                ($(unsafe { $name::get_param($name, world, ticks) },)*)
             }
             #[allow(unused_variables, non_snake_case, unused_mut)]
             fn apply(state: &mut Self::State, world: &mut World) -> ApplyReport {

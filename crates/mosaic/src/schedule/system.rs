@@ -4,6 +4,7 @@ use std::marker::PhantomData;
 
 use super::access::Access;
 use super::param::{ParamConflict, SystemParam, SystemParamItem};
+use crate::storage::Tick;
 use crate::world::{ApplyReport, World};
 
 /// A unit of work the [`Schedule`](super::Schedule) runs once per frame.
@@ -39,6 +40,16 @@ pub trait System: Send + Sync + 'static {
 
     /// Applies deferred work (commands) to the world and reports what it did.
     fn apply_deferred(&mut self, world: &mut World) -> ApplyReport;
+
+    /// The tick of the system's last run (what its change filters compare with next time), or
+    /// `None` before its first run.
+    fn last_run(&self) -> Option<Tick> {
+        None
+    }
+
+    /// Clamps the system's last-run tick to the clock's maximum age, so it stays comparable
+    /// across the clock's wraparound; the schedule calls it when the world's periodic check ran.
+    fn check_change_tick(&mut self, _world: &World) {}
 }
 
 /// Converts a function into a [`System`]. `Marker` tells the two kinds apart; callers never name it.
@@ -103,6 +114,8 @@ pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker>> {
     func: F,
     state: Option<<F::Param as SystemParam>::State>,
     access: Access,
+    /// The tick of the previous run; `None` before the first, which sees every change kept.
+    last_run: Option<Tick>,
     _marker: PhantomData<fn() -> Marker>,
 }
 
@@ -116,7 +129,7 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> IntoSystem<(FunctionMarker
     fn into_system(self) -> Result<Self::System, ParamConflict> {
         let mut access = Access::default();
         F::Param::add_access(&mut access)?;
-        Ok(FunctionSystem { func: self, state: None, access, _marker: PhantomData })
+        Ok(FunctionSystem { func: self, state: None, access, last_run: None, _marker: PhantomData })
     }
 }
 
@@ -141,9 +154,13 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<
 
     unsafe fn run_shared(&mut self, world: &World) {
         let state = self.state.as_mut().expect("system initialized before its run");
+        let clock = world.components.clock();
+        let last_run = self.last_run.unwrap_or_else(|| clock.oldest());
+        let this_run = clock.advance();
         // SAFETY: forwarded from the caller: initialized, validated, and no conflicting access.
-        let params = unsafe { F::Param::get_param(state, world) };
+        let params = unsafe { F::Param::get_param(state, world, clock.ticks(last_run, this_run)) };
         self.func.call(params);
+        self.last_run = Some(this_run);
     }
 
     fn run(&mut self, world: &mut World) {
@@ -161,6 +178,16 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<
             None => ApplyReport::default(),
         }
     }
+
+    fn last_run(&self) -> Option<Tick> {
+        self.last_run
+    }
+
+    fn check_change_tick(&mut self, world: &World) {
+        if let Some(last_run) = &mut self.last_run {
+            *last_run = world.components.clock().clamp(*last_run);
+        }
+    }
 }
 
 /// Marks exclusive systems (`FnMut(&mut World)`).
@@ -171,13 +198,15 @@ pub struct ExclusiveMarker;
 pub struct ExclusiveSystem<F> {
     func: F,
     access: Access,
+    /// The tick its previous run's writes were stamped with; `None` before the first run.
+    last_run: Option<Tick>,
 }
 
 impl<F: FnMut(&mut World) + Send + Sync + 'static> IntoSystem<ExclusiveMarker> for F {
     type System = ExclusiveSystem<F>;
 
     fn into_system(self) -> Result<Self::System, ParamConflict> {
-        Ok(ExclusiveSystem { func: self, access: Access::exclusive() })
+        Ok(ExclusiveSystem { func: self, access: Access::exclusive(), last_run: None })
     }
 }
 
@@ -195,11 +224,35 @@ impl<F: FnMut(&mut World) + Send + Sync + 'static> System for ExclusiveSystem<F>
     unsafe fn run_shared(&mut self, _: &World) {
         unreachable!("exclusive systems run through `System::run`")
     }
+    /// World-level change readers inside the system see what changed since its previous run
+    /// (the world's window is swapped for the system's during the run, as bevy's exclusive
+    /// systems do); its writes are stamped with the present tick, which the clock then leaves.
     fn run(&mut self, world: &mut World) {
-        (self.func)(world)
+        let clock = std::sync::Arc::clone(world.components.clock());
+        let outer = clock.last_clear();
+        clock.set_last_clear(self.last_run.unwrap_or_else(|| clock.oldest()));
+        // Restore the world's window even if the system panics.
+        struct Restore<'a>(&'a crate::storage::Clock, Tick);
+        impl Drop for Restore<'_> {
+            fn drop(&mut self) {
+                self.0.set_last_clear(self.1);
+            }
+        }
+        let restore = Restore(&clock, outer);
+        (self.func)(world);
+        drop(restore);
+        self.last_run = Some(clock.advance());
     }
     fn apply_deferred(&mut self, _: &mut World) -> ApplyReport {
         ApplyReport::default()
+    }
+    fn last_run(&self) -> Option<Tick> {
+        self.last_run
+    }
+    fn check_change_tick(&mut self, world: &World) {
+        if let Some(last_run) = &mut self.last_run {
+            *last_run = world.components.clock().clamp(*last_run);
+        }
     }
 }
 

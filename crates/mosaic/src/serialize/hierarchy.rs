@@ -35,6 +35,9 @@ pub(crate) struct SavedOrderState {
     overflow: bool,
     /// The transform pools' alignment after propagation last reordered them, in rows (+ 1).
     aligned: (u64, u64),
+    /// Per transform kind (2D, 3D), what the next propagation is: 0 full (never ran), 1
+    /// incremental, 2 full (its reparent log overflowed).
+    propagation: (u8, u8),
 }
 
 impl SavedHierarchy {
@@ -149,7 +152,12 @@ impl SavedHierarchy {
 impl From<OrderState> for SavedOrderState {
     fn from(state: OrderState) -> Self {
         let [local, global] = state.aligned;
-        Self { dirty: state.dirty, overflow: state.overflow, aligned: (local as u64, global as u64) }
+        Self {
+            dirty: state.dirty,
+            overflow: state.overflow,
+            aligned: (local as u64, global as u64),
+            propagation: (state.propagation[0], state.propagation[1]),
+        }
     }
 }
 
@@ -160,6 +168,7 @@ impl From<&SavedOrderState> for OrderState {
             dirty: saved.dirty.clone(),
             overflow: saved.overflow,
             aligned: [rows(saved.aligned.0), rows(saved.aligned.1)],
+            propagation: [saved.propagation.0.min(2), saved.propagation.1.min(2)],
         }
     }
 }

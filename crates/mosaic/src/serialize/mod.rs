@@ -36,7 +36,7 @@
 //! the saved world's tag: see [`Entity::world_tag`](crate::Entity::world_tag)), `generations`
 //! (`[u32]` per slot), `free` (`[u32]`, reused from the end), `entities` (`[u32]`, increasing),
 //! `sampler` (`u64`, not 0), `hierarchy` (`Hierarchy(links: [(u32, u32)], order: [u32], state:
-//! Option<OrderState(dirty: [Entity], overflow: bool, aligned: (u64, u64))>)`, `state` `None` if
+//! Option<OrderState(dirty: [Entity], overflow: bool, aligned: (u64, u64), propagation: (u8, u8))>)`, `state` `None` if
 //! the world never used a hierarchy), `components` (`[(name, [(u32, value)], order: [u32])]`),
 //! `resources` (`[(name, value)]`). In the binary format each `[(u32, value)]` and resource
 //! `value` is a byte string holding its own postcard encoding, written and read by code compiled

@@ -9,7 +9,7 @@ use crate::entity::Entity;
 use crate::world::World;
 
 /// The snapshot format this library writes and reads.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// A named resource, written as a `(name, data)` pair.
 type Named<'a> = (&'a str, Box<dyn erased_serde::Serialize + 'a>);

@@ -16,6 +16,7 @@
 //! from a real `Send + Sync + 'static` type, so no safe call sequence reaches undefined behaviour
 //! (the compile-fail tests in `tests/ui/storage_*.rs` pin this).
 
+mod changes;
 mod column;
 #[cfg(feature = "rollback")]
 mod image;
@@ -24,7 +25,9 @@ mod soa;
 mod sparse;
 mod sparse_set;
 mod stored;
+mod tick;
 
+pub use changes::{ChangeMarker, ChangeTracker, LogEntry};
 pub use column::{Column, ColumnInfo};
 #[cfg(feature = "rollback")]
 pub use image::PoolImage;
@@ -35,3 +38,4 @@ pub use sparse_set::{RowLookup, SparseSet};
 #[cfg(feature = "serialize")]
 pub use stored::try_for_each_row;
 pub use stored::{StorageInfo, Stored, sorted_rows};
+pub use tick::{Clock, Tick, Ticks};

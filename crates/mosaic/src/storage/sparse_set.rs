@@ -1,9 +1,11 @@
 //! A sparse set: the per-component-type pool.
 
 use std::ptr::NonNull;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
+use super::changes::ChangeTracker;
+use super::tick::Clock;
 use super::{Column, FieldColumn, SoaColumns, SoaLayout, SparseArray, SparseView, StorageInfo};
 use crate::entity::Entity;
 
@@ -40,6 +42,8 @@ pub struct SparseSet {
     alignments: Mutex<[Alignment; ALIGNMENT_CACHE]>,
     /// Lazy cleanup: despawn leaves dead entities' rows here until a collector removes them.
     lazy: bool,
+    /// Per-row change ticks and the change and removal logs, once change tracking is on.
+    changes: Option<Box<ChangeTracker>>,
 }
 
 /// The values of a pool, in either layout.
@@ -82,6 +86,47 @@ impl SparseSet {
             version: 0,
             alignments: Mutex::new([Alignment::default(); ALIGNMENT_CACHE]),
             lazy: false,
+            changes: None,
+        }
+    }
+
+    /// Turns change tracking on, stamping with `clock`: every present row counts as added and
+    /// changed now. Does nothing if it is on already. O(len).
+    pub fn track_changes(&mut self, clock: &Arc<Clock>) {
+        if self.changes.is_none() {
+            self.changes = Some(Box::new(ChangeTracker::new(Arc::clone(clock), &self.dense)));
+        }
+    }
+
+    /// The change tracker, if tracking is on.
+    #[inline]
+    pub fn changes(&self) -> Option<&ChangeTracker> {
+        self.changes.as_deref()
+    }
+
+    /// The change tracker mutably, if tracking is on.
+    #[inline]
+    pub fn changes_mut(&mut self) -> Option<&mut ChangeTracker> {
+        self.changes.as_deref_mut()
+    }
+
+    /// Records that `entity`'s value changed now, if tracking is on and the entity is in the
+    /// pool. O(1) amortised.
+    #[inline]
+    pub fn mark_changed(&mut self, entity: Entity) {
+        if let Some(changes) = self.changes.as_deref_mut() {
+            let lookup = RowLookup { sparse: self.sparse.view(), dense: &self.dense };
+            if let Some(row) = lookup.row_of(entity) {
+                changes.mark_mut(row, entity, lookup);
+            }
+        }
+    }
+
+    /// Records a new row for `entity` (just pushed) in the change tracker.
+    #[inline]
+    fn track_push(&mut self, entity: Entity) {
+        if let Some(changes) = self.changes.as_deref_mut() {
+            changes.push_row(entity);
         }
     }
 
@@ -263,12 +308,15 @@ impl SparseSet {
     #[track_caller]
     pub fn insert<T: 'static>(&mut self, entity: Entity, value: T) -> Option<T> {
         if let Some(row) = self.row_of(entity) {
-            return Some(self.aos_mut().replace(row, value));
+            let old = self.aos_mut().replace(row, value);
+            self.mark_changed(entity);
+            return Some(old);
         }
         self.aos_mut().push(value);
         self.sparse.insert(entity.index(), self.dense.len() as u32);
         self.dense.push(entity);
         self.version += 1;
+        self.track_push(entity);
         None
     }
 
@@ -315,12 +363,15 @@ impl SparseSet {
     #[track_caller]
     pub fn insert_soa<T: SoaLayout>(&mut self, entity: Entity, value: T) -> Option<T> {
         if let Some(row) = self.row_of(entity) {
-            return Some(self.soa_mut().replace(row, value));
+            let old = self.soa_mut().replace(row, value);
+            self.mark_changed(entity);
+            return Some(old);
         }
         self.soa_mut().push(value);
         self.sparse.insert(entity.index(), self.dense.len() as u32);
         self.dense.push(entity);
         self.version += 1;
+        self.track_push(entity);
         None
     }
 
@@ -372,6 +423,9 @@ impl SparseSet {
             PoolData::Aos(column) => column.swap(a, b),
             PoolData::Soa(columns) => columns.swap(a, b),
         }
+        if let Some(changes) = self.changes.as_deref_mut() {
+            changes.swap(a, b);
+        }
         // Only entries that point at the swapped rows move (a stale row's index may belong to a
         // live entity's row elsewhere).
         let a_linked = self.sparse.get(self.dense[a].index()) == Some(a as u32);
@@ -420,6 +474,9 @@ impl SparseSet {
     #[inline]
     fn unlink(&mut self, entity: Entity, row: usize) {
         self.version += 1;
+        if let Some(changes) = self.changes.as_deref_mut() {
+            changes.swap_remove(row, entity);
+        }
         if !self.lazy {
             // No stale rows: every dense entity's sparse entry points at its row.
             self.dense.swap_remove(row);
@@ -513,6 +570,9 @@ impl SparseSet {
     pub fn clear(&mut self) {
         // Empty the index first, so a panicking drop leaves an empty, consistent pool.
         self.version += 1;
+        if let Some(changes) = self.changes.as_deref_mut() {
+            changes.clear(&self.dense);
+        }
         self.sparse.clear();
         self.dense.clear();
         match &mut self.data {
@@ -531,6 +591,9 @@ impl SparseSet {
             PoolData::Soa(columns) => columns.len(),
         };
         assert_eq!(self.dense.len(), values, "dense and value lengths differ");
+        if let Some(changes) = self.changes() {
+            assert_eq!(changes.len(), self.dense.len(), "change ticks and rows differ in number");
+        }
         for (row, entity) in self.dense.iter().enumerate() {
             let linked = self.sparse.get(entity.index());
             if linked != Some(row as u32) {

@@ -144,6 +144,13 @@ pub unsafe trait Stored: Sized + Send + Sync + 'static {
         false
     }
 
+    /// Whether the type's pool tracks changes from its registration
+    /// (`#[component(track_changes)]`); `false` by default, when tracking starts with the first
+    /// change reader of the type instead.
+    fn track_changes() -> bool {
+        false
+    }
+
     /// `entity`'s value in `pool`, viewed. O(1).
     #[inline]
     fn get(pool: &SparseSet, entity: Entity) -> Option<Self::Ref<'_>> {

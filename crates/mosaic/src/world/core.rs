@@ -467,6 +467,9 @@ impl World {
     /// Not available for immutable components (`#[component(immutable)]`): replace those with
     /// [`World::insert`].
     ///
+    /// Counts as a change of the value for [`Changed`](crate::Changed) (when `T`'s changes are
+    /// tracked), whether or not the caller writes through it.
+    ///
     /// # Errors
     /// As [`World::get`].
     #[inline]
@@ -474,7 +477,10 @@ impl World {
         self.check_alive(entity)?;
         self.components
             .pool_of_mut::<T>()
-            .and_then(|pool| T::get_mut(pool, entity))
+            .and_then(|pool| {
+                pool.mark_changed(entity);
+                T::get_mut(pool, entity)
+            })
             .ok_or(ComponentError::MissingComponent { entity, component: std::any::type_name::<T>() })
     }
 

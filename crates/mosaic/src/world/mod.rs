@@ -8,9 +8,11 @@ mod error;
 mod group;
 mod lazy;
 mod observe;
+mod removed;
 mod resources;
 mod sort;
 mod spawn;
+mod ticks;
 
 #[cfg(feature = "rollback")]
 pub(crate) use self::core::ComponentList;
@@ -22,5 +24,6 @@ pub use entity_ref::{EntityMut, EntityRef};
 pub use error::{ComponentError, ResourceError};
 pub use group::{GroupError, GroupId};
 pub use observe::{Hook, HookContext, HookId, WatchId};
+pub use removed::RemovedComponents;
 pub(crate) use resources::Resources;
 pub use sort::SortError;

@@ -1,0 +1,158 @@
+//! Change-detection filters: [`Added`] and [`Changed`].
+
+use std::marker::PhantomData;
+
+use super::QueryFilter;
+use super::access::{ComponentAccess, FilterSet};
+use crate::component::{Component, ComponentId, Components};
+use crate::entity::Entity;
+use crate::storage::{ChangeTracker, RowLookup, SparseSet, Ticks};
+
+/// Filter: the entity's `T` was added since the reader last ran (bevy's `Added`).
+///
+/// "Since the reader last ran" is, for a system parameter, since the system's previous run (its
+/// first run sees every `T` present); for a query made through the world
+/// ([`World::query_filtered`](crate::World::query_filtered)), since the last
+/// [`World::clear_trackers`](crate::World::clear_trackers). A run condition that skips a system
+/// leaves its window open, so it sees what happened while it was skipped.
+///
+/// Added means inserted into an entity that had no `T`: by spawn, `insert`, commands, hooks, or
+/// a snapshot load (which inserts every loaded value). Replacing a value with `insert` is a
+/// change, not an addition. Requires `T` (an entity without `T` never passes).
+///
+/// Change tracking of `T` starts when the first change reader of `T` is made through `&mut World`
+/// or as a system parameter, or at registration with `#[component(track_changes)]`; the values
+/// present when it starts count as added then. A query through `&World` on a type whose tracking
+/// is off panics, saying so. A type never registered has no values: the query is empty.
+///
+/// Cost: when the filter is a term of the query's filter (alone or in a tuple, not under `Or`),
+/// iteration walks `T`'s change log instead of a pool: O(log n + changes since), plus one lookup
+/// per other component. Otherwise O(1) per entity tested.
+///
+/// # Examples
+/// ```
+/// use mosaic::{Added, Component, Entity, World};
+///
+/// #[derive(Component)]
+/// struct Ship;
+///
+/// let mut world = World::new();
+/// world.track_changes::<Ship>();
+/// let old = world.spawn(Ship);
+/// world.clear_trackers();
+/// let new = world.spawn(Ship);
+/// let added: Vec<Entity> = world.query_filtered::<Entity, Added<Ship>>().into_iter().collect();
+/// assert_eq!(added, [new]);
+/// # let _ = old;
+/// ```
+pub struct Added<T>(PhantomData<fn() -> T>);
+
+/// Filter: the entity's `T` was added or changed since the reader last ran (bevy's `Changed`).
+///
+/// A change is a value handed out mutably: an item of a query term `&mut T` or `Option<&mut T>`
+/// (each row the query hands out, once per run, written to or not), a chunk of `&mut [T]`,
+/// [`World::get_mut`](crate::World::get_mut), [`EntityMut::get_mut`](crate::EntityMut::get_mut),
+/// or a value replaced by `insert` (commands and hooks included); an addition is a change too.
+/// Entities a query skips (filtered out, or never reached) are not marked. Windows, tracking
+/// start and registration as for [`Added`].
+///
+/// # Examples
+/// ```
+/// use mosaic::{Changed, Component, Entity, World};
+///
+/// #[derive(Component)]
+/// struct Hull(u32);
+///
+/// let mut world = World::new();
+/// world.track_changes::<Hull>();
+/// let a = world.spawn(Hull(10));
+/// let b = world.spawn(Hull(10));
+/// world.clear_trackers();
+/// world.get_mut::<Hull>(b).unwrap().0 -= 3;
+/// let changed: Vec<Entity> = world.query_filtered::<Entity, Changed<Hull>>().into_iter().collect();
+/// assert_eq!(changed, [b]);
+/// # let _ = a;
+/// ```
+pub struct Changed<T>(PhantomData<fn() -> T>);
+
+/// What [`Added`] and [`Changed`] capture: `T`'s pool and tracker, and the reader's window.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct ChangeFetch<'w> {
+    tracked: Option<(RowLookup<'w>, &'w ChangeTracker)>,
+    ticks: Ticks,
+}
+
+impl<'w> ChangeFetch<'w> {
+    #[track_caller]
+    fn new<T: Component>(components: &'w Components, ticks: Ticks, filter: &str) -> Self {
+        let tracked = components.pool_of::<T>().map(|pool| {
+            let Some(changes) = pool.changes() else {
+                panic!(
+                    "`{filter}<{0}>` needs change tracking of `{0}`, which is off: make the query \
+                     through `&mut World` (`query_filtered`) or as a system parameter, call \
+                     `World::track_changes::<{0}>()`, or derive it with \
+                     `#[component(track_changes)]`",
+                    std::any::type_name::<T>()
+                )
+            };
+            (pool.lookup(), changes)
+        });
+        Self { tracked, ticks }
+    }
+}
+
+fn tracked_pool<T: Component>(components: &Components) -> Option<&SparseSet> {
+    components.pool_of::<T>().filter(|pool| pool.changes().is_some())
+}
+
+macro_rules! change_filter {
+    ($name:ident, $label:literal, $tick:ident) => {
+        impl<T: Component> QueryFilter for $name<T> {
+            type Fetch<'w> = ChangeFetch<'w>;
+
+            fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>)) {
+                visit(components.pool_of::<T>());
+            }
+            #[track_caller]
+            fn register_ids(
+                _: &mut Components,
+                _: &mut dyn FnMut(ComponentId),
+                _: &mut dyn FnMut(ComponentId),
+            ) {
+                panic!(
+                    "a watch cannot follow the filter `{}`: watches track which components \
+                     entities have, not when they changed",
+                    std::any::type_name::<Self>()
+                );
+            }
+            fn visit_filter(filter: &mut FilterSet) {
+                // SAFETY: `matches` rejects every entity not in `T`'s pool (no row, no tick).
+                unsafe { filter.add_with_unchecked(std::any::TypeId::of::<T>()) };
+            }
+            fn visit_access(visit: &mut dyn FnMut(ComponentAccess)) {
+                // The ticks are written by writers of `T`: reading them is a read of `T`.
+                visit(ComponentAccess::of::<T>(false));
+            }
+            #[track_caller]
+            fn init_fetch(components: &Components, ticks: Ticks) -> Self::Fetch<'_> {
+                ChangeFetch::new::<T>(components, ticks, $label)
+            }
+            fn track_changes(components: &mut Components) {
+                components.track_changes::<T>();
+            }
+            fn change_driver(components: &Components) -> Option<&SparseSet> {
+                tracked_pool::<T>(components)
+            }
+            #[inline(always)]
+            fn matches(fetch: &Self::Fetch<'_>, entity: Entity) -> bool {
+                fetch.tracked.is_some_and(|(lookup, changes)| {
+                    lookup.row_of(entity).is_some_and(|row| fetch.ticks.is_newer(changes.$tick(row)))
+                })
+            }
+        }
+    };
+}
+
+change_filter!(Added, "Added", added);
+change_filter!(Changed, "Changed", changed);

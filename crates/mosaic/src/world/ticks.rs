@@ -1,0 +1,96 @@
+//! The world's change clock: reading it, advancing it, and opting component types into change
+//! tracking.
+
+use super::World;
+use crate::component::Component;
+use crate::storage::{Clock, Tick, Ticks};
+
+impl World {
+    /// An empty world whose change clock has `bits` bits instead of 32, so tests can drive it
+    /// past its wraparound in a few hundred frames.
+    ///
+    /// # Panics
+    /// If `bits` is not in `4..=32`.
+    #[doc(hidden)]
+    #[track_caller]
+    pub fn with_change_tick_bits(bits: u32) -> Self {
+        Self { components: crate::component::Components::with_clock(Clock::new(bits)), ..Self::default() }
+    }
+
+    /// The present change tick: writes made through `&mut World` (inserts, `get_mut`, applied
+    /// commands) are stamped with it. O(1).
+    #[inline]
+    pub fn change_tick(&self) -> Tick {
+        self.components.clock().now()
+    }
+
+    /// The tick of the last [`World::clear_trackers`]: world-level queries with
+    /// [`Added`](crate::Added) or [`Changed`](crate::Changed) see what happened after it.
+    #[inline]
+    pub fn last_change_tick(&self) -> Tick {
+        self.components.clock().last_clear()
+    }
+
+    /// Takes the present tick for a system run and advances the clock one step (through `&World`,
+    /// so parallel systems can each take one). The schedule calls it; code running systems by
+    /// hand can too. O(1).
+    #[inline]
+    pub fn increment_change_tick(&self) -> Tick {
+        self.components.clock().advance()
+    }
+
+    /// The window world-level change readers use: since the last
+    /// [`World::clear_trackers`], up to now.
+    #[inline]
+    pub fn change_ticks(&self) -> Ticks {
+        self.components.clock().world_ticks()
+    }
+
+    /// Ends a frame for world-level change readers: queries through the world with
+    /// [`Added`](crate::Added) / [`Changed`](crate::Changed) and
+    /// [`World::removed`](crate::World::removed) now see only what happens after this call
+    /// (bevy's `World::clear_trackers`). Systems keep their own windows and are not affected.
+    /// Also runs the periodic wraparound check when due. O(1), or O(tracked rows) when the check
+    /// runs (once per 2^29 ticks).
+    pub fn clear_trackers(&mut self) {
+        let clock = self.components.clock();
+        let now = clock.now();
+        clock.set_last_clear(now);
+        clock.set_now(Tick::new(now.get().wrapping_add(1)));
+        self.check_change_ticks();
+    }
+
+    /// Clamps every stored change tick older than the maximum age (about 3.2 * 10^9 ticks, three
+    /// quarters of the clock's period) to that age, so comparisons stay right across the clock's
+    /// wraparound, when the clock has moved a check interval (an eighth of its period) since the
+    /// last check; returns whether it ran. The schedule and [`World::clear_trackers`] call it.
+    /// bevy's `check_change_ticks`. O(tracked rows + logs) when it runs, O(1) otherwise.
+    pub fn check_change_ticks(&mut self) -> bool {
+        if !self.components.clock().check_due() {
+            return false;
+        }
+        for pool in self.components.pools_mut() {
+            if let Some(changes) = pool.changes_mut() {
+                changes.check();
+            }
+        }
+        self.components.clock().checked();
+        true
+    }
+
+    /// Turns change tracking on for `T` now (registering it), as
+    /// `#[component(track_changes)]` does from registration: its pool stamps every addition and
+    /// change and logs removals from here on. The entities that have a `T` already count as added
+    /// and changed now. Change readers ([`Added`](crate::Added), [`Changed`](crate::Changed),
+    /// [`RemovedComponents`](crate::RemovedComponents)) turn it on themselves when created
+    /// through `&mut World` or as system parameters; call this earlier to have exact answers for
+    /// what happens before the first reader. O(1) if on already, else O(entities with `T`).
+    pub fn track_changes<T: Component>(&mut self) {
+        self.components.track_changes::<T>();
+    }
+
+    /// Whether `T`'s changes are tracked. O(1).
+    pub fn tracks_changes<T: Component>(&self) -> bool {
+        self.components.pool_of::<T>().is_some_and(|pool| pool.changes().is_some())
+    }
+}
