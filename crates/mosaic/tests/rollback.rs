@@ -519,3 +519,83 @@ fn a_hash_log_out_of_order_panics() {
     log.push(2, 0);
     log.push(1, 0);
 }
+
+/// Hashes an affine transform by the bits of its floats.
+#[cfg(feature = "transform")]
+fn hash_affine(affine: &glam::Affine2, hasher: &mut mosaic::rollback::StableHasher) {
+    for value in affine.to_cols_array() {
+        hasher.write_word(u64::from(value.to_bits()));
+    }
+}
+
+#[cfg(feature = "transform")]
+#[test]
+fn transforms_with_change_tracking_roll_back_exactly() {
+    use glam::{Affine2, Vec2};
+    use mosaic::hierarchy::{GlobalTransform, LocalTransform, propagate_transforms};
+
+    let mut registry = RollbackRegistry::new();
+    registry
+        .register_clone_with::<LocalTransform>("local", |t, h| hash_affine(&t.0, h))
+        .register_clone_with::<GlobalTransform>("global", |t, h| hash_affine(&t.0, h))
+        .register_resource::<Rng>("rng");
+    let start = || {
+        let mut world = World::new();
+        world.insert_resource(Rng(99));
+        let nodes: Vec<Entity> = (0..200)
+            .map(|i| {
+                let local = LocalTransform(Affine2::from_translation(Vec2::new(i as f32, 1.0)));
+                world.spawn((local, GlobalTransform::default()))
+            })
+            .collect();
+        for (i, &node) in nodes.iter().enumerate().skip(1) {
+            world.set_parent(node, nodes[(i - 1) / 3]).unwrap();
+        }
+        propagate_transforms(&mut world);
+        world
+    };
+    let step = |world: &mut World| {
+        let mut rng = *world.resource::<Rng>();
+        let nodes: Vec<Entity> =
+            world.query::<(Entity, &LocalTransform)>().into_iter().map(|(e, _)| e).collect();
+        for _ in 0..5 {
+            let node = nodes[(rng.next() % nodes.len() as u64) as usize];
+            world.get_mut::<LocalTransform>(node).unwrap().0.translation.x += 0.5;
+        }
+        let (child, parent) =
+            (nodes[(rng.next() % nodes.len() as u64) as usize], nodes[(rng.next() % 10) as usize]);
+        if child != parent && !world.ancestors(parent).any(|a| a == child) {
+            world.set_parent(child, parent).unwrap();
+        }
+        let victim = nodes[(rng.next() % nodes.len() as u64) as usize];
+        world.despawn(victim);
+        let r = rng.next();
+        let new =
+            world.spawn((LocalTransform(Affine2::from_angle((r % 7) as f32)), GlobalTransform::default()));
+        world.set_parent(new, nodes[(r >> 8) as usize % nodes.len()]).ok();
+        *world.resource_mut::<Rng>() = rng;
+        propagate_transforms(world);
+    };
+    let mut straight = start();
+    let expected: Vec<u64> = (0..30)
+        .map(|_| {
+            step(&mut straight);
+            registry.hash(&straight)
+        })
+        .collect();
+    let mut ring = RollbackRing::new(registry, 4);
+    let mut world = start();
+    ring.save(&mut world, 0).unwrap();
+    for frame in 0..30u64 {
+        step(&mut world);
+        ring.save(&mut world, frame + 1).unwrap();
+        let from = (frame + 1).saturating_sub(3);
+        ring.restore(from, &mut world).unwrap();
+        for again in from..=frame {
+            step(&mut world);
+            ring.save(&mut world, again + 1).unwrap();
+        }
+        assert_eq!(ring.hash(&world), expected[frame as usize], "frame {frame}");
+        world.assert_hierarchy_invariants();
+    }
+}

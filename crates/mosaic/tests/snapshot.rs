@@ -319,7 +319,12 @@ fn raw() -> Raw {
         hierarchy: RawHierarchy {
             links: vec![(1, 0)],
             order: vec![1, 0],
-            state: Some(RawOrderState { dirty: vec![], overflow: false, aligned: (0, 0), propagation: (0, 0) }),
+            state: Some(RawOrderState {
+                dirty: vec![],
+                overflow: false,
+                aligned: (0, 0),
+                propagation: (0, 0),
+            }),
         },
         components: vec![(
             "position".into(),

@@ -49,7 +49,8 @@ pub use order::OrderReport;
 pub use relation::{Cleanup, Pair, Relation};
 #[cfg(feature = "transform")]
 pub use transform::{
-    GlobalTransform, GlobalTransform3d, LocalTransform, Transform3d, propagate_transforms, propagate_transforms_3d,
+    GlobalTransform, GlobalTransform3d, LocalTransform, Transform3d, propagate_transforms,
+    propagate_transforms_3d,
 };
 
 #[cfg(any(feature = "serialize", feature = "rollback"))]

@@ -74,6 +74,9 @@ pub(crate) struct OrderState {
     /// Per transform kind (2D, 3D), what the next propagation is (see `PropagationLog::mode`);
     /// zeros without the `transform` feature.
     pub(crate) propagation: [u8; 2],
+    /// `HierarchyState::aligned3`: kept by rollback, not by snapshots (zeros there and without
+    /// the `transform` feature).
+    pub(crate) aligned3: [usize; 2],
 }
 
 #[cfg(any(feature = "serialize", feature = "rollback"))]
@@ -94,6 +97,7 @@ impl World {
             propagation: [state.propagation[0].mode(), state.propagation[1].mode()],
             #[cfg(not(feature = "transform"))]
             propagation: [0, 0],
+            aligned3: [0, 0],
         })
     }
 
@@ -129,6 +133,8 @@ impl World {
         #[cfg(feature = "transform")]
         {
             saved.aligned = [state.aligned[0].load(Relaxed), state.aligned[1].load(Relaxed)];
+            saved.propagation = [state.propagation[0].mode(), state.propagation[1].mode()];
+            saved.aligned3 = [state.aligned3[0].load(Relaxed), state.aligned3[1].load(Relaxed)];
         }
     }
 
@@ -149,6 +155,17 @@ impl World {
         #[cfg(feature = "transform")]
         for (slot, value) in state.aligned.iter().zip(saved.aligned) {
             slot.store(value, Relaxed);
+        }
+        #[cfg(feature = "transform")]
+        for (slot, value) in state.aligned3.iter().zip(saved.aligned3) {
+            slot.store(value, Relaxed);
+        }
+        // As a loaded snapshot does: an incremental propagation next recomputes every entity
+        // changed since the oldest tick (restored pools count every row as changed), without the
+        // reordering a full pass would do.
+        #[cfg(feature = "transform")]
+        for (log, mode) in state.propagation.iter().zip(saved.propagation) {
+            log.set_mode(mode, self.components.clock().oldest());
         }
     }
 }

@@ -73,7 +73,7 @@ impl PropagationLog {
     /// world: an incremental one then recomputes every entity whose transforms changed since
     /// `oldest` (all of them, as the load added them), without reordering pools as a full pass
     /// would, so a loaded world continues exactly as the saved one.
-    #[cfg(feature = "serialize")]
+    #[cfg(any(feature = "serialize", feature = "rollback"))]
     pub(crate) fn set_mode(&self, mode: u8, oldest: Tick) {
         self.active.store(mode != 0, Relaxed);
         self.overflow.store(mode == 2, Relaxed);
@@ -166,7 +166,8 @@ fn full<K: TransformKind>(world: &mut World) {
     let rel_id = world.components.register::<Relationship>();
     let state = world.resource::<HierarchyState>();
     let aligned = K::aligned(state);
-    let (local_done, global_done) = (AtomicUsize::new(aligned[0].load(Relaxed)), AtomicUsize::new(aligned[1].load(Relaxed)));
+    let (local_done, global_done) =
+        (AtomicUsize::new(aligned[0].load(Relaxed)), AtomicUsize::new(aligned[1].load(Relaxed)));
     align::<K::Local>(world, rel_id, local_id, &local_done);
     align::<K::Global>(world, rel_id, global_id, &global_done);
     let state = world.resource::<HierarchyState>();
@@ -274,7 +275,9 @@ fn incremental<K: TransformKind>(world: &mut World, last_run: Tick, this_run: Ti
             changes.changed_since(ticks, pool.lookup(), &mut added);
             let lookup = pool.lookup();
             seeds.extend(
-                added.into_iter().filter(|&e| lookup.row_of(e).is_some_and(|row| ticks.is_newer(changes.added(row)))),
+                added
+                    .into_iter()
+                    .filter(|&e| lookup.row_of(e).is_some_and(|row| ticks.is_newer(changes.added(row)))),
             );
         }
     }
@@ -337,7 +340,12 @@ fn incremental<K: TransformKind>(world: &mut World, last_run: Tick, this_run: Ti
 /// The global matrix of `entity`: its global transform if it has one (current: unchanged, or
 /// recomputed already since parents come first), else its parent's times its local.
 /// O(depth) at worst.
-fn global_of<K: TransformKind>(rels: &SparseSet, locals: &SparseSet, globals: &SparseSet, entity: Entity) -> K::Matrix {
+fn global_of<K: TransformKind>(
+    rels: &SparseSet,
+    locals: &SparseSet,
+    globals: &SparseSet,
+    entity: Entity,
+) -> K::Matrix {
     if let Some(global) = globals.get::<K::Global>(entity) {
         return K::global(global);
     }

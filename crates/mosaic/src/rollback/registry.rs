@@ -17,10 +17,10 @@ pub(crate) type SavePoolFn = fn(&World, &mut PoolImage);
 /// Puts an image back into a world's pool (creating the pool if needed).
 pub(crate) type RestorePoolFn = fn(&mut World, &PoolImage);
 /// Hashes the values of one pool, in row order.
-pub(crate) type HashPoolFn = fn(&SparseSet, &mut StableHasher);
+pub(crate) type HashPoolFn = Box<dyn Fn(&SparseSet, &mut StableHasher) + Send + Sync>;
 /// The first row at which two images of the same type hold different values (both have at least
 /// that many rows), or `None`.
-pub(crate) type DiffPoolFn = fn(&PoolImage, &PoolImage) -> Option<usize>;
+pub(crate) type DiffPoolFn = Box<dyn Fn(&PoolImage, &PoolImage) -> Option<usize> + Send + Sync>;
 
 /// Hashes a resource's value (a typed function behind `dyn Any`).
 pub(crate) type HashResourceFn = Box<dyn Fn(&(dyn Any + Send + Sync), &mut StableHasher) + Send + Sync>;
@@ -197,22 +197,6 @@ fn restore_clone<T: Component + Clone>(world: &mut World, image: &PoolImage) {
     image.restore_clone::<T>(world.components.pool_mut(id));
 }
 
-fn hash_with_hash<T: Component + Hash>(pool: &SparseSet, hasher: &mut StableHasher) {
-    for value in pool.values::<T>() {
-        value.hash(hasher);
-    }
-}
-
-fn diff_with_hash<T: Component + Hash>(a: &PoolImage, b: &PoolImage) -> Option<usize> {
-    let (a, b) = (a.values::<T>()?, b.values::<T>()?);
-    let one = |value: &T| {
-        let mut hasher = StableHasher::new();
-        value.hash(&mut hasher);
-        std::hash::Hasher::finish(&hasher)
-    };
-    a.iter().zip(b).position(|(x, y)| one(x) != one(y))
-}
-
 fn save_resource<R: Clone + Send + Sync + 'static>(world: &World, saved: &mut SavedResource) {
     match (world.get_resource::<R>(), saved.as_mut().and_then(|b| b.downcast_mut::<R>())) {
         (Some(value), Some(slot)) => slot.clone_from(value),
@@ -285,8 +269,8 @@ impl RollbackRegistry {
             type_name: std::any::type_name::<T>(),
             save: save_copy::<T>,
             restore: restore_copy::<T>,
-            hash: hash_plain::<T>,
-            diff: diff_plain::<T>,
+            hash: Box::new(hash_plain::<T>),
+            diff: Box::new(diff_plain::<T>),
         };
         add(&mut self.components, entry, |e| (e.name.as_str(), e.type_name), "component");
         self
@@ -302,6 +286,21 @@ impl RollbackRegistry {
     /// plain data).
     #[track_caller]
     pub fn register_clone<T: Component + Clone + Hash>(&mut self, name: &str) -> &mut Self {
+        self.register_clone_with::<T>(name, |value, hasher| value.hash(hasher))
+    }
+
+    /// Registers component `T` under `name`, saved and restored as by
+    /// [`RollbackRegistry::register_clone`], hashed by `hash` (for a type without [`Hash`], such
+    /// as one holding floats: hash their bits).
+    ///
+    /// # Panics
+    /// As [`RollbackRegistry::register_clone`].
+    #[track_caller]
+    pub fn register_clone_with<T: Component + Clone>(
+        &mut self,
+        name: &str,
+        hash: impl Fn(&T, &mut StableHasher) + Clone + Send + Sync + 'static,
+    ) -> &mut Self {
         assert!(
             matches!(T::storage_info(), StorageInfo::Aos(_)),
             "`{}` is stored struct-of-arrays: rollback clones only array-of-structs components; make it plain \
@@ -314,8 +313,23 @@ impl RollbackRegistry {
             type_name: std::any::type_name::<T>(),
             save: save_clone::<T>,
             restore: restore_clone::<T>,
-            hash: hash_with_hash::<T>,
-            diff: diff_with_hash::<T>,
+            hash: Box::new({
+                let hash = hash.clone();
+                move |pool: &SparseSet, hasher: &mut StableHasher| {
+                    for value in pool.values::<T>() {
+                        hash(value, hasher);
+                    }
+                }
+            }),
+            diff: Box::new(move |a: &PoolImage, b: &PoolImage| {
+                let (a, b) = (a.values::<T>()?, b.values::<T>()?);
+                let one = |value: &T| {
+                    let mut hasher = StableHasher::new();
+                    hash(value, &mut hasher);
+                    std::hash::Hasher::finish(&hasher)
+                };
+                a.iter().zip(b).position(|(x, y)| one(x) != one(y))
+            }),
         };
         add(&mut self.components, entry, |e| (e.name.as_str(), e.type_name), "component");
         self

@@ -302,7 +302,7 @@ impl RollbackRing {
             return Ok(Some(StateDifference::Allocator { slot }));
         }
         for (entry, (pa, pb)) in self.registry.components.iter().zip(a.pools.iter().zip(&b.pools)) {
-            if let Some((row, entity)) = first_row_difference(pa, pb, entry.diff) {
+            if let Some((row, entity)) = first_row_difference(pa, pb, &entry.diff) {
                 return Ok(Some(StateDifference::Component { name: entry.name.clone(), row, entity }));
             }
         }

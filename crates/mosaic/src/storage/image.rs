@@ -298,6 +298,7 @@ impl PoolImage {
         dense.clear();
         dense.extend_from_slice(&self.dense);
         sparse.copy_from(&self.sparse);
+        pool.image_restored();
     }
 
     /// Puts the saved pool back into `pool`, an array-of-structs pool of `T`, cloning each saved
@@ -354,6 +355,7 @@ impl PoolImage {
         dense.clear();
         dense.extend_from_slice(&self.dense);
         sparse.copy_from(&self.sparse);
+        pool.image_restored();
         std::mem::forget(guard);
     }
 }

@@ -623,6 +623,14 @@ impl SparseSet {
         (&self.sparse, &self.dense, values)
     }
 
+    /// Brings the change tracker (if any) in step with rows just restored from an image: every
+    /// row counts as added and changed now. Call right after the parts were replaced.
+    pub(super) fn image_restored(&mut self) {
+        if let Some(changes) = &mut self.changes {
+            changes.restored(&self.dense);
+        }
+    }
+
     /// The index and the values, to be replaced together. Bumps the pool's version first, so no
     /// cached alignment outlives the change. The caller must leave the invariants above holding.
     ///
