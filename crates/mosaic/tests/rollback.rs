@@ -569,10 +569,13 @@ fn transforms_with_change_tracking_roll_back_exactly() {
         }
         let victim = nodes[(rng.next() % nodes.len() as u64) as usize];
         world.despawn(victim);
+        // Zero to two new nodes: the pools' lengths change from frame to frame.
         let r = rng.next();
-        let new =
-            world.spawn((LocalTransform(Affine2::from_angle((r % 7) as f32)), GlobalTransform::default()));
-        world.set_parent(new, nodes[(r >> 8) as usize % nodes.len()]).ok();
+        for k in 0..r % 3 {
+            let local = LocalTransform(Affine2::from_angle((r % 7 + k) as f32));
+            let new = world.spawn((local, GlobalTransform::default()));
+            world.set_parent(new, nodes[(r >> 8) as usize % nodes.len()]).ok();
+        }
         *world.resource_mut::<Rng>() = rng;
         propagate_transforms(world);
     };
@@ -597,5 +600,7 @@ fn transforms_with_change_tracking_roll_back_exactly() {
         }
         assert_eq!(ring.hash(&world), expected[frame as usize], "frame {frame}");
         world.assert_hierarchy_invariants();
+        // Change ticks included: every pool's per-row arrays match its rows.
+        world.components().pools().iter().for_each(|pool| pool.assert_invariants());
     }
 }
