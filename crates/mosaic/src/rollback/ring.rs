@@ -45,7 +45,10 @@ pub(crate) struct FrameImage {
 /// world then evolves exactly as it did from that frame: same iteration order, same recycled ids.
 ///
 /// Restore does not touch hooks, watches, systems, events or unregistered resources, fires no
-/// hook (values are copied, not inserted), and drops ids reserved but not flushed.
+/// hook (values are copied, not inserted), and drops ids reserved but not flushed. Change ticks
+/// are not rolled back: a restored pool that tracks changes counts every row as added and
+/// changed at the restore (as a loaded snapshot does), so `Changed` readers see it all once, and
+/// the next transform propagation recomputes every restored entity.
 ///
 /// Complexity: save and restore are O(entity slots + registered rows + sparse pages).
 ///
