@@ -163,10 +163,9 @@ impl HashLog {
         Ok(log)
     }
 
-    /// The first frame at which `self` and `other` disagree: different hashes, or a frame only
-    /// one of them logged (up to the last frame both cover... and past it, a log that stops
-    /// early counts as a difference at its first missing frame). `None` if they are equal.
-    /// O(n + m).
+    /// The first frame at which `self` and `other` disagree: both logged it with different
+    /// hashes, or only one logged it (so a log that stops early differs at the first frame it
+    /// lacks). `None` if the logs are equal. O(n + m) in the two logs' lengths.
     pub fn first_divergence(&self, other: &HashLog) -> Option<FrameDivergence> {
         let (mut i, mut j) = (0, 0);
         let (a, b) = (&self.entries, &other.entries);
