@@ -27,6 +27,8 @@
 //!   `transform`).
 //! - `serialize` (feature `serialize`): snapshots of a world in RON or postcard, loadable into an
 //!   empty world (same handles) or a populated one (remapped).
+//! - `rollback` (feature `rollback`): a stable world hash, an in-memory ring of the last N frames
+//!   (save and restore by `memcpy`), input recording and replay, and a desync finder.
 //!
 //! # Cargo features
 //! All are on by default. `default-features = false` leaves the ECS core (entities, storage,
@@ -38,6 +40,7 @@
 //! | `serialize` | the `serialize` module: `SnapshotRegistry`, `SnapshotError`, `MapEntities`; serde on the transforms | serde, ron, postcard, erased-serde |
 //! | `transform` | `LocalTransform`, `GlobalTransform`, `hierarchy::propagate_transforms` | glam |
 //! | `parallel` | [`Query::par_for_each`] on rayon's pool, [`ExecutorKind::Parallel`] running batches there (the default executor); without it both exist and run on the calling thread, and the default executor is [`ExecutorKind::SingleThreaded`] | rayon |
+//! | `rollback` | the `rollback` module: `RollbackRegistry`, `RollbackRing`, `Recording`, `HashLog`, the stable world hash | bytemuck, serde, postcard |
 //! | `trace` | a `tracing` span per system run, a debug event per skipped system | tracing |
 //!
 //! # Examples
@@ -69,6 +72,8 @@ pub mod entity;
 pub mod event;
 pub mod hierarchy;
 pub mod query;
+#[cfg(feature = "rollback")]
+pub mod rollback;
 pub mod schedule;
 #[cfg(feature = "serialize")]
 pub mod serialize;

@@ -108,9 +108,10 @@ fn query_writes_mark_only_rows_handed_out() {
     world.clear_trackers();
 
     // A `&mut` handed out counts even if never written; one never handed out does not.
-    let mut q = world.query::<(Entity, &mut A)>();
-    let first = q.iter().next().unwrap().0;
-    drop(q);
+    let first = {
+        let mut q = world.query::<(Entity, &mut A)>();
+        q.iter().next().unwrap().0
+    };
     assert_eq!(world_changed::<A>(&mut world), [first]);
     world.clear_trackers();
 

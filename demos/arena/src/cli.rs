@@ -49,6 +49,26 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     pub load: Option<PathBuf>,
 
+    /// Every frame, restore the state of K frames before and re-simulate to the present (as a
+    /// rollback-netcode client does); the checksum equals a straight run's.
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    pub rollback: u32,
+
+    /// Write the world hash after each frame to PATH, one `FRAME HASH` line per frame.
+    #[arg(long, value_name = "PATH")]
+    pub hash_log: Option<PathBuf>,
+
+    /// Compare two hash logs written by `--hash-log` and print the first frame where they differ
+    /// (exit code 1), or that they agree (exit code 0); runs no simulation.
+    #[arg(long, num_args = 2, value_names = ["A", "B"])]
+    pub compare: Option<Vec<PathBuf>>,
+
+    /// Instead of the frame loop, measure save, restore, hash and a `--rollback` frame (K = 8
+    /// unless given) against a straight frame and a plain memcpy of the same bytes, N samples
+    /// each, interleaved; print the medians and ratios.
+    #[arg(long, value_name = "N")]
+    pub rollback_timing: Option<usize>,
+
     /// Serve the running simulation to a browser inspector at ADDR (default 127.0.0.1:7878; open
     /// http://ADDR/). Frames are then paced to 60 per second, `--frames 0` runs until stopped,
     /// and the last frame stays served until the process is stopped (Ctrl-C).
@@ -97,6 +117,16 @@ mod tests {
         assert_eq!((args.executor, args.trace), (Executor::Parallel, None));
         assert_eq!((args.save, args.load), (None, None));
         assert_eq!((args.inspect, args.inspect_writes, args.inspect_remote), (None, false, false));
+        assert_eq!((args.rollback, args.hash_log, args.compare, args.rollback_timing), (0, None, None, None));
+    }
+
+    #[test]
+    fn rollback_flags() {
+        let args = Args::try_parse_from(["arena", "--rollback", "8", "--hash-log", "h.txt"]).unwrap();
+        assert_eq!((args.rollback, args.hash_log), (8, Some(PathBuf::from("h.txt"))));
+        let args = Args::try_parse_from(["arena", "--compare", "a.txt", "b.txt"]).unwrap();
+        assert_eq!(args.compare, Some(vec![PathBuf::from("a.txt"), PathBuf::from("b.txt")]));
+        assert!(Args::try_parse_from(["arena", "--compare", "a.txt"]).is_err(), "two logs are needed");
     }
 
     #[test]

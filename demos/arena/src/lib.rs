@@ -6,12 +6,15 @@
 //! per-system profile. `--trace PATH` also writes a Chrome trace of the run. A scene that cannot
 //! be read or is invalid, or a trace file that cannot be created, exits with code 2 and a message
 //! on stderr. `--inspect [ADDR]` serves the running simulation to a browser (see [`inspect`]).
+//! `--rollback K`, `--hash-log PATH`, `--compare A B` and `--rollback-timing N` exercise
+//! rollback (see [`rollback`]).
 
 pub mod cli;
 pub mod components;
 pub mod grid;
 pub mod inspect;
 pub mod report;
+pub mod rollback;
 pub mod scene;
 pub mod sim;
 pub mod systems;

@@ -4,13 +4,18 @@
 use arena::{cli, scene, sim, trace};
 
 use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
+use mosaic::rollback::HashLog;
 use mosaic_inspect::InspectorOptions;
 
 fn main() -> ExitCode {
     let args = cli::Args::parse();
+    if let Some(logs) = &args.compare {
+        return compare(&logs[0], &logs[1]);
+    }
     let scene = match scene::Scene::load(args.scene.as_deref()) {
         Ok(scene) => scene,
         Err(error) => {
@@ -52,10 +57,53 @@ fn main() -> ExitCode {
         eprintln!("arena: error: {error}");
         return ExitCode::from(2);
     }
-    let (summary, mut end) = sim::run_sim(start, args.frames);
+    if let Some(samples) = args.rollback_timing {
+        let k = if args.rollback == 0 { 8 } else { args.rollback };
+        println!("{}", arena::rollback::measure(start, samples.max(1), k));
+        return ExitCode::SUCCESS;
+    }
+    let mut log = args.hash_log.as_ref().map(|_| HashLog::new());
+    let (summary, mut end) = if args.rollback > 0 || log.is_some() {
+        arena::rollback::run_rollback(start, args.frames, args.rollback, log.as_mut())
+    } else {
+        sim::run_sim(start, args.frames)
+    };
+    if let (Some(path), Some(log)) = (&args.hash_log, &log)
+        && let Err(error) = std::fs::write(path, log.to_text())
+    {
+        eprintln!("arena: error: cannot write hash log `{}`: {error}", path.display());
+        return ExitCode::from(2);
+    }
     // Dropping the guard writes the rest of the trace and closes it.
     drop(trace);
     report(&args, &scene, summary, &mut end)
+}
+
+/// Runs the desync finder on two hash logs: exit code 0 if they agree, 1 at the first frame they
+/// differ, 2 if one cannot be read.
+fn compare(a: &Path, b: &Path) -> ExitCode {
+    let read = |path: &Path| -> Result<HashLog, String> {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        HashLog::parse(&text).map_err(|e| format!("`{}`: {e}", path.display()))
+    };
+    let (a_log, b_log) = match (read(a), read(b)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(error), _) | (_, Err(error)) => {
+            eprintln!("arena: error: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    match a_log.first_divergence(&b_log) {
+        None => {
+            println!("hash logs agree: {} frames", a_log.entries().len());
+            ExitCode::SUCCESS
+        }
+        Some(divergence) => {
+            println!("{divergence}");
+            ExitCode::from(1)
+        }
+    }
 }
 
 /// Saves the end of the run if asked, and prints its summary.

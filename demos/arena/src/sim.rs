@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use mosaic::rollback::{RollbackError, RollbackRing};
 use mosaic::schedule::FrameProfile;
 use mosaic::serialize::{SnapshotError, SnapshotRegistry};
 use mosaic::{ExecutorKind, Schedule, World};
@@ -190,6 +191,24 @@ impl Sim {
         }
         let score = Score { losses: totals.losses };
         Ok(Self::finish(world, scene, score, reinforcements, executor))
+    }
+
+    /// Saves the world's state into `ring` as frame `frame` (see [`RollbackRing::save`]).
+    ///
+    /// # Errors
+    /// As [`RollbackRing::save`].
+    pub fn save_frame(&mut self, ring: &mut RollbackRing, frame: u64) -> Result<(), RollbackError> {
+        self.world.save_frame(ring, frame)
+    }
+
+    /// Puts the world back in the state `ring` saved as frame `frame` (see
+    /// [`RollbackRing::restore`]). The schedule keeps no state between frames, so the sim then
+    /// continues exactly as it did from that frame.
+    ///
+    /// # Errors
+    /// As [`RollbackRing::restore`].
+    pub fn restore_frame(&mut self, ring: &RollbackRing, frame: u64) -> Result<(), RollbackError> {
+        self.world.restore_frame(ring, frame)
     }
 
     /// The world, for reports and tests.

@@ -59,7 +59,7 @@ pub struct Killed {
 
 /// Per-team kill counts kept by [`score`] from the [`Killed`] events: how many of each team's
 /// entities were killed in combat. A resource.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Score {
     /// Entities killed, in entities, by the team they fought for; teams with no loss are absent.
     pub losses: BTreeMap<u8, u64>,
@@ -79,6 +79,28 @@ pub struct Reinforcements {
 impl Default for Reinforcements {
     fn default() -> Self {
         Self { counts: std::array::from_fn(|_| AtomicU64::new(0)) }
+    }
+}
+
+impl Clone for Reinforcements {
+    fn clone(&self) -> Self {
+        Self { counts: std::array::from_fn(|team| AtomicU64::new(self.counts[team].load(Ordering::Relaxed))) }
+    }
+
+    /// Copies the counts in place (rollback restores it every frame): no allocation.
+    fn clone_from(&mut self, source: &Self) {
+        for (count, from) in self.counts.iter_mut().zip(&source.counts) {
+            *count.get_mut() = from.load(Ordering::Relaxed);
+        }
+    }
+}
+
+/// Hashes the counts in team order.
+impl std::hash::Hash for Reinforcements {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        for count in &self.counts {
+            state.write_u64(count.load(Ordering::Relaxed));
+        }
     }
 }
 

@@ -13,5 +13,7 @@ mod id;
 mod tag;
 
 pub use allocator::{AliveIter, Entities, ReservedIter};
+#[cfg(feature = "rollback")]
+pub(crate) use allocator::{EntitiesImage, Slot};
 pub use error::EntityError;
 pub use id::Entity;

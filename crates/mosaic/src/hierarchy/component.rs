@@ -112,6 +112,36 @@ impl Relationship {
         self.children.load(Relaxed)
     }
 
+    /// A copy of every link and the count, for rollback images (not a public `Clone`: a copy
+    /// inserted elsewhere would break the links' invariants).
+    #[cfg(feature = "rollback")]
+    pub(crate) fn duplicate(&self) -> Self {
+        let link = |l: &Link| Link(AtomicU64::new(l.0.load(Relaxed)));
+        Self {
+            parent: link(&self.parent),
+            first: link(&self.first),
+            last: link(&self.last),
+            prev: link(&self.prev),
+            next: link(&self.next),
+            children: AtomicU32::new(self.children.load(Relaxed)),
+        }
+    }
+
+    /// The links as `index | generation << 32` words (0 for none; the world tag left out) and the
+    /// child count, in field order: what the rollback hash and desync finder compare.
+    #[cfg(feature = "rollback")]
+    pub(crate) fn words(&self) -> [u64; 6] {
+        let word = |l: &Link| l.get().map_or(0, |e| u64::from(e.index()) | (u64::from(e.generation()) << 32));
+        [
+            word(&self.parent),
+            word(&self.first),
+            word(&self.last),
+            word(&self.prev),
+            word(&self.next),
+            u64::from(self.child_count()),
+        ]
+    }
+
     /// Whether the entity has neither a parent nor children.
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {

@@ -53,5 +53,5 @@ pub use transform::{
     propagate_transforms_3d,
 };
 
-#[cfg(feature = "serialize")]
+#[cfg(any(feature = "serialize", feature = "rollback"))]
 pub(crate) use ops::OrderState;

@@ -61,7 +61,7 @@ impl HierarchyState {
 /// The part of [`HierarchyState`] that decides how later ordering passes and transform
 /// propagations reorder pools (everything but the scratch space): what a snapshot must carry, with
 /// the links and the relationship pool's row order, for a loaded world to continue exactly.
-#[cfg(feature = "serialize")]
+#[cfg(any(feature = "serialize", feature = "rollback"))]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct OrderState {
     /// Entities marked for the next ordering pass, in marking order (the pass takes them last
@@ -74,12 +74,16 @@ pub(crate) struct OrderState {
     /// Per transform kind (2D, 3D), what the next propagation is (see `PropagationLog::mode`);
     /// zeros without the `transform` feature.
     pub(crate) propagation: [u8; 2],
+    /// `HierarchyState::aligned3`: kept by rollback, not by snapshots (zeros there and without
+    /// the `transform` feature).
+    pub(crate) aligned3: [usize; 2],
 }
 
-#[cfg(feature = "serialize")]
+#[cfg(any(feature = "serialize", feature = "rollback"))]
 impl World {
     /// The hierarchy ordering bookkeeping, or `None` if this world never set hierarchies up (no
     /// hooks on `Relationship` either). O(dirty entries).
+    #[cfg(feature = "serialize")]
     pub(crate) fn hierarchy_order_state(&self) -> Option<OrderState> {
         let state = self.get_resource::<HierarchyState>()?;
         Some(OrderState {
@@ -93,6 +97,7 @@ impl World {
             propagation: [state.propagation[0].mode(), state.propagation[1].mode()],
             #[cfg(not(feature = "transform"))]
             propagation: [0, 0],
+            aligned3: [0, 0],
         })
     }
 
@@ -109,6 +114,57 @@ impl World {
         }
         #[cfg(feature = "transform")]
         for (log, mode) in state.propagation.iter().zip(order.propagation) {
+            log.set_mode(mode, self.components.clock().oldest());
+        }
+    }
+
+    /// Copies the ordering bookkeeping into `out` (`None` if hierarchies were never set up),
+    /// reusing its buffer: the allocation-free form of [`World::hierarchy_order_state`], for
+    /// rollback. O(dirty entries).
+    #[cfg(feature = "rollback")]
+    pub(crate) fn save_hierarchy_order_into(&self, out: &mut Option<OrderState>) {
+        let Some(state) = self.get_resource::<HierarchyState>() else {
+            *out = None;
+            return;
+        };
+        let saved = out.get_or_insert_with(OrderState::default);
+        saved.dirty.clone_from(&state.dirty.lock().unwrap_or_else(PoisonError::into_inner));
+        saved.overflow = state.overflow.load(Relaxed);
+        #[cfg(feature = "transform")]
+        {
+            saved.aligned = [state.aligned[0].load(Relaxed), state.aligned[1].load(Relaxed)];
+            saved.propagation = [state.propagation[0].mode(), state.propagation[1].mode()];
+            saved.aligned3 = [state.aligned3[0].load(Relaxed), state.aligned3[1].load(Relaxed)];
+        }
+    }
+
+    /// Puts saved ordering bookkeeping back, reusing the world's buffer; `None` (saved before
+    /// hierarchies were set up) resets it to empty if it exists now. The hooks stay. O(dirty).
+    #[cfg(feature = "rollback")]
+    pub(crate) fn restore_hierarchy_order_from(&mut self, saved: Option<&OrderState>) {
+        let Some(state) = self.get_resource::<HierarchyState>() else {
+            if let Some(saved) = saved {
+                self.set_hierarchy_order_state(saved.clone());
+            }
+            return;
+        };
+        let empty = OrderState::default();
+        let saved = saved.unwrap_or(&empty);
+        state.dirty.lock().unwrap_or_else(PoisonError::into_inner).clone_from(&saved.dirty);
+        state.overflow.store(saved.overflow, Relaxed);
+        #[cfg(feature = "transform")]
+        for (slot, value) in state.aligned.iter().zip(saved.aligned) {
+            slot.store(value, Relaxed);
+        }
+        #[cfg(feature = "transform")]
+        for (slot, value) in state.aligned3.iter().zip(saved.aligned3) {
+            slot.store(value, Relaxed);
+        }
+        // As a loaded snapshot does: an incremental propagation next recomputes every entity
+        // changed since the oldest tick (restored pools count every row as changed), without the
+        // reordering a full pass would do.
+        #[cfg(feature = "transform")]
+        for (log, mode) in state.propagation.iter().zip(saved.propagation) {
             log.set_mode(mode, self.components.clock().oldest());
         }
     }

@@ -277,6 +277,29 @@ impl ChangeTracker {
         }
     }
 
+    /// Starts over after a rollback restored the pool to `entities` (its rows now): every row
+    /// counts as added and changed now, as in [`ChangeTracker::new`], and the change log lists
+    /// each row once. Reuses every buffer. Removals made by the restore are not logged.
+    /// O(rows).
+    #[cfg(feature = "rollback")]
+    pub fn restored(&mut self, entities: &[Entity]) {
+        let now = self.clock.now();
+        self.added.clear();
+        self.added.resize(entities.len(), now);
+        self.cells.0.clear();
+        // Stamps pending from before the restore name rows that no longer mean the same.
+        *self.any_pending.get_mut() = false;
+        self.pending.resize(0);
+        self.pending.resize(entities.len());
+        let mut log = std::mem::take(self.log_mut());
+        log.clear();
+        for (row, &entity) in entities.iter().enumerate() {
+            self.cells.push(now.get(), row as u32);
+            log.push(LogEntry { tick: now, row: row as u32, entity });
+        }
+        *self.log_mut() = log;
+    }
+
     fn record_removal(&mut self, entity: Entity) {
         self.removed.push(LogEntry { tick: self.clock.now(), row: u32::MAX, entity });
         if self.removed.len() > 64 && self.removed.len() >= 2 * self.removed_trimmed {

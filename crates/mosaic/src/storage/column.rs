@@ -388,6 +388,41 @@ impl Column {
     }
 }
 
+#[cfg(feature = "rollback")]
+/// Bulk copies for pool images (`storage/image.rs`).
+impl Column {
+    /// Replaces every value with a copy of `src`, in order: afterwards `len == src.len()` and row
+    /// `r` holds `src[r]`. One `memcpy`; allocates only if the capacity is below `src.len()`.
+    ///
+    /// # Panics
+    /// If `T` is not the stored type (checked before anything changes).
+    #[track_caller]
+    pub fn assign_copies<T: Copy + 'static>(&mut self, src: &[T]) {
+        self.check_type::<T>();
+        // `T: Copy` has no drop glue: forgetting the old values is dropping them.
+        self.len = 0;
+        self.reserve(src.len());
+        // SAFETY: the type check above makes `T` the stored type, so the allocation is aligned for
+        // `T` and, after the reserve, holds at least `src.len()` values (for a zero-sized `T`
+        // nothing is written). `src` is a separate borrow (`&self` is exclusive), so the ranges do
+        // not overlap. The copied rows are initialized `T`s (bitwise copies of valid `Copy`
+        // values), which is what `len = src.len()` then claims.
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), self.data.as_ptr().cast::<T>(), src.len()) };
+        self.len = src.len();
+    }
+
+    /// Removes and drops the values from row `len` on; does nothing if there are `len` or fewer.
+    ///
+    /// # Panics
+    /// If a value's `Drop` panics (the values before it are already gone; the column is
+    /// consistent).
+    pub fn truncate(&mut self, len: usize) {
+        while self.len > len {
+            self.swap_remove_and_drop(self.len - 1);
+        }
+    }
+}
+
 impl Drop for Column {
     fn drop(&mut self) {
         /// Frees the buffer when dropped: also when a value's `Drop` panics in `clear`.

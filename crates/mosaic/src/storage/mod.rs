@@ -18,6 +18,8 @@
 
 mod changes;
 mod column;
+#[cfg(feature = "rollback")]
+mod image;
 mod resource_map;
 mod soa;
 mod sparse;
@@ -27,6 +29,8 @@ mod tick;
 
 pub use changes::{ChangeMarker, ChangeTracker, LogEntry};
 pub use column::{Column, ColumnInfo};
+#[cfg(feature = "rollback")]
+pub use image::PoolImage;
 pub use resource_map::ResourceMap;
 pub use soa::{FieldColumn, SoaColumns, SoaInfo, SoaLayout, SoaReader, SoaWriter};
 pub use sparse::{SparseArray, SparseView};

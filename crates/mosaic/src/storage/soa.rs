@@ -3,6 +3,8 @@
 
 use std::alloc::{self, Layout};
 use std::any::TypeId;
+#[cfg(feature = "rollback")]
+use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 
 use smallvec::SmallVec;
@@ -587,6 +589,101 @@ impl SoaColumns {
             ptr: NonNull::new(ptr.cast::<F>()).expect("block pointers are non-null"),
             _marker: std::marker::PhantomData,
         }
+    }
+}
+
+#[cfg(feature = "rollback")]
+/// Bulk copies for pool images (`storage/image.rs`) and the rollback hash.
+impl SoaColumns {
+    /// Copies the bytes of each field column's `len` values into `out[i]` (one buffer per field,
+    /// reused: allocates only when a buffer is too small). O(bytes).
+    ///
+    /// # Panics
+    /// If `T` is not the stored struct.
+    #[track_caller]
+    pub fn copy_fields_out<T: Copy + 'static>(&self, out: &mut Vec<Vec<MaybeUninit<u8>>>) {
+        self.check_type::<T>();
+        out.resize_with(self.info.fields.len(), Vec::new);
+        for ((field, &offset), buffer) in self.info.fields.iter().zip(&self.offsets).zip(out.iter_mut()) {
+            let bytes = field.layout.size() * self.len;
+            buffer.clear();
+            buffer.reserve(bytes);
+            // SAFETY: column i holds `len` initialized values of `size` bytes from `offset`
+            // (invariant), inside the block; the buffer has room for `bytes` after the reserve and
+            // is a separate allocation. `MaybeUninit<u8>` accepts any byte, padding included, so
+            // `set_len` claims nothing about initialization.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    self.block.as_ptr().add(offset),
+                    buffer.as_mut_ptr().cast::<u8>(),
+                    bytes,
+                );
+                buffer.set_len(bytes);
+            }
+        }
+    }
+
+    /// Replaces every row with the `len` rows whose field bytes `fields` holds. Allocates only if
+    /// the capacity is below `len`. O(bytes).
+    ///
+    /// # Panics
+    /// If `T` is not the stored struct, or `fields` does not hold `len` values per field
+    /// (checked before anything changes).
+    ///
+    /// # Safety
+    /// - `fields` was filled by [`SoaColumns::copy_fields_out::<T>`](SoaColumns::copy_fields_out)
+    ///   on columns of the same `T` holding `len` rows, and not changed since, so every field's
+    ///   bytes are `len` valid values of that field's type.
+    #[track_caller]
+    pub unsafe fn assign_fields<T: Copy + 'static>(&mut self, len: usize, fields: &[Vec<MaybeUninit<u8>>]) {
+        self.check_type::<T>();
+        assert_eq!(fields.len(), self.info.fields.len(), "field count of `{}`", self.info.type_name);
+        for (field, buffer) in self.info.fields.iter().zip(fields) {
+            assert_eq!(buffer.len(), field.layout.size() * len, "field bytes of `{}`", self.info.type_name);
+        }
+        // `T: Copy`, so no field needs drop: forgetting the old rows is dropping them.
+        self.len = 0;
+        self.reserve(len);
+        for ((field, &offset), buffer) in self.info.fields.iter().zip(&self.offsets).zip(fields) {
+            // SAFETY: after the reserve, column i has room for `len` values of `size` bytes from
+            // `offset`; `buffer` holds exactly `len * size` bytes (asserted above) in a separate
+            // allocation. The caller guarantees they are valid values of field i's type.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    buffer.as_ptr().cast::<u8>(),
+                    self.block.as_ptr().add(offset),
+                    field.layout.size() * len,
+                );
+            }
+        }
+        self.len = len;
+    }
+
+    /// The bytes of each field column's `len` values, in field order: for hashing.
+    ///
+    /// # Panics
+    /// If `T` is not the stored struct.
+    #[cfg(feature = "rollback")]
+    #[track_caller]
+    pub fn field_bytes<T: bytemuck::NoUninit>(&self) -> SmallVec<[&[u8]; 8]> {
+        self.check_type::<T>();
+        self.info
+            .fields
+            .iter()
+            .zip(&self.offsets)
+            .map(|(field, &offset)| {
+                // SAFETY: column i holds `len` initialized values from `offset` (invariant), and
+                // `&self` keeps them unchanged for the borrow. They are fields of `T`, which
+                // `NoUninit` promises has no padding or other uninitialized bytes, so neither has
+                // any field: every byte read is initialized.
+                unsafe {
+                    std::slice::from_raw_parts(
+                        self.block.as_ptr().add(offset),
+                        field.layout.size() * self.len,
+                    )
+                }
+            })
+            .collect()
     }
 }
 

@@ -68,6 +68,30 @@ impl SparseArray {
         SparseView { pages: &self.pages }
     }
 
+    /// Makes `self` hold exactly the entries of `src`, reusing its pages: pages both have are
+    /// copied (16 KiB `memcpy` each), pages only `self` has are emptied but kept, and pages only
+    /// `src` has are allocated. O(pages of either).
+    #[cfg(feature = "rollback")]
+    pub fn copy_from(&mut self, src: &SparseArray) {
+        if self.pages.len() < src.pages.len() {
+            self.pages.resize_with(src.pages.len(), || None);
+        }
+        for (i, page) in self.pages.iter_mut().enumerate() {
+            match (page, src.pages.get(i).and_then(Option::as_deref)) {
+                (Some(dst), Some(from)) => dst.copy_from_slice(from),
+                (Some(dst), None) => dst.fill(EMPTY),
+                (dst @ None, Some(from)) => *dst = Some(Box::new(*from)),
+                (None, None) => {}
+            }
+        }
+    }
+
+    /// Bytes held in allocated pages (16 KiB each).
+    #[cfg(feature = "rollback")]
+    pub fn page_bytes(&self) -> usize {
+        self.pages.iter().flatten().count() * PAGE_SIZE * size_of::<u32>()
+    }
+
     /// Number of pages allocated.
     #[cfg(test)]
     pub fn page_count(&self) -> usize {

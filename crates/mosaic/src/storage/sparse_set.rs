@@ -631,6 +631,44 @@ impl SparseSet {
     }
 }
 
+#[cfg(feature = "rollback")]
+/// The parts of a pool, for pool images (`storage/image.rs`), which save and restore them whole.
+impl SparseSet {
+    /// The index and the values, read-only.
+    pub(super) fn image_parts(&self) -> (&SparseArray, &[Entity], super::image::Values<'_>) {
+        let values = match &self.data {
+            PoolData::Aos(column) => super::image::Values::Aos(column),
+            PoolData::Soa(columns) => super::image::Values::Soa(columns),
+        };
+        (&self.sparse, &self.dense, values)
+    }
+
+    /// Brings the change tracker (if any) in step with rows just restored from an image: every
+    /// row counts as added and changed now. Call right after the parts were replaced.
+    pub(super) fn image_restored(&mut self) {
+        if let Some(changes) = &mut self.changes {
+            changes.restored(&self.dense);
+        }
+    }
+
+    /// The index and the values, to be replaced together. Bumps the pool's version first, so no
+    /// cached alignment outlives the change. The caller must leave the invariants above holding.
+    ///
+    /// Every per-row array of the pool must be handed out here (and saved by `PoolImage`), or a
+    /// restore leaves it out of step with `dense`: per-row change ticks, when the pool gets them,
+    /// belong in this tuple and in the image.
+    pub(super) fn image_parts_mut(
+        &mut self,
+    ) -> (&mut SparseArray, &mut Vec<Entity>, super::image::ValuesMut<'_>) {
+        self.version += 1;
+        let values = match &mut self.data {
+            PoolData::Aos(column) => super::image::ValuesMut::Aos(column),
+            PoolData::Soa(columns) => super::image::ValuesMut::Soa(columns),
+        };
+        (&mut self.sparse, &mut self.dense, values)
+    }
+}
+
 /// Length of the longest common prefix of `a` and `b`: compares 32 entities at a time (which the
 /// compiler turns into wide compares), then one by one.
 fn common_prefix(a: &[Entity], b: &[Entity]) -> usize {

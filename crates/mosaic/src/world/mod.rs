@@ -14,6 +14,8 @@ mod sort;
 mod spawn;
 mod ticks;
 
+#[cfg(feature = "rollback")]
+pub(crate) use self::core::ComponentList;
 pub use self::core::World;
 pub use chunk_commands::ChunkedCommands;
 pub(crate) use command_buffer::OpOutcome;
