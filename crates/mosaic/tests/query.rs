@@ -680,3 +680,25 @@ fn size_hint_bounds_the_items() {
     let mut query = world.query::<(&A, &B)>();
     assert_eq!(query.iter().size_hint(), (10, Some(10)), "an aligned run is exact");
 }
+
+#[test]
+fn bevy_names_work_as_expected() {
+    #[derive(mosaic::Component)]
+    struct Hp(u32);
+    #[derive(mosaic::Component)]
+    struct Boss;
+    let mut world = mosaic::World::new();
+    assert!(world.query::<&Hp>().is_empty());
+    let a = world.spawn(Hp(1));
+    let boss = world.spawn((Hp(10), Boss));
+    for hp in world.query::<&mut Hp>().iter_mut() {
+        hp.0 += 1;
+    }
+    world.query::<&mut Hp>().get_mut(a).unwrap().0 += 10;
+    world.query_filtered::<&mut Hp, mosaic::With<Boss>>().single_mut().0 *= 2;
+    assert!(world.query_filtered::<&mut Hp, mosaic::With<Boss>>().get_single_mut().is_ok());
+    assert_eq!(world.get::<Hp>(a).unwrap().0, 12);
+    assert_eq!(world.get::<Hp>(boss).unwrap().0, 22);
+    assert!(!world.query::<&Hp>().is_empty());
+    assert!(world.query_filtered::<&Hp, (mosaic::With<Boss>, mosaic::Without<Hp>)>().is_empty());
+}

@@ -750,3 +750,25 @@ fn run_system_names_the_missing_resource_and_aliasing_parameters() {
     let message = panic_message(|| world.run_system(aliasing));
     assert!(message.contains("aliasing") && message.contains("conflicting parameters"), "{message}");
 }
+
+#[test]
+fn systems_order_by_the_function_itself() {
+    let mut schedule = Schedule::new();
+    schedule.add_system(third).after(second);
+    schedule.add_system(second).after(first).before(third);
+    schedule.add_system(first);
+    assert_eq!(run_once(&mut schedule), ["first", "second", "third"]);
+
+    // A renamed system is no longer found under its function's name.
+    let mut schedule = Schedule::new();
+    schedule.add_system(first).named("renamed");
+    schedule.add_system(second).after(first);
+    assert!(matches!(schedule.build(), Err(ScheduleError::UnknownLabel { .. })), "{:?}", schedule.build());
+
+    // Sets order against functions too.
+    let mut schedule = Schedule::new();
+    schedule.add_system(second).in_set("late");
+    schedule.configure_set("late").after(first);
+    schedule.add_system(first);
+    assert_eq!(run_once(&mut schedule), ["first", "second"]);
+}

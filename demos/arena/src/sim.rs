@@ -92,9 +92,9 @@ impl Sim {
         schedule.set_executor(executor);
         schedule.add_system(movement);
         schedule.add_system(lifetimes);
-        schedule.add_system(collisions).after("movement").after("lifetimes");
-        schedule.add_system(spawners).after("collisions");
-        schedule.add_system(score).after("collisions");
+        schedule.add_system(collisions).after(movement).after(lifetimes);
+        schedule.add_system(spawners).after(collisions);
+        schedule.add_system(score).after(collisions);
         schedule.build().expect("the arena's systems form no cycle and name only each other");
         Self { world, schedule }
     }

@@ -156,6 +156,13 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         self.make_iter()
     }
 
+    /// [`Query::iter`] under bevy's name for the mutable walk: the same items (`&mut T` for
+    /// `&mut T` terms).
+    #[inline]
+    pub fn iter_mut(&mut self) -> QueryIter<'_, Q, F> {
+        self.make_iter()
+    }
+
     /// Builds an iterator whose items live for `'a`, a borrow of this query.
     #[inline]
     fn make_iter<'a>(&'a self) -> QueryIter<'a, Q, F> {
@@ -370,6 +377,43 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
                     && others.iter().all(|p| p.contains(e))
             })
             .count()
+    }
+
+    /// [`Query::get`] under bevy's name for mutable access: the same item.
+    ///
+    /// # Errors
+    /// As [`Query::get`].
+    #[inline]
+    pub fn get_mut(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryError> {
+        self.get(entity)
+    }
+
+    /// [`Query::single`] under bevy's name for mutable access.
+    ///
+    /// # Panics
+    /// As [`Query::single`].
+    #[track_caller]
+    pub fn single_mut(&mut self) -> Q::Item<'_> {
+        self.single()
+    }
+
+    /// [`Query::get_single`] under bevy's name for mutable access.
+    ///
+    /// # Errors
+    /// As [`Query::get_single`].
+    pub fn get_single_mut(&mut self) -> Result<Q::Item<'_>, QueryError> {
+        self.get_single()
+    }
+
+    /// Whether the query matches no entity: as [`Query::count`] `== 0`, but stops at the first
+    /// match, and fetches nothing (so no change is stamped). O(rows walked up to the first match
+    /// * c) presence checks.
+    pub fn is_empty(&self) -> bool {
+        match self.driver {
+            Driver::Empty => true,
+            Driver::Pool(driving) => !driving.rows().iter().any(|&e| self.contains(e)),
+            Driver::All => !self.entities.iter().any(|e| self.contains(e)),
+        }
     }
 
     /// Whether `entity` is alive and matches the query. O(c).

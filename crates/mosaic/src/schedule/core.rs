@@ -157,17 +157,35 @@ impl SystemConfig<'_> {
         self
     }
 
-    /// Runs the system before `label`: the name of exactly one system, or of a set (never both;
-    /// see [`Schedule::build`]).
-    pub fn before(self, label: impl Into<String>) -> Self {
-        self.node.before.push(label.into());
+    /// Runs the system before `label`: the name of exactly one system or of a set (never both;
+    /// see [`Schedule::build`]), or a system function, which stands for its default name
+    /// (`.before(collisions)`; see [`IntoLabel`](super::IntoLabel)).
+    pub fn before<M>(self, label: impl super::IntoLabel<M>) -> Self {
+        self.node.before.push(label.into_label());
         self
     }
 
-    /// Runs the system after `label`: the name of exactly one system, or of a set (never both;
-    /// see [`Schedule::build`]).
-    pub fn after(self, label: impl Into<String>) -> Self {
-        self.node.after.push(label.into());
+    /// Runs the system after `label`, which is as for [`SystemConfig::before`].
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{ResMut, Schedule, World};
+    ///
+    /// #[derive(Default)]
+    /// struct Trace(Vec<&'static str>);
+    /// fn movement(mut trace: ResMut<Trace>) { trace.0.push("movement") }
+    /// fn collisions(mut trace: ResMut<Trace>) { trace.0.push("collisions") }
+    ///
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(collisions).after(movement); // the function, not a string
+    /// schedule.add_system(movement);
+    /// let mut world = World::new();
+    /// world.insert_resource(Trace::default());
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.resource::<Trace>().0, ["movement", "collisions"]);
+    /// ```
+    pub fn after<M>(self, label: impl super::IntoLabel<M>) -> Self {
+        self.node.after.push(label.into_label());
         self
     }
 
@@ -211,18 +229,18 @@ pub struct SetConfig<'a> {
 }
 
 impl SetConfig<'_> {
-    /// Runs every system of the set before `label` (a system's name or a set's). When the set has
-    /// no system the order still holds through it: whatever runs before the set runs before
-    /// `label`.
-    pub fn before(self, label: impl Into<String>) -> Self {
-        self.spec.before.push(label.into());
+    /// Runs every system of the set before `label` (a system's name or a set's, or a system
+    /// function: see [`IntoLabel`](super::IntoLabel)). When the set has no system the order
+    /// still holds through it: whatever runs before the set runs before `label`.
+    pub fn before<M>(self, label: impl super::IntoLabel<M>) -> Self {
+        self.spec.before.push(label.into_label());
         self
     }
 
-    /// Runs every system of the set after `label` (a system's name or a set's); as
-    /// [`SetConfig::before`], the order holds through an empty set.
-    pub fn after(self, label: impl Into<String>) -> Self {
-        self.spec.after.push(label.into());
+    /// Runs every system of the set after `label` (as for [`SetConfig::before`]); the order
+    /// holds through an empty set.
+    pub fn after<M>(self, label: impl super::IntoLabel<M>) -> Self {
+        self.spec.after.push(label.into_label());
         self
     }
 }

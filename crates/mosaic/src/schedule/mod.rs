@@ -34,4 +34,4 @@ pub use error::ScheduleError;
 pub use par_commands::ParCommands;
 pub use param::{Commands, Local, ParamConflict, Res, ResMut, SystemParam, SystemParamItem};
 pub use profile::{FrameProfile, SystemProfile};
-pub use system::{ExclusiveSystem, FunctionSystem, IntoSystem, System, SystemParamFunction};
+pub use system::{ExclusiveSystem, FunctionSystem, IntoLabel, IntoSystem, System, SystemParamFunction};

@@ -100,6 +100,47 @@ macro_rules! impl_system_function {
 
 crate::macros::all_tuples!(impl_system_function);
 
+/// What [`SystemConfig::before`](super::SystemConfig::before) and `after` accept: the name of a
+/// system or set (`&str`, `String`), or a system function itself, which names the system it
+/// became (its default name: the function's name without its module path), as bevy's typed
+/// system labels do: `.after(movement)`. `Marker` tells the kinds apart; callers never name it.
+pub trait IntoLabel<Marker> {
+    /// The label as a name.
+    fn into_label(self) -> String;
+}
+
+/// Marks labels given as names.
+#[doc(hidden)]
+pub struct NameLabel;
+
+/// Marks labels given as system functions.
+#[doc(hidden)]
+pub struct SystemLabel;
+
+impl IntoLabel<NameLabel> for &str {
+    fn into_label(self) -> String {
+        self.to_owned()
+    }
+}
+
+impl IntoLabel<NameLabel> for String {
+    fn into_label(self) -> String {
+        self
+    }
+}
+
+impl IntoLabel<NameLabel> for &String {
+    fn into_label(self) -> String {
+        self.clone()
+    }
+}
+
+impl<M, F: IntoSystem<M>> IntoLabel<(SystemLabel, M)> for F {
+    fn into_label(self) -> String {
+        short_name(std::any::type_name::<F>()).to_owned()
+    }
+}
+
 /// The last segment of a type name's path, keeping generics: `app::physics::movement` -> `movement`.
 pub(crate) fn short_name(full: &'static str) -> &'static str {
     let head = full.split('<').next().unwrap_or(full);
