@@ -702,3 +702,46 @@ fn bevy_names_work_as_expected() {
     assert!(!world.query::<&Hp>().is_empty());
     assert!(world.query_filtered::<&Hp, (mosaic::With<Boss>, mosaic::Without<Hp>)>().is_empty());
 }
+
+#[test]
+fn combinations_visit_every_set_once() {
+    #[derive(mosaic::Component)]
+    struct N(u32);
+    #[derive(mosaic::Component)]
+    struct Skip;
+    let mut world = mosaic::World::new();
+    for i in 0..6 {
+        let e = world.spawn(N(i));
+        if i == 4 {
+            world.insert(e, Skip);
+        }
+    }
+    let mut q = world.query_filtered::<&N, mosaic::Without<Skip>>();
+    let mut seen: Vec<[u32; 3]> = q.iter_combinations::<3>().map(|[a, b, c]| [a.0, b.0, c.0]).collect();
+    assert_eq!(seen.len(), 10, "C(5, 3)");
+    for set in &mut seen {
+        set.sort();
+        assert!(set[0] < set[1] && set[1] < set[2], "distinct: {set:?}");
+        assert!(!set.contains(&4), "the filter holds");
+    }
+    seen.sort();
+    seen.dedup();
+    assert_eq!(seen.len(), 10, "each set once");
+    assert_eq!(q.iter_combinations::<0>().count(), 0);
+    assert_eq!(q.iter_combinations::<6>().count(), 0, "more than the matches");
+    drop(q);
+
+    // The mutable walk: pairwise transfers conserve the total.
+    let mut q = world.query::<&mut N>();
+    let mut pairs = q.iter_combinations_mut::<2>();
+    let mut count = 0;
+    while let Some([a, b]) = pairs.fetch_next() {
+        let moved = a.0.min(1);
+        a.0 -= moved;
+        b.0 += moved;
+        count += 1;
+    }
+    assert_eq!(count, 15, "C(6, 2)");
+    let total: u32 = world.query::<&N>().into_iter().map(|n| n.0).sum();
+    assert_eq!(total, 15);
+}

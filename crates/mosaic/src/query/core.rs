@@ -428,6 +428,16 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     }
 }
 
+/// The entities `query` matches, in the walked pool's row order (entity index order when it
+/// requires nothing), found by presence checks: nothing is fetched, so no change is stamped.
+pub(crate) fn matching_entities<Q: QueryData, F: QueryFilter>(query: &Query<'_, Q, F>) -> Vec<Entity> {
+    match query.driver {
+        Driver::Empty => Vec::new(),
+        Driver::Pool(driving) => driving.rows().iter().copied().filter(|&e| query.contains(e)).collect(),
+        Driver::All => query.entities.iter().filter(|&e| query.contains(e)).collect(),
+    }
+}
+
 /// The pool to walk among the `required` ones, of which the first `fetched` are fetched by the
 /// query's data and the rest only named by its filter (`With`).
 ///

@@ -10,6 +10,7 @@
 mod access;
 mod change;
 mod chunk;
+mod combinations;
 mod core;
 mod data;
 mod error;
@@ -23,6 +24,7 @@ pub use self::core::Query;
 pub use access::FilterSet;
 pub use change::{Added, ChangeFetch, Changed};
 pub use chunk::ChunkQueryData;
+pub use combinations::QueryCombinations;
 pub use data::{Driving, Has, QueryData, ReadOnlyQueryData};
 pub use error::QueryError;
 pub use filter::{Or, QueryFilter, With, Without};
