@@ -203,6 +203,13 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
                 // SAFETY: as above, stamping the rows of tracked pools.
                 f(unsafe { Q::fetch_aligned(&data, entity, row) });
             }
+        } else if !Q::marks_changes(&data) {
+            for (row, &entity) in entities[..aligned].iter().enumerate() {
+                if (F::TRIVIAL || F::matches(&filter, entity)) && live(entity) {
+                    // SAFETY: as above; nothing is tracked (checked above).
+                    f(unsafe { Q::fetch_aligned_unmarked(&data, entity, row) });
+                }
+            }
         } else {
             for (row, &entity) in entities[..aligned].iter().enumerate() {
                 if (F::TRIVIAL || F::matches(&filter, entity)) && live(entity) {

@@ -181,6 +181,14 @@ pub(crate) unsafe fn visit_rows<'w, Q: QueryData, F: QueryFilter>(
             // SAFETY: as above, and `row` is below the fetch's aligned rows.
             f(unsafe { Q::fetch_aligned(&data, entity, row) });
         }
+    } else if !Q::marks_changes(&data) {
+        for (row, &entity) in (first..aligned_end).zip(entities) {
+            if (F::TRIVIAL || F::matches(&filter, entity)) && (!lazy || alive.is_alive(entity)) {
+                // SAFETY: as above, and `row` is below the fetch's aligned rows; nothing is
+                // tracked.
+                f(unsafe { Q::fetch_aligned_unmarked(&data, entity, row) });
+            }
+        }
     } else {
         for (row, &entity) in (first..aligned_end).zip(entities) {
             if (F::TRIVIAL || F::matches(&filter, entity)) && (!lazy || alive.is_alive(entity)) {
