@@ -772,3 +772,13 @@ fn systems_order_by_the_function_itself() {
     schedule.add_system(first);
     assert_eq!(run_once(&mut schedule), ["first", "second"]);
 }
+
+#[test]
+fn closures_are_named_where_they_were_added() {
+    let mut schedule = Schedule::new();
+    schedule.add_system(|mut trace: ResMut<Trace>| trace.0.push("closure"));
+    schedule.add_system(first);
+    let order = schedule.order().unwrap();
+    assert!(order[0].starts_with("closure@") && order[0].contains("schedule.rs:"), "{order:?}");
+    assert_eq!(order[1], "first");
+}

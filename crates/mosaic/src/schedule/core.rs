@@ -303,8 +303,13 @@ impl Schedule {
 
     /// Adds a system; the fallible form of [`Schedule::add_system`].
     ///
+    /// The system's name is its function's name without the module path; a closure is named
+    /// after where it was added: `closure@src/main.rs:12:5` (rename it with
+    /// [`SystemConfig::named`]).
+    ///
     /// # Errors
     /// [`ScheduleError::ConflictingParams`] if two of its parameters alias.
+    #[track_caller]
     pub fn try_add_system<M>(
         &mut self,
         system: impl IntoSystem<M>,
@@ -316,7 +321,11 @@ impl Schedule {
             second: super::system::pretty_type_name(pair.1.param),
             component: pair.1.name,
         })?;
-        let name = system.name().to_string();
+        let mut name = system.name().to_string();
+        if name.contains("{{closure}}") {
+            let at = std::panic::Location::caller();
+            name = format!("closure@{}:{}:{}", at.file(), at.line(), at.column());
+        }
         self.batches = None;
         self.nodes.push(Node {
             system: Box::new(system),

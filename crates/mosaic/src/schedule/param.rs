@@ -20,6 +20,13 @@ pub type ParamConflict = Box<(AccessItem, AccessItem)>;
 /// # Safety
 /// `add_access` must declare every component and resource that `get_param` reads (as reads) or
 /// hands out mutably (as writes); the scheduler runs systems in parallel on that promise.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a system parameter",
+    label = "this parameter's type cannot be fetched for a system",
+    note = "system parameters are `Query<..>`, `Res<T>`, `ResMut<T>`, `Option<Res<T>>`, `Local<T>`, \
+            `Commands`, `ParCommands`, `EventReader<E>`, `EventWriter<E>`, `RemovedComponents<T>`, \
+            and tuples of these; a system that needs `&mut World` takes it as its only parameter"
+)]
 pub unsafe trait SystemParam: Sized {
     /// Per-system state kept between runs (a command buffer, a local value, a reader cursor).
     type State: Send + Sync + 'static;

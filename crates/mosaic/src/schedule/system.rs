@@ -53,6 +53,14 @@ pub trait System: Send + Sync + 'static {
 }
 
 /// Converts a function into a [`System`]. `Marker` tells the two kinds apart; callers never name it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a system",
+    label = "not a system function",
+    note = "a system is a function (or closure) whose every parameter is a system parameter \
+            (`Query<..>`, `Res<T>`, `ResMut<T>`, `Local<T>`, `Commands`, events, \
+            `RemovedComponents<T>`; at most 12), or a function taking only `&mut World`: check \
+            each parameter type in the function's signature above"
+)]
 pub trait IntoSystem<Marker> {
     /// The system type.
     type System: System;
