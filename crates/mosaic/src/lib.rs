@@ -96,7 +96,7 @@ pub use storage::{Tick, Ticks};
 pub use world::ChunkedCommands;
 pub use world::{
     ApplyReport, CommandBuffer, ComponentError, EntityMut, EntityRef, HookContext, HookId, RemovedComponents,
-    ResourceError, WatchId, World,
+    ResourceError, Template, WatchId, World,
 };
 
 /// What `#[derive(Component)]` expands to names these by path. Not part of the API: no semver

@@ -319,3 +319,57 @@ fn extend_spawns_every_bundle() {
     assert_eq!(pool_len::<Position>(&world), 55);
     assert_pools_consistent(&world);
 }
+
+mod templates {
+    use mosaic::{Component, Template, World};
+
+    #[derive(Component, Clone, Debug, PartialEq)]
+    struct Hull(u32);
+    #[derive(Component, Clone, Debug, PartialEq)]
+    struct Tag(&'static str);
+    #[derive(Component, Debug)]
+    struct NotCloned;
+
+    #[test]
+    fn a_template_spawns_independent_copies() {
+        let mut world = World::new();
+        let added = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = std::sync::Arc::clone(&added);
+        world.on_add::<Hull>(move |_| {
+            counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        });
+        let template = Template::new().with(Hull(5)).with(Tag("a")).with(Tag("b"));
+        assert_eq!(template.len(), 3);
+        let copies = world.spawn_template_batch(&template, 4);
+        assert_eq!(copies.len(), 4);
+        assert_eq!(added.load(std::sync::atomic::Ordering::Relaxed), 4, "hooks run per copy");
+        world.get_mut::<Hull>(copies[0]).unwrap().0 = 1;
+        for &e in &copies[1..] {
+            assert_eq!(world.get::<Hull>(e), Ok(&Hull(5)));
+            assert_eq!(world.get::<Tag>(e), Ok(&Tag("b")), "a type added twice keeps the later value");
+        }
+        let empty = world.spawn_template(&Template::new());
+        assert!(world.component_ids(empty).unwrap().is_empty());
+    }
+
+    #[test]
+    fn clone_entity_copies_registered_components_only() {
+        let mut world = World::new();
+        world.register_clone::<Hull>();
+        let parent = world.spawn(Hull(1));
+        let original = world.spawn((Hull(7), Tag("x"), NotCloned));
+        world.set_parent(original, parent).unwrap();
+        let copy = world.clone_entity(original).unwrap();
+        assert_eq!(world.get::<Hull>(copy), Ok(&Hull(7)));
+        assert!(!world.contains::<Tag>(copy), "Tag was not registered");
+        assert!(!world.contains::<NotCloned>(copy));
+        assert_eq!(world.parent(copy), None, "hierarchy links are not cloned");
+        world.register_clone::<Tag>();
+        let second = world.clone_entity(original).unwrap();
+        assert_eq!(world.get::<Tag>(second), Ok(&Tag("x")));
+        world.despawn(original);
+        assert!(world.clone_entity(original).is_err(), "a dead entity is an error");
+        let from = Template::from_entity(&world, second).unwrap();
+        assert_eq!(from.len(), 2);
+    }
+}

@@ -12,6 +12,7 @@ mod removed;
 mod resources;
 mod sort;
 mod spawn;
+mod template;
 mod ticks;
 
 #[cfg(feature = "rollback")]
@@ -27,3 +28,4 @@ pub use observe::{Hook, HookContext, HookId, WatchId};
 pub use removed::RemovedComponents;
 pub(crate) use resources::Resources;
 pub use sort::SortError;
+pub use template::Template;
