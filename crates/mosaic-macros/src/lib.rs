@@ -1,6 +1,7 @@
 //! Derive macros for Mosaic. One module per derive; this file only routes.
 
 mod component;
+mod query_data;
 
 use proc_macro::TokenStream;
 
@@ -41,4 +42,31 @@ use proc_macro::TokenStream;
 pub fn derive_component(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     component::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Derives `QueryData` for a struct of query terms with named fields and one lifetime, so a query
+/// yields the struct itself (hecs' derived queries):
+///
+/// ```ignore
+/// #[derive(QueryData)]
+/// struct Movement<'w> {
+///     position: &'w mut Position,
+///     velocity: &'w Velocity,
+///     owner: Option<&'w Owner>,
+///     entity: Entity,
+/// }
+/// for m in world.query::<Movement>() {
+///     m.position.x += m.velocity.x;
+/// }
+/// ```
+///
+/// Every field's type must be a term whose item is that type with the lifetime swapped: `&'w T`
+/// and `&'w mut T` of array-of-structs components, `Option`s of those, and `Entity` (not `Has<T>`,
+/// whose item is a `bool`, nor struct-of-arrays components, whose items are views). The fields'
+/// accesses are checked for aliasing when a query or system is made, as a tuple's are; the struct
+/// is also `ReadOnlyQueryData` when every field is. Anything else is a compile error.
+#[proc_macro_derive(QueryData)]
+pub fn derive_query_data(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    query_data::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()
 }

@@ -86,8 +86,8 @@ pub use event::{EventReader, EventWriter, Events, Retention};
 #[cfg(feature = "transform")]
 pub use hierarchy::{GlobalTransform, LocalTransform};
 pub use hierarchy::{HierarchyError, Relationship};
-pub use mosaic_macros::Component;
-pub use query::{Added, Changed, Has, Or, Query, QueryError, QueryIter, With, Without};
+pub use mosaic_macros::{Component, QueryData};
+pub use query::{Added, Changed, Has, Or, Query, QueryData, QueryError, QueryIter, With, Without};
 pub use schedule::ParCommands;
 pub use schedule::{Commands, ExecutorKind, Local, Res, ResMut, Schedule, ScheduleError};
 #[cfg(feature = "serialize")]

@@ -745,3 +745,76 @@ fn combinations_visit_every_set_once() {
     let total: u32 = world.query::<&N>().into_iter().map(|n| n.0).sum();
     assert_eq!(total, 15);
 }
+
+mod derived {
+    use mosaic::{Component, Entity, QueryData, World};
+
+    #[derive(Component, Debug, PartialEq)]
+    struct Position(f32);
+    #[derive(Component)]
+    struct Velocity(f32);
+    #[derive(Component)]
+    struct Owner(u32);
+
+    #[derive(QueryData)]
+    struct Movement<'w> {
+        position: &'w mut Position,
+        velocity: &'w Velocity,
+        owner: Option<&'w Owner>,
+        entity: Entity,
+    }
+
+    #[derive(QueryData)]
+    struct Look<'w> {
+        position: &'w Position,
+    }
+
+    #[test]
+    fn a_derived_struct_is_fetched_as_one_item() {
+        let mut world = World::new();
+        let a = world.spawn((Position(0.0), Velocity(1.0), Owner(7)));
+        let b = world.spawn((Position(0.0), Velocity(2.0)));
+        world.spawn(Position(5.0)); // no velocity: not matched
+        let mut seen = Vec::new();
+        for m in world.query::<Movement>() {
+            m.position.0 += m.velocity.0;
+            seen.push((m.entity, m.owner.map(|o| o.0)));
+        }
+        seen.sort_by_key(|(e, _)| e.to_bits());
+        assert_eq!(seen, [(a, Some(7)), (b, None)]);
+        assert_eq!(world.get::<Position>(b), Ok(&Position(2.0)));
+        // Read-only derived structs go through `&World`.
+        let total: f32 = world.query_ref::<Look>().into_iter().map(|l| l.position.0).sum();
+        assert_eq!(total, 8.0);
+        assert_eq!(world.query::<Movement>().get(a).unwrap().velocity.0, 1.0);
+    }
+
+    fn movement(query: mosaic::Query<Movement>) {
+        for m in query {
+            m.position.0 += m.velocity.0;
+        }
+    }
+
+    #[test]
+    fn a_derived_struct_is_a_system_parameter() {
+        let mut world = World::new();
+        let e = world.spawn((Position(1.0), Velocity(0.5)));
+        let mut schedule = mosaic::Schedule::new();
+        schedule.add_system(movement);
+        schedule.run(&mut world);
+        schedule.run(&mut world);
+        assert_eq!(world.get::<Position>(e), Ok(&Position(2.0)));
+    }
+
+    #[test]
+    #[should_panic(expected = "Position")]
+    fn aliasing_fields_are_refused() {
+        #[derive(QueryData)]
+        struct Bad<'w> {
+            a: &'w mut Position,
+            b: &'w Position,
+        }
+        let mut world = World::new();
+        let _ = world.query::<Bad>();
+    }
+}

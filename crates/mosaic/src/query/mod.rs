@@ -21,6 +21,8 @@ mod reduce;
 mod watch;
 
 pub use self::core::Query;
+#[doc(hidden)]
+pub use access::ComponentAccess;
 pub use access::FilterSet;
 pub use change::{Added, ChangeFetch, Changed};
 pub use chunk::ChunkQueryData;
