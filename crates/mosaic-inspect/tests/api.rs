@@ -171,6 +171,9 @@ fn reads_world_entities_hierarchy_schedule_and_frames() {
     let (status, page) = game.request("GET", "/", "");
     assert_eq!(status, 200);
     assert!(page.contains("<html"));
+    assert!(page.contains(r#"id="events""#), "the page has the event channel table");
+    let (_, script) = game.request("GET", "/assets/app.js", "");
+    assert!(script.contains("/api/events"), "the page reads the event channels");
     game.stop();
 }
 
