@@ -149,6 +149,17 @@ async function refreshSchedule() {
   }
 }
 
+async function refreshEvents() {
+  const { events } = await api("/api/events");
+  const body = $("events").tBodies[0];
+  body.replaceChildren();
+  for (const e of events) {
+    const row = body.insertRow();
+    row.append(text("td", e.name), text("td", e.backlog, "num"), text("td", e.sent, "num"),
+      text("td", e.readers, "num"));
+  }
+}
+
 async function refreshFrames() {
   const frames = await api("/api/frames");
   const times = frames.frame_times_ms;
@@ -195,6 +206,7 @@ async function refresh() {
     await refreshEntity();
     await refreshTree();
     await refreshSchedule();
+    await refreshEvents();
     await refreshFrames();
     $("state").classList.remove("error");
   } catch (error) {

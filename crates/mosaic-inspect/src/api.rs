@@ -113,6 +113,10 @@ fn route(method: &str, url: &str, body: &[u8], shared: &Shared) -> Result<Reply,
             let view = shared.fresh(FRESH_WAIT);
             Ok(Reply::json(200, &json!({ "version": view.version, "schedule": view.schedule })))
         }
+        ("GET", ["events"]) => {
+            let view = shared.fresh(FRESH_WAIT);
+            Ok(Reply::json(200, &json!({ "version": view.version, "events": view.events })))
+        }
         ("GET", ["frames"]) => Ok(Reply::json(200, &frames(&shared.fresh(FRESH_WAIT)))),
         ("POST" | "PUT", ["entities", id, "components", name]) => {
             writable(shared)?;
@@ -147,7 +151,11 @@ fn route(method: &str, url: &str, body: &[u8], shared: &Shared) -> Result<Reply,
         }
         (
             _,
-            ["world" | "entities" | "hierarchy" | "schedule" | "frames" | "pause" | "resume" | "step", ..],
+            [
+                "world" | "entities" | "hierarchy" | "schedule" | "events" | "frames" | "pause" | "resume"
+                | "step",
+                ..,
+            ],
         ) => Err(not_allowed()),
         _ => Err(ApiError::NotFound(path.to_owned())),
     }
@@ -160,6 +168,7 @@ fn index() -> Value {
         "GET /api/entities/{id}",
         "GET /api/hierarchy",
         "GET /api/schedule",
+        "GET /api/events",
         "GET /api/frames",
         "POST /api/entities/{id}/components/{name}  (writes on; body: the value as JSON)",
         "DELETE /api/entities/{id}  (writes on)",

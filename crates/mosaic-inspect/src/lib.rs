@@ -16,6 +16,8 @@
 //!   the roots;
 //! - `GET /api/schedule`: systems in run order, their batches, per-system median and max run
 //!   time (with [`Schedule::enable_profiling`](mosaic::Schedule::enable_profiling));
+//! - `GET /api/events`: the world's event channels ([`World::event_channels`](mosaic::World::event_channels)):
+//!   type name, backlog (events held), events sent, readers, buffer capacity;
 //! - `GET /api/frames`: the frame times given to `publish`, oldest first.
 //!
 //! Writes are refused (403) unless [`InspectorOptions::allow_writes`] is set; then
