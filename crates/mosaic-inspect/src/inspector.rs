@@ -7,12 +7,14 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use mosaic::rollback::{RollbackError, RollbackRing};
 use mosaic::serialize::SnapshotRegistry;
 use mosaic::{Schedule, World};
 use serde_json::Value;
 
 use crate::error::InspectError;
 use crate::server;
+use crate::travel::Travel;
 use crate::view::{self, WorldView};
 
 /// How the inspector serves.
@@ -72,6 +74,8 @@ pub(crate) enum Command {
     Set { entity: String, component: String, value: Value },
     /// Despawn `entity`.
     Despawn { entity: String },
+    /// Restore the live world to saved frame `frame` (and stay paused).
+    Rewind { frame: u64 },
 }
 
 /// State shared by the frame loop and the server thread. Locks are held only to swap or clone
@@ -92,6 +96,11 @@ pub(crate) struct Shared {
     pub(crate) options: InspectorOptions,
     /// Registered component names, sorted.
     pub(crate) component_names: Vec<String>,
+    /// How components and resources turn into JSON (and back).
+    pub(crate) registry: SnapshotRegistry,
+    /// The saved frames, once [`Inspector::keep_frames`] was called. The frame loop locks it to
+    /// save a frame or rewind; the server thread only to copy a saved frame out.
+    pub(crate) travel: Mutex<Option<Travel>>,
 }
 
 /// Locks `mutex`, going on with the data if a thread panicked while holding it (every critical
@@ -157,7 +166,6 @@ impl Shared {
 /// ```
 pub struct Inspector {
     shared: Arc<Shared>,
-    registry: SnapshotRegistry,
     addr: SocketAddr,
     frame_times: VecDeque<f64>,
     version: u64,
@@ -199,21 +207,15 @@ impl Inspector {
             steps: AtomicU32::new(0),
             write_errors: Mutex::new(VecDeque::new()),
             component_names: registry.component_names().map(str::to_owned).collect(),
+            registry,
+            travel: Mutex::new(None),
             options,
         });
         let thread = std::thread::Builder::new().name("mosaic-inspect".into()).spawn({
             let (server, shared) = (Arc::clone(&server), Arc::clone(&shared));
             move || server::serve(&server, &shared)
         })?;
-        Ok(Self {
-            shared,
-            registry,
-            addr,
-            frame_times: VecDeque::new(),
-            version: 0,
-            server,
-            thread: Some(thread),
-        })
+        Ok(Self { shared, addr, frame_times: VecDeque::new(), version: 0, server, thread: Some(thread) })
     }
 
     /// The address the server listens on (with the port picked when port 0 was asked for).
@@ -253,15 +255,17 @@ impl Inspector {
         schedule: Option<&mut Schedule>,
         frame_time: Option<Duration>,
     ) -> usize {
+        if frame_time.is_some()
+            && let Some(travel) = lock(&self.shared.travel).as_mut()
+            && let Err(error) = travel.save_next(world)
+        {
+            self.record_error(format!("saving a frame for time travel: {error}"));
+        }
         let commands = std::mem::take(&mut *lock(&self.shared.commands));
         let applied = commands.len();
         for command in commands {
             if let Err(error) = self.apply(world, command) {
-                let mut errors = lock(&self.shared.write_errors);
-                if errors.len() == 20 {
-                    errors.pop_front();
-                }
-                errors.push_back(error);
+                self.record_error(error);
             }
         }
         if let Some(time) = frame_time {
@@ -275,7 +279,7 @@ impl Inspector {
             let mut view = WorldView::build(
                 self.version,
                 world,
-                &self.registry,
+                &self.shared.registry,
                 schedule,
                 self.frame_times.iter().copied().collect(),
             );
@@ -288,13 +292,53 @@ impl Inspector {
         applied
     }
 
+    /// Keeps the last `ring.capacity()` frames of `world` for the time-travel routes
+    /// (`/api/frames/saved`, `/api/frames/{F}/...`, `/api/diff`, `/api/rewind`): saves `world`
+    /// now as frame `frame`, then [`Inspector::publish`] saves it after every frame that ran (a
+    /// frame time given) as the next frame number. Replaces a ring kept before.
+    ///
+    /// `ring`'s registry says what is saved (see [`RollbackRing`]); what the page shows of a
+    /// saved frame is what the inspector's snapshot registry shows of those components and
+    /// resources. Cost per frame: one [`RollbackRing::save`], O(entity slots + registered rows),
+    /// no allocation once every slot has held the largest world.
+    ///
+    /// # Errors
+    /// [`RollbackError::UnregisteredComponent`] if `world` has rows of a component `ring`'s
+    /// registry does not name (nothing is kept then).
+    pub fn keep_frames(
+        &mut self,
+        world: &mut World,
+        ring: RollbackRing,
+        frame: u64,
+    ) -> Result<(), RollbackError> {
+        let travel = Travel::new(world, ring, frame)?;
+        *lock(&self.shared.travel) = Some(travel);
+        self.shared.wanted.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// The frame number of the live world's state when frames are kept
+    /// ([`Inspector::keep_frames`]): the number of the last frame saved or rewound to.
+    pub fn frame(&self) -> Option<u64> {
+        lock(&self.shared.travel).as_ref().map(Travel::current)
+    }
+
+    /// Keeps `error` for the world summary (the 20 most recent).
+    fn record_error(&self, error: String) {
+        let mut errors = lock(&self.shared.write_errors);
+        if errors.len() == 20 {
+            errors.pop_front();
+        }
+        errors.push_back(error);
+    }
+
     fn apply(&self, world: &mut World, command: Command) -> Result<(), String> {
         match command {
             Command::Set { entity, component, value } => {
                 let target = view::live_entity(world, &entity)
                     .ok_or_else(|| format!("set {component} on {entity}: no such entity"))?;
                 let mut de = <dyn erased_serde::Deserializer>::erase(value);
-                match self.registry.insert_by_name(world, &component, target, &mut de) {
+                match self.shared.registry.insert_by_name(world, &component, target, &mut de) {
                     Ok(true) => Ok(()),
                     Ok(false) => Err(format!("set {component} on {entity}: no such component or entity")),
                     Err(error) => Err(format!("set {component} on {entity}: {error}")),
@@ -304,6 +348,14 @@ impl Inspector {
                 let target = view::live_entity(world, &entity)
                     .ok_or_else(|| format!("despawn {entity}: no such entity"))?;
                 world.despawn(target);
+                Ok(())
+            }
+            Command::Rewind { frame } => {
+                let mut travel = lock(&self.shared.travel);
+                let travel =
+                    travel.as_mut().ok_or_else(|| format!("rewind to {frame}: no frames are kept"))?;
+                travel.rewind(world, frame).map_err(|error| format!("rewind to {frame}: {error}"))?;
+                self.shared.paused.store(true, Ordering::Release);
                 Ok(())
             }
         }

@@ -514,10 +514,7 @@ impl Entities {
     /// An empty allocator that accepts `image` (its world tag, a lease shared with the saved
     /// allocator, and its limits), for a scratch world to restore a saved frame into.
     pub(crate) fn accepting(image: &EntitiesImage) -> Self {
-        Self {
-            tag: TagLease::on(image.tag),
-            ..Self::with_limits(image.limits.0, image.limits.1)
-        }
+        Self { tag: TagLease::on(image.tag), ..Self::with_limits(image.limits.0, image.limits.1) }
     }
 
     /// Puts the state of `image` back (reservations are dropped). O(slots).
