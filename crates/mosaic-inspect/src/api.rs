@@ -132,7 +132,7 @@ fn route(method: &str, url: &str, body: &[u8], shared: &Shared) -> Result<Reply,
             let frame = travel::parse_frame("frame", frame)?;
             let view = travel::frame_view(shared, frame)?;
             let entity =
-                view.entity(id).ok_or_else(|| ApiError::NoSuchEntity(format!("{id} at frame {frame}")))?;
+                view.entity(id).ok_or_else(|| ApiError::NoSuchEntityAt { id: (*id).to_owned(), frame })?;
             Ok(Reply::json(200, &json!({ "frame": frame, "entity": entity })))
         }
         ("GET", ["diff"]) => {

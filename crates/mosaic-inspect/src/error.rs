@@ -43,6 +43,8 @@ pub(crate) enum ApiError {
     WritesOff,
     #[error("the request body is over {0} bytes")]
     TooLarge(usize),
+    #[error("no entity {id} was alive at frame {frame}")]
+    NoSuchEntityAt { id: String, frame: u64 },
     #[error("no frames are kept; the game calls `Inspector::keep_frames` with a rollback ring to keep them")]
     NoFrames,
     #[error("frame {frame} is not held (held: {held}); GET /api/frames/saved lists them")]
@@ -56,6 +58,7 @@ impl ApiError {
             Self::NotFound(_)
             | Self::NoSuchEntity(_)
             | Self::NoSuchComponent(_)
+            | Self::NoSuchEntityAt { .. }
             | Self::NoFrames
             | Self::NoSuchFrame { .. } => 404,
             Self::MethodNotAllowed { .. } => 405,

@@ -174,6 +174,14 @@ fn reads_world_entities_hierarchy_schedule_and_frames() {
     assert!(page.contains(r#"id="events""#), "the page has the event channel table");
     let (_, script) = game.request("GET", "/assets/app.js", "");
     assert!(script.contains("/api/events"), "the page reads the event channels");
+    assert!(
+        page.contains(r#"id="scrub""#) && page.contains(r#"id="diff""#),
+        "the page has the time-travel panel"
+    );
+    assert!(
+        script.contains("/api/frames/saved") && script.contains("/api/diff"),
+        "the panel reads saved frames"
+    );
     game.stop();
 }
 
