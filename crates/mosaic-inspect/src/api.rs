@@ -227,7 +227,10 @@ fn check_target(shared: &Shared, id: &str, component: Option<&str>) -> Result<()
     {
         return Err(ApiError::NoSuchComponent(name.to_owned()));
     }
-    if shared.current().entity(id).is_none() {
+    // Before the first publish the view is empty: wait for one rather than refuse.
+    let view = shared.current();
+    let view = if view.version == 0 { shared.fresh(FRESH_WAIT) } else { view };
+    if view.entity(id).is_none() {
         return Err(ApiError::NoSuchEntity(id.to_owned()));
     }
     Ok(())
