@@ -2,10 +2,10 @@
 
 use std::collections::VecDeque;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mosaic::rollback::{RollbackError, RollbackRing};
 use mosaic::serialize::SnapshotRegistry;
@@ -34,7 +34,16 @@ pub struct InspectorOptions {
     pub max_page_size: usize,
     /// How many frame times to keep for the chart, in frames. Default 600.
     pub frame_history: usize,
+    /// Save frames for time travel ([`Inspector::keep_frames`]) even while no client is
+    /// watching. Default `false`: frames are saved only while a client is (a request in the
+    /// last [`WATCH_WINDOW`]), so an idle inspector costs no save per frame; the ring then holds
+    /// the frames run since someone looked.
+    pub keep_frames_idle: bool,
 }
+
+/// How long after its last request a client counts as watching: 5 seconds (the page polls every
+/// second).
+pub const WATCH_WINDOW: Duration = Duration::from_secs(5);
 
 impl Default for InspectorOptions {
     fn default() -> Self {
@@ -44,6 +53,7 @@ impl Default for InspectorOptions {
             allow_writes: false,
             max_page_size: 500,
             frame_history: 600,
+            keep_frames_idle: false,
         }
     }
 }
@@ -57,6 +67,13 @@ impl InspectorOptions {
     /// These options with writes allowed or not.
     pub fn writes(mut self, allow: bool) -> Self {
         self.allow_writes = allow;
+        self
+    }
+
+    /// These options with frames saved for time travel while no client watches, or not (see
+    /// [`InspectorOptions::keep_frames_idle`]).
+    pub fn frames_idle(mut self, keep: bool) -> Self {
+        self.keep_frames_idle = keep;
         self
     }
 
@@ -101,6 +118,10 @@ pub(crate) struct Shared {
     /// The saved frames, once [`Inspector::keep_frames`] was called. The frame loop locks it to
     /// save a frame or rewind; the server thread only to copy a saved frame out.
     pub(crate) travel: Mutex<Option<Travel>>,
+    /// When the server started.
+    pub(crate) epoch: Instant,
+    /// When the last request came, in milliseconds after `epoch`, plus 1 (0: none yet).
+    pub(crate) last_request_ms: AtomicU64,
 }
 
 /// Locks `mutex`, going on with the data if a thread panicked while holding it (every critical
@@ -110,6 +131,19 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
+    /// Notes that a request came now.
+    pub(crate) fn touch(&self) {
+        let ms = self.epoch.elapsed().as_millis() as u64 + 1;
+        self.last_request_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// Whether a request came in the last [`WATCH_WINDOW`].
+    pub(crate) fn watched(&self) -> bool {
+        let last = self.last_request_ms.load(Ordering::Relaxed);
+        let now = self.epoch.elapsed().as_millis() as u64 + 1;
+        last != 0 && now.saturating_sub(last) <= WATCH_WINDOW.as_millis() as u64
+    }
+
     /// The last published view.
     pub(crate) fn current(&self) -> Arc<WorldView> {
         Arc::clone(&lock(&self.view))
@@ -209,6 +243,8 @@ impl Inspector {
             component_names: registry.component_names().map(str::to_owned).collect(),
             registry,
             travel: Mutex::new(None),
+            epoch: Instant::now(),
+            last_request_ms: AtomicU64::new(0),
             options,
         });
         let thread = std::thread::Builder::new().name("mosaic-inspect".into()).spawn({
@@ -257,9 +293,14 @@ impl Inspector {
     ) -> usize {
         if frame_time.is_some()
             && let Some(travel) = lock(&self.shared.travel).as_mut()
-            && let Err(error) = travel.save_next(world)
         {
-            self.record_error(format!("saving a frame for time travel: {error}"));
+            if self.shared.options.keep_frames_idle || self.shared.watched() {
+                if let Err(error) = travel.save_next(world) {
+                    self.record_error(format!("saving a frame for time travel: {error}"));
+                }
+            } else {
+                travel.skip();
+            }
         }
         let commands = std::mem::take(&mut *lock(&self.shared.commands));
         let applied = commands.len();
@@ -294,13 +335,16 @@ impl Inspector {
 
     /// Keeps the last `ring.capacity()` frames of `world` for the time-travel routes
     /// (`/api/frames/saved`, `/api/frames/{F}/...`, `/api/diff`, `/api/rewind`): saves `world`
-    /// now as frame `frame`, then [`Inspector::publish`] saves it after every frame that ran (a
-    /// frame time given) as the next frame number. Replaces a ring kept before.
+    /// now as frame `frame`, then [`Inspector::publish`] numbers every frame that ran (a frame
+    /// time given) with the next number and saves it while a client watches (a request in the
+    /// last [`WATCH_WINDOW`]; always with [`InspectorOptions::keep_frames_idle`]). Replaces a
+    /// ring kept before.
     ///
     /// `ring`'s registry says what is saved (see [`RollbackRing`]); what the page shows of a
     /// saved frame is what the inspector's snapshot registry shows of those components and
-    /// resources. Cost per frame: one [`RollbackRing::save`], O(entity slots + registered rows),
-    /// no allocation once every slot has held the largest world.
+    /// resources. Cost per frame watched: one [`RollbackRing::save`], O(entity slots + registered
+    /// rows), no allocation once every slot has held the largest world; per frame unwatched, a
+    /// clock read.
     ///
     /// # Errors
     /// [`RollbackError::UnregisteredComponent`] if `world` has rows of a component `ring`'s

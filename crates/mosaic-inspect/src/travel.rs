@@ -66,6 +66,11 @@ impl Travel {
         self.save(world, self.current + 1)
     }
 
+    /// Counts a frame run without saving it (no client watching).
+    pub(crate) fn skip(&mut self) {
+        self.current += 1;
+    }
+
     /// Restores `world` to held frame `frame`, which becomes the current frame; frames saved
     /// after it (another timeline now) are no longer held.
     pub(crate) fn rewind(&mut self, world: &mut World, frame: u64) -> Result<(), String> {
@@ -75,18 +80,23 @@ impl Travel {
         Ok(())
     }
 
-    /// The frames held, in increasing order: those in the ring up to the current frame (later
-    /// ones are left from before a rewind). O(capacity log capacity).
+    /// The frames held, in increasing order: the run of consecutive frames in the ring that
+    /// ends at the newest one up to the current frame (later ones are left from before a rewind;
+    /// earlier runs, from before a time nobody watched, are left out so the frames held have no
+    /// gaps). O(capacity log capacity).
     pub(crate) fn held(&self) -> Vec<u64> {
-        self.ring.saved_frames().filter(|&f| f <= self.current).collect()
+        let mut frames: Vec<u64> = self.ring.saved_frames().filter(|&f| f <= self.current).collect();
+        let start = frames.windows(2).rposition(|w| w[1] != w[0] + 1).map_or(0, |at| at + 1);
+        frames.drain(..start);
+        frames
     }
 
     /// `Ok` if frame `frame` is held, else the 404 that names the frames that are.
     pub(crate) fn check(&self, frame: u64) -> Result<(), ApiError> {
-        if frame <= self.current && self.ring.contains(frame) {
+        let held = self.held();
+        if held.binary_search(&frame).is_ok() {
             return Ok(());
         }
-        let held = self.held();
         Err(ApiError::NoSuchFrame {
             frame,
             held: match (held.first(), held.last()) {

@@ -91,7 +91,7 @@ fn x_at(addr: SocketAddr, frame: u64, id: &str) -> Option<f64> {
 
 #[test]
 fn lists_reads_and_diffs_saved_frames() {
-    let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap());
+    let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap()).frames_idle(true);
     let mut inspector = Inspector::start(options, snapshot_registry()).unwrap();
     let addr = inspector.addr();
     let mut world = new_world();
@@ -145,7 +145,7 @@ fn lists_reads_and_diffs_saved_frames() {
 
 #[test]
 fn refuses_frames_not_held_and_malformed_numbers() {
-    let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap());
+    let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap()).frames_idle(true);
     let mut inspector = Inspector::start(options, snapshot_registry()).unwrap();
     let addr = inspector.addr();
     let mut world = new_world();
@@ -182,7 +182,7 @@ fn refuses_frames_not_held_and_malformed_numbers() {
 
 #[test]
 fn rewind_restores_the_live_world_and_pauses() {
-    let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap()).writes(true);
+    let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap()).writes(true).frames_idle(true);
     let mut inspector = Inspector::start(options, snapshot_registry()).unwrap();
     let addr = inspector.addr();
     let mut world = new_world();
@@ -207,4 +207,26 @@ fn rewind_restores_the_live_world_and_pauses() {
     run(&mut inspector, &mut world, 4, 5);
     let (_, at_5) = request(addr, "GET", "/api/frames/5/entities/0v1");
     assert_eq!(at_5["entity"]["components"]["position"], json!({ "x": 5.0, "y": 100.0 }));
+}
+
+#[test]
+fn saves_frames_only_while_a_client_watches() {
+    let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap());
+    let mut inspector = Inspector::start(options, snapshot_registry()).unwrap();
+    let addr = inspector.addr();
+    let mut world = new_world();
+    inspector.keep_frames(&mut world, ring(8), 0).unwrap();
+    run(&mut inspector, &mut world, 1, 5);
+    assert_eq!(inspector.frame(), Some(5), "frames are counted");
+    let (_, saved) = request(addr, "GET", "/api/frames/saved");
+    assert_eq!(
+        (&saved["frames"], &saved["current"]),
+        (&json!([0]), &json!(5)),
+        "but not saved: nobody watched"
+    );
+    run(&mut inspector, &mut world, 6, 8);
+    let (_, saved) = request(addr, "GET", "/api/frames/saved");
+    assert_eq!(saved["frames"], json!([6, 7, 8]), "saved once a client asked; frame 0 is before the gap");
+    assert_eq!(x_at(addr, 7, "0v1"), Some(7.0));
+    assert_eq!(request(addr, "GET", "/api/frames/0/world").0, 404);
 }

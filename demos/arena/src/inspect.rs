@@ -24,7 +24,8 @@ pub struct InspectSettings {
 
 /// Runs `sim` for `frames` frames (0: until the process is stopped) with an inspector serving
 /// it, paced to `settings.fps` frames per second and published after every frame, keeping the
-/// last `settings.saved_frames` frames for time travel (numbered by the sim's frame count); pause and step from the
+/// last `settings.saved_frames` frames for time travel (numbered by the sim's frame count). The
+/// summary's frame times run from the frame's start to the end of its publish; pause and step from the
 /// page (with writes allowed) hold or advance it. `on_start` is given the page's URL once the
 /// server listens; after the last frame `on_end` is given the run's summary and the sim (to
 /// report and save it), and the last frame stays served until the process is stopped: this
@@ -69,9 +70,14 @@ pub fn run_inspected(
             total.despawned += changes.despawned;
             start.elapsed()
         });
-        frame_times.extend(frame_time);
         let (world, schedule) = sim.parts_mut();
         inspector.publish(world, Some(schedule), frame_time);
+        if frame_time.is_some() {
+            // The summary's frame time counts the inspector's share too (saving the frame for
+            // time travel, applying writes, copying a view when a client asked); the page's
+            // chart shows the schedule's run alone.
+            frame_times.push(start.elapsed());
+        }
         if !more && let Some(on_end) = on_end.take() {
             let end = sim.world();
             let summary = Summary {

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Idle-inspector overhead on the arena: runs the release arena plain and with `--inspect` (no
+# client connected) in several variants, interleaved round by round, and prints each run's frame
+# median and, per variant, the median of the run medians and its ratio to the plain runs.
+#
+# Variants: plain; inspected unpaced without saved frames (the inspector alone); inspected paced
+# to 60 fps without saved frames (what the first measurement compared); inspected unpaced with
+# 120 saved frames (time travel on). Inspected frame times include `publish`.
+#   scripts/inspect-overhead.sh [ROUNDS] [FRAMES]    # defaults 5 and 300
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${1:-5}
+FRAMES=${2:-300}
+cargo build --release -p arena >/dev/null 2>&1
+ARENA=target/release/arena
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+
+# run NAME ARGS...: one run; the inspected arena keeps serving after its last frame, so it is
+# stopped once its report is out.
+run() {
+    local name=$1
+    shift
+    local log="$OUT/run.log"
+    "$ARENA" --frames "$FRAMES" "$@" >"$log" 2>&1 &
+    local pid=$!
+    for _ in $(seq 600); do
+        grep -q "^(last" "$log" 2>/dev/null && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    local median
+    median=$(awk '/^frame time median/ {print $4}' "$log")
+    [ -n "$median" ] || { echo "no report from $name: $(cat "$log")" >&2; exit 1; }
+    echo "$median" >>"$OUT/$name"
+    printf '%-16s %s ms\n' "$name" "$median"
+}
+
+INSPECT=(--inspect 127.0.0.1:0)
+for round in $(seq "$ROUNDS"); do
+    echo "round $round"
+    run plain
+    run inspect-unpaced "${INSPECT[@]}" --inspect-fps 0 --inspect-frames 0
+    run plain
+    run inspect-paced "${INSPECT[@]}" --inspect-frames 0
+    run plain
+    run inspect-ring "${INSPECT[@]}" --inspect-fps 0 --inspect-frames 120
+done
+
+median() { sort -g "$1" | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+base=$(median "$OUT/plain")
+echo
+echo "variant          median of run medians (ms)   ratio to plain"
+for name in plain inspect-unpaced inspect-paced inspect-ring; do
+    m=$(median "$OUT/$name")
+    printf '%-16s %10s                    %s\n' "$name" "$m" "$(awk -v m="$m" -v b="$base" 'BEGIN {printf "%.3f", m / b}')"
+done
