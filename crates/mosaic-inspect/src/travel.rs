@@ -126,7 +126,7 @@ pub(crate) fn saved(shared: &Shared) -> Result<Value, ApiError> {
         "newest": frames.last(),
         "current": travel.current,
         "capacity": travel.ring.capacity(),
-        "frame_bytes": travel.ring.frame_bytes(travel.current),
+        "frame_bytes": frames.last().and_then(|&f| travel.ring.frame_bytes(f)),
     }))
 }
 
