@@ -185,14 +185,14 @@ fn route(method: &str, url: &str, body: &[u8], shared: &Shared) -> Result<Reply,
             shared.wanted.store(true, Ordering::Release);
             Ok(Reply::json(202, &json!({ "steps": frames })))
         }
-        (
-            _,
-            [
-                "world" | "entities" | "hierarchy" | "schedule" | "events" | "frames" | "diff" | "pause"
-                | "resume" | "step" | "rewind",
-                ..,
-            ],
-        ) if method != "GET" => Err(not_allowed()),
+        // Write routes read with GET, and reads written to, are routes with another method; a GET
+        // under a read route that matched nothing above is an unknown route.
+        (_, ["pause" | "resume" | "step" | "rewind"]) => Err(not_allowed()),
+        (_, ["world" | "entities" | "hierarchy" | "schedule" | "events" | "frames" | "diff", ..])
+            if method != "GET" =>
+        {
+            Err(not_allowed())
+        }
         _ => Err(ApiError::NotFound(path.to_owned())),
     }
 }

@@ -201,6 +201,8 @@ fn refuses_bad_requests_with_json_errors() {
         ("GET", "/api/entities?with=nope", 404),
         ("GET", "/api/entities?search=%zz", 400),
         ("PUT", "/api/world", 405),
+        ("GET", "/api/pause", 405),
+        ("GET", "/api/world/extra", 404),
         ("POST", "/", 405),
         ("POST", "/api/pause", 403),
         ("POST", "/api/step", 403),

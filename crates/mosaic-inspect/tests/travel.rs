@@ -170,6 +170,8 @@ fn refuses_frames_not_held_and_malformed_numbers() {
         ("GET", "/api/diff?a=3&b=x", 400),
         ("POST", "/api/diff?a=3&b=4", 405),
         ("POST", "/api/rewind?frame=3", 403), // writes off
+        ("GET", "/api/rewind?frame=3", 405),
+        ("POST", "/api/frames/saved", 405),
     ] {
         let (status, body) = request(addr, method, path);
         assert_eq!(status, want, "{method} {path}: {body}");
