@@ -278,13 +278,16 @@ impl Inspector {
         self.shared.steps.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)).is_ok()
     }
 
-    /// The publish point: applies the writes clients queued since the last call (in the order
-    /// they came), records `frame_time` (when given: `None` for a frame that did not run) for the
-    /// chart, and, if a client asked since the last publish, copies the world and `schedule`
-    /// into a new view for the server. Returns how many writes were applied.
+    /// The publish point: when frames are kept ([`Inspector::keep_frames`]) and `frame_time` is
+    /// given (the frame ran), numbers the frame and saves it while a client watches; then applies
+    /// the writes clients queued since the last call (in the order they came; a rewind among
+    /// them restores a saved frame), records `frame_time` for the chart, and, if a client asked
+    /// since the last publish, copies the world and `schedule` into a new view for the server.
+    /// Returns how many writes were applied.
     ///
     /// Call it between schedule runs, on the thread that owns the world. Cost without clients:
-    /// O(1); with one: O(entities * registered components) for the copy.
+    /// O(1); with one: O(entities * registered components) for the copy, plus one rollback save
+    /// per frame when frames are kept.
     pub fn publish(
         &mut self,
         world: &mut World,
