@@ -36,13 +36,14 @@ pub struct InspectorOptions {
     pub frame_history: usize,
     /// Save frames for time travel ([`Inspector::keep_frames`]) even while no client is
     /// watching. Default `false`: frames are saved only while a client is (a request in the
-    /// last [`WATCH_WINDOW`]), so an idle inspector costs no save per frame; the ring then holds
-    /// the frames run since someone looked.
+    /// last [`InspectorOptions::watch_window`]), so an idle inspector costs no save per frame;
+    /// the ring then holds the frames run since someone looked.
     pub keep_frames_idle: bool,
+    /// How long after its last request a client counts as watching. Default [`WATCH_WINDOW`].
+    pub watch_window: Duration,
 }
 
-/// How long after its last request a client counts as watching: 5 seconds (the page polls every
-/// second).
+/// The default [`InspectorOptions::watch_window`]: 5 seconds (the page polls every second).
 pub const WATCH_WINDOW: Duration = Duration::from_secs(5);
 
 impl Default for InspectorOptions {
@@ -54,6 +55,7 @@ impl Default for InspectorOptions {
             max_page_size: 500,
             frame_history: 600,
             keep_frames_idle: false,
+            watch_window: WATCH_WINDOW,
         }
     }
 }
@@ -137,11 +139,11 @@ impl Shared {
         self.last_request_ms.store(ms, Ordering::Relaxed);
     }
 
-    /// Whether a request came in the last [`WATCH_WINDOW`].
+    /// Whether a request came in the last `options.watch_window`.
     pub(crate) fn watched(&self) -> bool {
         let last = self.last_request_ms.load(Ordering::Relaxed);
         let now = self.epoch.elapsed().as_millis() as u64 + 1;
-        last != 0 && now.saturating_sub(last) <= WATCH_WINDOW.as_millis() as u64
+        last != 0 && u128::from(now.saturating_sub(last)) <= self.options.watch_window.as_millis()
     }
 
     /// The last published view.
@@ -340,7 +342,8 @@ impl Inspector {
     /// (`/api/frames/saved`, `/api/frames/{F}/...`, `/api/diff`, `/api/rewind`): saves `world`
     /// now as frame `frame`, then [`Inspector::publish`] numbers every frame that ran (a frame
     /// time given) with the next number and saves it while a client watches (a request in the
-    /// last [`WATCH_WINDOW`]; always with [`InspectorOptions::keep_frames_idle`]). Replaces a
+    /// [`InspectorOptions::watch_window`]; always with [`InspectorOptions::keep_frames_idle`]).
+    /// Replaces a
     /// ring kept before.
     ///
     /// `ring`'s registry says what is saved (see [`RollbackRing`]); what the page shows of a

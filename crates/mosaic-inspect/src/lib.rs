@@ -21,7 +21,7 @@
 //! - `GET /api/frames`: the frame times given to `publish`, oldest first.
 //!
 //! Time travel, once the game hands the inspector a rollback ring ([`Inspector::keep_frames`]; it
-//! then saves every frame run while a client watches, see [`WATCH_WINDOW`]):
+//! then saves every frame run while a client watches, see [`InspectorOptions::watch_window`]):
 //! - `GET /api/frames/saved`: the frames held (oldest first), the live world's frame, the ring's
 //!   capacity;
 //! - `GET /api/frames/{F}/world`, `GET /api/frames/{F}/entities?...` and

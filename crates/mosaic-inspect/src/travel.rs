@@ -18,15 +18,18 @@ const CACHED_VIEWS: usize = 4;
 
 /// The saved frames and where the live world stands among them.
 ///
-/// Invariant: `stamps[f % capacity]` changes whenever frame `f`'s slot is written, so a cached
+/// Invariants: `stamps[f % capacity]` changes whenever frame `f`'s slot is written, so a cached
 /// view `(f, stamp, _)` is the view of what the ring holds as `f` exactly while
-/// `stamps[f % capacity] == stamp`.
+/// `stamps[f % capacity] == stamp`; `frames[s]` is `Some(f)` only if the ring holds `f` in slot
+/// `s` and `f` belongs to the live world's timeline (saved, and not after a frame rewound to).
 pub(crate) struct Travel {
     ring: RollbackRing,
     /// The frame number of the live world's state: the last frame saved or rewound to.
     current: u64,
     /// Per ring slot, the save count when the slot was last written.
     stamps: Vec<u64>,
+    /// Per ring slot, the frame it holds for this timeline.
+    frames: Vec<Option<u64>>,
     /// Saves made, from 0.
     saves: u64,
     /// `(frame, stamp, view)`, most recently built last.
@@ -36,8 +39,14 @@ pub(crate) struct Travel {
 impl Travel {
     /// Saves `world` into `ring` as frame `frame`, the live world's frame from now on.
     pub(crate) fn new(world: &mut World, ring: RollbackRing, frame: u64) -> Result<Self, RollbackError> {
-        let mut travel =
-            Self { stamps: vec![0; ring.capacity()], ring, current: frame, saves: 0, cache: Vec::new() };
+        let mut travel = Self {
+            stamps: vec![0; ring.capacity()],
+            frames: vec![None; ring.capacity()],
+            ring,
+            current: frame,
+            saves: 0,
+            cache: Vec::new(),
+        };
         travel.save(world, frame)?;
         Ok(travel)
     }
@@ -58,7 +67,9 @@ impl Travel {
         self.saves += 1;
         let slot = self.slot(frame);
         self.stamps[slot] = self.saves;
-        self.ring.save(world, frame)
+        self.ring.save(world, frame)?;
+        self.frames[slot] = Some(frame);
+        Ok(())
     }
 
     /// Saves `world` as the frame after the current one. O(entity slots + registered rows).
@@ -77,15 +88,22 @@ impl Travel {
         self.check(frame).map_err(|e| e.to_string())?;
         self.ring.restore(frame, world).map_err(|e| e.to_string())?;
         self.current = frame;
+        for held in &mut self.frames {
+            if held.is_some_and(|f| f > frame) {
+                *held = None;
+            }
+        }
         Ok(())
     }
 
-    /// The frames held, in increasing order: the run of consecutive frames in the ring that
-    /// ends at the newest one up to the current frame (later ones are left from before a rewind;
-    /// earlier runs, from before a time nobody watched, are left out so the frames held have no
-    /// gaps). O(capacity log capacity).
+    /// The frames held, in increasing order: the run of consecutive frames of this timeline
+    /// that ends at the newest one (frames after a frame rewound to are another timeline; earlier
+    /// runs, from before a time nobody watched, are left out so the frames held have no gaps).
+    /// O(capacity log capacity).
     pub(crate) fn held(&self) -> Vec<u64> {
-        let mut frames: Vec<u64> = self.ring.saved_frames().filter(|&f| f <= self.current).collect();
+        let mut frames: Vec<u64> = self.frames.iter().flatten().copied().collect();
+        frames.sort_unstable();
+        debug_assert!(frames.iter().all(|&f| f <= self.current && self.ring.contains(f)));
         let start = frames.windows(2).rposition(|w| w[1] != w[0] + 1).map_or(0, |at| at + 1);
         frames.drain(..start);
         frames

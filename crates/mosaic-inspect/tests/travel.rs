@@ -209,6 +209,38 @@ fn rewind_restores_the_live_world_and_pauses() {
     run(&mut inspector, &mut world, 4, 5);
     let (_, at_5) = request(addr, "GET", "/api/frames/5/entities/0v1");
     assert_eq!(at_5["entity"]["components"]["position"], json!({ "x": 5.0, "y": 100.0 }));
+    assert_eq!(request(addr, "GET", "/api/frames/saved").1["frames"], json!([0, 1, 2, 3, 4, 5]));
+}
+
+#[test]
+fn frames_of_the_timeline_a_rewind_replaced_stay_gone_across_a_gap() {
+    // Watched until a rewind to 3, then 2 frames nobody watches, then watched again: the ring
+    // still holds the old 4..8 where the new frames were not saved, and must not offer them.
+    let mut options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap()).writes(true);
+    options.watch_window = Duration::from_millis(300);
+    let mut inspector = Inspector::start(options, snapshot_registry()).unwrap();
+    let addr = inspector.addr();
+    let mut world = new_world();
+    inspector.keep_frames(&mut world, ring(16), 0).unwrap();
+    assert_eq!(request(addr, "GET", "/api/frames/saved").0, 200); // now watched
+    run(&mut inspector, &mut world, 1, 8);
+    assert_eq!(request(addr, "POST", "/api/rewind?frame=3").0, 202);
+    inspector.publish(&mut world, None, None);
+    assert_eq!(inspector.frame(), Some(3));
+    std::thread::sleep(Duration::from_millis(400)); // nobody watches now
+    run(&mut inspector, &mut world, 4, 5);
+    assert_eq!(
+        request(addr, "GET", "/api/frames/saved").1["frames"],
+        json!([0, 1, 2, 3]),
+        "4 and 5 not saved"
+    );
+    run(&mut inspector, &mut world, 6, 6); // watched again
+    let (_, saved) = request(addr, "GET", "/api/frames/saved");
+    assert_eq!(saved["frames"], json!([6]), "not the old timeline's 4 and 5 before it");
+    assert_eq!(x_at(addr, 6, "0v1"), Some(6.0));
+    for old in [4, 5, 7] {
+        assert_eq!(request(addr, "GET", &format!("/api/frames/{old}/world")).0, 404, "{old}");
+    }
 }
 
 #[test]
