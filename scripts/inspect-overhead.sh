@@ -15,15 +15,15 @@ ROUNDS=${1:-5}
 FRAMES=${2:-300}
 cargo build --release -p arena >/dev/null 2>&1
 ARENA=target/release/arena
-OUT=$(mktemp -d)
-trap 'rm -rf "$OUT"' EXIT
+OUT=$(mktemp -d target/inspect-overhead.XXXXXX) # removed at the end; kept if a run fails
 
 # run NAME ARGS...: one run; the inspected arena keeps serving after its last frame, so it is
 # stopped once its report is out.
 run() {
     local name=$1
     shift
-    local log="$OUT/run.log"
+    RUNS=$((RUNS + 1))
+    local log="$OUT/run-$RUNS-$name.log" # one log per run: nothing carries over from the last
     "$ARENA" --frames "$FRAMES" "$@" >"$log" 2>&1 &
     local pid=$!
     local poller=
@@ -46,6 +46,7 @@ run() {
     printf '%-16s %s ms\n' "$name" "$median"
 }
 
+RUNS=0
 INSPECT=(--inspect 127.0.0.1:0)
 for round in $(seq "$ROUNDS"); do
     echo "round $round"
@@ -67,3 +68,4 @@ for name in plain inspect-unpaced inspect-paced inspect-ring inspect-watched; do
     m=$(median "$OUT/$name")
     printf '%-16s %10s                    %s\n' "$name" "$m" "$(awk -v m="$m" -v b="$base" 'BEGIN {printf "%.3f", m / b}')"
 done
+rm -rf "$OUT"
