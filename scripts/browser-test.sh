@@ -2,7 +2,8 @@
 # Browser test of the inspector, as a person would use it: runs the arena with `--inspect`, opens
 # the page in headless Chromium (Debian's `chromium`, installed with apt-get if missing), checks
 # that the page shows the entity count and a component value, steps one frame and checks the page
-# shows the next frame, and saves a screenshot to docs/inspector.png.
+# shows the next frame, checks the time-travel panel (the entity as of a saved frame under the
+# scrubber, the diff of two frames), and saves a screenshot to docs/inspector.png.
 #
 # Not part of `cargo test`: it needs a browser. Loopback only.
 #   scripts/browser-test.sh              # release build of the arena
@@ -72,7 +73,34 @@ browser "$BASE/?select=$id" --dump-dom >"$WORK/page.html"
 grep -q "id=\"frame\">$next<" "$WORK/page.html" || fail "the page does not show frame $next after a step"
 echo "browser-test: stepped one frame, the page shows frame $next"
 
+# Time travel: the entity as of a saved frame under the scrubber, and the diff of two frames.
+old=$((next - 10))
+json /api/frames/saved "$old in j['frames'] or sys.exit(1)" >/dev/null || fail "frame $old is not held"
+# An entity alive both then and now (the one above may have been spawned since).
+tid=
+for candidate in $(json "/api/frames/$old/entities?with=position&page_size=100" "' '.join(e['id'] for e in j['entities'])"); do
+    curl -sf "$BASE/api/entities/$candidate" >/dev/null && tid=$candidate && break
+done
+[ -n "$tid" ] || fail "no entity alive at both frames $old and $next"
+id=$tid
+old_position=$(json "/api/frames/$old/entities/$id" "json.dumps(j['entity']['components']['position'])")
+now_position=$(json "/api/entities/$id" "json.dumps(j['entity']['components']['position'])")
+[ "$old_position" != "$now_position" ] || fail "$id did not move from frame $old to $next"
+changed=$(json "/api/diff?a=$old&b=$next" "[c['changed'] for c in j['components'] if c['name'] == 'position'][0]")
+browser "$BASE/?select=$id&frame=$old&diff=$old,$next" --dump-dom >"$WORK/page.html"
+grep -q "id=\"scrub-frame\">$old<" "$WORK/page.html" || fail "the scrubber is not on frame $old"
+python3 - "$WORK/page.html" "$old_position" "$changed" <<'PY' || fail "the page does not show frame $old's position or the diff"
+import html, json, re, sys
+page, position, changed = open(sys.argv[1]).read(), json.loads(sys.argv[2]), sys.argv[3]
+scrubbed = re.search(r'id="scrub-entity">.*?data-component="position".*?</pre>', page, re.S).group(0)
+shown = json.loads(html.unescape(re.sub(r"<[^>]+>", "", scrubbed.split('class="value">')[-1])))
+assert shown == position, (shown, position)
+table = re.search(r'id="diff-table".*?</table>', page, re.S).group(0)
+assert re.search(r"<td>position</td><td[^>]*>\d+</td><td[^>]*>\d+</td><td[^>]*>" + changed + "<", table), table
+PY
+echo "browser-test: the scrubber shows $id at frame $old, the diff of $old..$next shows $changed positions changed"
+
 mkdir -p docs
-browser "$BASE/?select=$id" --screenshot="$PWD/docs/inspector.png" >/dev/null
+browser "$BASE/?select=$id&frame=$old&diff=$old,$next" --screenshot="$PWD/docs/inspector.png" >/dev/null
 [ -s docs/inspector.png ] || fail "no screenshot"
 echo "browser-test: PASS; screenshot in docs/inspector.png"

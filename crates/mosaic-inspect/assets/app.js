@@ -1,9 +1,14 @@
 // The inspector's page: polls the JSON API once a second and renders it. No dependencies.
 "use strict";
 const $ = (id) => document.getElementById(id);
-const state = { page: 0, pageSize: 40, selected: null, writes: false, editing: false };
-// `?select=ID` opens the page on an entity (a link to share, and what the browser test uses).
-state.selected = new URLSearchParams(location.search).get("select");
+const state = { page: 0, pageSize: 40, selected: null, writes: false, editing: false,
+  saved: null, scrub: null, shown: null };
+// `?select=ID` opens the page on an entity, `&frame=F` with the scrubber on saved frame F, and
+// `&diff=A,B` with the diff of frames A and B shown (links to share, and what the browser test uses).
+const params = new URLSearchParams(location.search);
+state.selected = params.get("select");
+if (params.get("frame") != null) state.scrub = Number(params.get("frame"));
+const diffParam = (params.get("diff") || "").split(",");
 
 async function api(path, options) {
   const response = await fetch(path, options);
@@ -149,6 +154,17 @@ async function refreshSchedule() {
   }
 }
 
+async function refreshEvents() {
+  const { events } = await api("/api/events");
+  const body = $("events").tBodies[0];
+  body.replaceChildren();
+  for (const e of events) {
+    const row = body.insertRow();
+    row.append(text("td", e.name), text("td", e.backlog, "num"), text("td", e.sent, "num"),
+      text("td", e.readers, "num"));
+  }
+}
+
 async function refreshFrames() {
   const frames = await api("/api/frames");
   const times = frames.frame_times_ms;
@@ -167,6 +183,100 @@ async function refreshFrames() {
   });
   ctx.fillStyle = "#333";
   ctx.fillText(`${top.toFixed(2)} ms`, 4, 12);
+}
+
+// Time travel: the frames the game keeps (GET /api/frames/saved), the selected entity as of the
+// frame under the scrubber (GET /api/frames/F/entities/ID), and a diff of two frames (GET /api/diff).
+async function refreshTravel() {
+  let saved;
+  try {
+    saved = await api("/api/frames/saved");
+  } catch (error) {
+    state.saved = null;
+    $("travel-range").textContent = "";
+    $("scrub-note").textContent = "no frames kept (the game calls Inspector::keep_frames)";
+    for (const id of ["scrub", "rewind", "diff"]) $(id).disabled = true;
+    return;
+  }
+  state.saved = saved;
+  const frames = saved.frames;
+  if (!frames.length) return;
+  const [oldest, newest] = [frames[0], frames[frames.length - 1]];
+  $("travel-range").textContent = `frames ${oldest}–${newest} of ${saved.capacity} kept, live ${saved.current}`;
+  const scrub = $("scrub");
+  scrub.disabled = false;
+  $("diff").disabled = false;
+  scrub.min = oldest;
+  scrub.max = newest;
+  if (state.scrub != null && (state.scrub < oldest || state.scrub > newest)) state.scrub = null;
+  scrub.value = state.scrub == null ? newest : state.scrub;
+  $("rewind").disabled = !state.writes || state.scrub == null;
+  if (!$("diff-a").value) $("diff-a").value = oldest;
+  if (!$("diff-b").value) $("diff-b").value = newest;
+  await showScrubbed();
+}
+
+async function showScrubbed() {
+  $("scrub-frame").textContent = state.scrub == null ? "live" : state.scrub;
+  const box = $("scrub-entity");
+  if (state.scrub == null || !state.selected) {
+    box.replaceChildren();
+    $("scrub-note").textContent = state.selected ? "move the slider to see this entity in a saved frame"
+      : "select an entity, then move the slider";
+    state.shown = null;
+    return;
+  }
+  const key = `${state.scrub}/${state.selected}`;
+  if (state.shown === key) return;
+  state.shown = key;
+  $("scrub-note").textContent = `${state.selected} as of frame ${state.scrub}`;
+  try {
+    const { entity } = await api(`/api/frames/${state.scrub}/entities/${state.selected}`);
+    box.replaceChildren();
+    for (const [name, value] of Object.entries(entity.components)) {
+      const div = document.createElement("div");
+      div.className = "component";
+      div.dataset.component = name;
+      div.append(text("h3", name), text("pre", JSON.stringify(value, null, 1), "value"));
+      box.append(div);
+    }
+  } catch (error) {
+    box.replaceChildren(text("p", error.message));
+  }
+}
+
+async function showDiff() {
+  const out = $("diff-result");
+  try {
+    const d = await api(`/api/diff?a=${encodeURIComponent($("diff-a").value)}&b=${encodeURIComponent($("diff-b").value)}`);
+    out.replaceChildren();
+    if (d.same) { out.append(text("p", `frames ${d.a} and ${d.b} are the same`, "same")); return; }
+    out.append(text("p", `frame ${d.a} → ${d.b}: ${d.entities.a} → ${d.entities.b} entities, `
+      + `${d.entities.spawned} spawned, ${d.entities.despawned} despawned; first difference: ${d.first_difference}`));
+    const table = document.createElement("table");
+    table.id = "diff-table";
+    const head = table.createTHead().insertRow();
+    for (const h of ["component", "added", "removed", "changed"]) head.append(text("th", h));
+    const body = table.createTBody();
+    for (const c of d.components) {
+      const row = body.insertRow();
+      row.append(text("td", c.name), text("td", c.added, "num"), text("td", c.removed, "num"), text("td", c.changed, "num"));
+    }
+    out.append(table);
+    if (d.unchanged_components.length) out.append(text("p", "unchanged: " + d.unchanged_components.join(", ")));
+    if (d.resources_changed.length) out.append(text("p", "resources changed: " + d.resources_changed.join(", ")));
+    const examples = document.createElement("ul");
+    for (const c of d.components) {
+      for (const v of c.changed_values.slice(0, 3)) {
+        const li = document.createElement("li");
+        li.append(`${c.name} of `, link(v.id), `: ${JSON.stringify(v.a)} → ${JSON.stringify(v.b)}`);
+        examples.append(li);
+      }
+    }
+    out.append(examples);
+  } catch (error) {
+    out.replaceChildren(text("p", error.message));
+  }
 }
 
 async function write(method, path, body) {
@@ -195,7 +305,9 @@ async function refresh() {
     await refreshEntity();
     await refreshTree();
     await refreshSchedule();
+    await refreshEvents();
     await refreshFrames();
+    await refreshTravel();
     $("state").classList.remove("error");
   } catch (error) {
     $("state").textContent = "error: " + error.message;
@@ -211,5 +323,13 @@ $("prev").onclick = () => { state.page = Math.max(0, state.page - 1); refresh();
 $("next").onclick = () => { state.page += 1; refresh(); };
 $("search").oninput = () => { state.page = 0; refresh(); };
 $("with").onchange = () => { state.page = 0; refresh(); };
+$("scrub").oninput = () => { state.scrub = Number($("scrub").value); $("scrub-frame").textContent = state.scrub; };
+$("scrub").onchange = () => { state.scrub = Number($("scrub").value); $("rewind").disabled = !state.writes; showScrubbed(); };
+$("rewind").onclick = () => { if (state.scrub != null) write("POST", `/api/rewind?frame=${state.scrub}`); };
+$("diff").onclick = showDiff;
+if (diffParam.length === 2) {
+  [$("diff-a").value, $("diff-b").value] = diffParam;
+  showDiff();
+}
 refresh();
 setInterval(refresh, 1000);

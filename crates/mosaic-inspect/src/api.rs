@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use crate::assets;
 use crate::error::ApiError;
 use crate::inspector::{Command, Shared, lock};
+use crate::travel;
 use crate::view::WorldView;
 
 /// How long a read waits for the frame loop to publish a fresher view before it answers from the
@@ -113,7 +114,46 @@ fn route(method: &str, url: &str, body: &[u8], shared: &Shared) -> Result<Reply,
             let view = shared.fresh(FRESH_WAIT);
             Ok(Reply::json(200, &json!({ "version": view.version, "schedule": view.schedule })))
         }
+        ("GET", ["events"]) => {
+            let view = shared.fresh(FRESH_WAIT);
+            Ok(Reply::json(200, &json!({ "version": view.version, "events": view.events })))
+        }
         ("GET", ["frames"]) => Ok(Reply::json(200, &frames(&shared.fresh(FRESH_WAIT)))),
+        ("GET", ["frames", "saved"]) => Ok(Reply::json(200, &travel::saved(shared)?)),
+        ("GET", ["frames", frame, "world"]) => {
+            let view = travel::frame_view(shared, travel::parse_frame("frame", frame)?)?;
+            Ok(Reply::json(200, &summary(&view)))
+        }
+        ("GET", ["frames", frame, "entities"]) => {
+            let view = travel::frame_view(shared, travel::parse_frame("frame", frame)?)?;
+            entities(&view, &pairs, shared)
+        }
+        ("GET", ["frames", frame, "entities", id]) => {
+            let frame = travel::parse_frame("frame", frame)?;
+            let view = travel::frame_view(shared, frame)?;
+            let entity =
+                view.entity(id).ok_or_else(|| ApiError::NoSuchEntityAt { id: (*id).to_owned(), frame })?;
+            Ok(Reply::json(200, &json!({ "frame": frame, "entity": entity })))
+        }
+        ("GET", ["diff"]) => {
+            let side = |key: &str| {
+                let text = query(&pairs, key)
+                    .ok_or_else(|| ApiError::BadRequest(format!("`{key}` (a frame number) is missing")))?;
+                travel::parse_frame(key, text)
+            };
+            let (a, b) = (side("a")?, side("b")?);
+            Ok(Reply::json(200, &travel::diff(shared, a, b, shared.options.max_page_size.max(1))?))
+        }
+        ("POST", ["rewind"]) => {
+            writable(shared)?;
+            let text = query(&pairs, "frame")
+                .ok_or_else(|| ApiError::BadRequest("`frame` (a frame number) is missing".into()))?;
+            let frame = travel::parse_frame("frame", text)?;
+            lock(&shared.travel).as_ref().ok_or(ApiError::NoFrames)?.check(frame)?;
+            shared.paused.store(true, Ordering::Release);
+            queue(shared, Command::Rewind { frame })?;
+            Ok(Reply::json(202, &json!({ "queued": true, "rewind": frame, "paused": true })))
+        }
         ("POST" | "PUT", ["entities", id, "components", name]) => {
             writable(shared)?;
             check_target(shared, id, Some(name))?;
@@ -145,10 +185,14 @@ fn route(method: &str, url: &str, body: &[u8], shared: &Shared) -> Result<Reply,
             shared.wanted.store(true, Ordering::Release);
             Ok(Reply::json(202, &json!({ "steps": frames })))
         }
-        (
-            _,
-            ["world" | "entities" | "hierarchy" | "schedule" | "frames" | "pause" | "resume" | "step", ..],
-        ) => Err(not_allowed()),
+        // Write routes read with GET, and reads written to, are routes with another method; a GET
+        // under a read route that matched nothing above is an unknown route.
+        (_, ["pause" | "resume" | "step" | "rewind"]) => Err(not_allowed()),
+        (_, ["world" | "entities" | "hierarchy" | "schedule" | "events" | "frames" | "diff", ..])
+            if method != "GET" =>
+        {
+            Err(not_allowed())
+        }
         _ => Err(ApiError::NotFound(path.to_owned())),
     }
 }
@@ -160,10 +204,15 @@ fn index() -> Value {
         "GET /api/entities/{id}",
         "GET /api/hierarchy",
         "GET /api/schedule",
+        "GET /api/events",
         "GET /api/frames",
+        "GET /api/frames/saved  (frames kept for time travel)",
+        "GET /api/frames/{F}/world, GET /api/frames/{F}/entities?..., GET /api/frames/{F}/entities/{id}",
+        "GET /api/diff?a=F1&b=F2",
         "POST /api/entities/{id}/components/{name}  (writes on; body: the value as JSON)",
         "DELETE /api/entities/{id}  (writes on)",
         "POST /api/pause, POST /api/resume, POST /api/step?frames=N  (writes on)",
+        "POST /api/rewind?frame=F  (writes on; frames kept)",
     ]})
 }
 
@@ -178,7 +227,10 @@ fn check_target(shared: &Shared, id: &str, component: Option<&str>) -> Result<()
     {
         return Err(ApiError::NoSuchComponent(name.to_owned()));
     }
-    if shared.current().entity(id).is_none() {
+    // Before the first publish the view is empty: wait for one rather than refuse.
+    let view = shared.current();
+    let view = if view.version == 0 { shared.fresh(FRESH_WAIT) } else { view };
+    if view.entity(id).is_none() {
         return Err(ApiError::NoSuchEntity(id.to_owned()));
     }
     Ok(())

@@ -43,13 +43,24 @@ pub(crate) enum ApiError {
     WritesOff,
     #[error("the request body is over {0} bytes")]
     TooLarge(usize),
+    #[error("no entity {id} was alive at frame {frame}")]
+    NoSuchEntityAt { id: String, frame: u64 },
+    #[error("no frames are kept; the game calls `Inspector::keep_frames` with a rollback ring to keep them")]
+    NoFrames,
+    #[error("frame {frame} is not held (held: {held}); GET /api/frames/saved lists them")]
+    NoSuchFrame { frame: u64, held: String },
 }
 
 impl ApiError {
     /// The HTTP status code of the error.
     pub(crate) fn status(&self) -> u16 {
         match self {
-            Self::NotFound(_) | Self::NoSuchEntity(_) | Self::NoSuchComponent(_) => 404,
+            Self::NotFound(_)
+            | Self::NoSuchEntity(_)
+            | Self::NoSuchComponent(_)
+            | Self::NoSuchEntityAt { .. }
+            | Self::NoFrames
+            | Self::NoSuchFrame { .. } => 404,
             Self::MethodNotAllowed { .. } => 405,
             Self::BadRequest(_) => 400,
             Self::WritesOff => 403,

@@ -2,17 +2,19 @@
 
 use std::collections::VecDeque;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use mosaic::rollback::{RollbackError, RollbackRing};
 use mosaic::serialize::SnapshotRegistry;
 use mosaic::{Schedule, World};
 use serde_json::Value;
 
 use crate::error::InspectError;
 use crate::server;
+use crate::travel::Travel;
 use crate::view::{self, WorldView};
 
 /// How the inspector serves.
@@ -32,7 +34,17 @@ pub struct InspectorOptions {
     pub max_page_size: usize,
     /// How many frame times to keep for the chart, in frames. Default 600.
     pub frame_history: usize,
+    /// Save frames for time travel ([`Inspector::keep_frames`]) even while no client is
+    /// watching. Default `false`: frames are saved only while a client is (a request in the
+    /// last [`InspectorOptions::watch_window`]), so an idle inspector costs no save per frame;
+    /// the ring then holds the frames run since someone looked.
+    pub keep_frames_idle: bool,
+    /// How long after its last request a client counts as watching. Default [`WATCH_WINDOW`].
+    pub watch_window: Duration,
 }
+
+/// The default [`InspectorOptions::watch_window`]: 5 seconds (the page polls every second).
+pub const WATCH_WINDOW: Duration = Duration::from_secs(5);
 
 impl Default for InspectorOptions {
     fn default() -> Self {
@@ -42,6 +54,8 @@ impl Default for InspectorOptions {
             allow_writes: false,
             max_page_size: 500,
             frame_history: 600,
+            keep_frames_idle: false,
+            watch_window: WATCH_WINDOW,
         }
     }
 }
@@ -55,6 +69,13 @@ impl InspectorOptions {
     /// These options with writes allowed or not.
     pub fn writes(mut self, allow: bool) -> Self {
         self.allow_writes = allow;
+        self
+    }
+
+    /// These options with frames saved for time travel while no client watches, or not (see
+    /// [`InspectorOptions::keep_frames_idle`]).
+    pub fn frames_idle(mut self, keep: bool) -> Self {
+        self.keep_frames_idle = keep;
         self
     }
 
@@ -72,6 +93,8 @@ pub(crate) enum Command {
     Set { entity: String, component: String, value: Value },
     /// Despawn `entity`.
     Despawn { entity: String },
+    /// Restore the live world to saved frame `frame` (and stay paused).
+    Rewind { frame: u64 },
 }
 
 /// State shared by the frame loop and the server thread. Locks are held only to swap or clone
@@ -92,6 +115,15 @@ pub(crate) struct Shared {
     pub(crate) options: InspectorOptions,
     /// Registered component names, sorted.
     pub(crate) component_names: Vec<String>,
+    /// How components and resources turn into JSON (and back).
+    pub(crate) registry: SnapshotRegistry,
+    /// The saved frames, once [`Inspector::keep_frames`] was called. The frame loop locks it to
+    /// save a frame or rewind; the server thread only to copy a saved frame out.
+    pub(crate) travel: Mutex<Option<Travel>>,
+    /// When the server started.
+    pub(crate) epoch: Instant,
+    /// When the last request came, in milliseconds after `epoch`, plus 1 (0: none yet).
+    pub(crate) last_request_ms: AtomicU64,
 }
 
 /// Locks `mutex`, going on with the data if a thread panicked while holding it (every critical
@@ -101,6 +133,19 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
+    /// Notes that a request came now.
+    pub(crate) fn touch(&self) {
+        let ms = self.epoch.elapsed().as_millis() as u64 + 1;
+        self.last_request_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// Whether a request came in the last `options.watch_window`.
+    pub(crate) fn watched(&self) -> bool {
+        let last = self.last_request_ms.load(Ordering::Relaxed);
+        let now = self.epoch.elapsed().as_millis() as u64 + 1;
+        last != 0 && u128::from(now.saturating_sub(last)) <= self.options.watch_window.as_millis()
+    }
+
     /// The last published view.
     pub(crate) fn current(&self) -> Arc<WorldView> {
         Arc::clone(&lock(&self.view))
@@ -157,7 +202,6 @@ impl Shared {
 /// ```
 pub struct Inspector {
     shared: Arc<Shared>,
-    registry: SnapshotRegistry,
     addr: SocketAddr,
     frame_times: VecDeque<f64>,
     version: u64,
@@ -199,21 +243,17 @@ impl Inspector {
             steps: AtomicU32::new(0),
             write_errors: Mutex::new(VecDeque::new()),
             component_names: registry.component_names().map(str::to_owned).collect(),
+            registry,
+            travel: Mutex::new(None),
+            epoch: Instant::now(),
+            last_request_ms: AtomicU64::new(0),
             options,
         });
         let thread = std::thread::Builder::new().name("mosaic-inspect".into()).spawn({
             let (server, shared) = (Arc::clone(&server), Arc::clone(&shared));
             move || server::serve(&server, &shared)
         })?;
-        Ok(Self {
-            shared,
-            registry,
-            addr,
-            frame_times: VecDeque::new(),
-            version: 0,
-            server,
-            thread: Some(thread),
-        })
+        Ok(Self { shared, addr, frame_times: VecDeque::new(), version: 0, server, thread: Some(thread) })
     }
 
     /// The address the server listens on (with the port picked when port 0 was asked for).
@@ -240,28 +280,38 @@ impl Inspector {
         self.shared.steps.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)).is_ok()
     }
 
-    /// The publish point: applies the writes clients queued since the last call (in the order
-    /// they came), records `frame_time` (when given: `None` for a frame that did not run) for the
-    /// chart, and, if a client asked since the last publish, copies the world and `schedule`
-    /// into a new view for the server. Returns how many writes were applied.
+    /// The publish point: when frames are kept ([`Inspector::keep_frames`]) and `frame_time` is
+    /// given (the frame ran), numbers the frame and saves it while a client watches; then applies
+    /// the writes clients queued since the last call (in the order they came; a rewind among
+    /// them restores a saved frame), records `frame_time` for the chart, and, if a client asked
+    /// since the last publish, copies the world and `schedule` into a new view for the server.
+    /// Returns how many writes were applied.
     ///
     /// Call it between schedule runs, on the thread that owns the world. Cost without clients:
-    /// O(1); with one: O(entities * registered components) for the copy.
+    /// O(1); with one: O(entities * registered components) for the copy, plus one rollback save
+    /// per frame when frames are kept.
     pub fn publish(
         &mut self,
         world: &mut World,
         schedule: Option<&mut Schedule>,
         frame_time: Option<Duration>,
     ) -> usize {
+        if frame_time.is_some()
+            && let Some(travel) = lock(&self.shared.travel).as_mut()
+        {
+            if self.shared.options.keep_frames_idle || self.shared.watched() {
+                if let Err(error) = travel.save_next(world) {
+                    self.record_error(format!("saving a frame for time travel: {error}"));
+                }
+            } else {
+                travel.skip();
+            }
+        }
         let commands = std::mem::take(&mut *lock(&self.shared.commands));
         let applied = commands.len();
         for command in commands {
             if let Err(error) = self.apply(world, command) {
-                let mut errors = lock(&self.shared.write_errors);
-                if errors.len() == 20 {
-                    errors.pop_front();
-                }
-                errors.push_back(error);
+                self.record_error(error);
             }
         }
         if let Some(time) = frame_time {
@@ -275,7 +325,7 @@ impl Inspector {
             let mut view = WorldView::build(
                 self.version,
                 world,
-                &self.registry,
+                &self.shared.registry,
                 schedule,
                 self.frame_times.iter().copied().collect(),
             );
@@ -288,13 +338,57 @@ impl Inspector {
         applied
     }
 
+    /// Keeps the last `ring.capacity()` frames of `world` for the time-travel routes
+    /// (`/api/frames/saved`, `/api/frames/{F}/...`, `/api/diff`, `/api/rewind`): saves `world`
+    /// now as frame `frame`, then [`Inspector::publish`] numbers every frame that ran (a frame
+    /// time given) with the next number and saves it while a client watches (a request in the
+    /// [`InspectorOptions::watch_window`]; always with [`InspectorOptions::keep_frames_idle`]).
+    /// Replaces a
+    /// ring kept before.
+    ///
+    /// `ring`'s registry says what is saved (see [`RollbackRing`]); what the page shows of a
+    /// saved frame is what the inspector's snapshot registry shows of those components and
+    /// resources. Cost per frame watched: one [`RollbackRing::save`], O(entity slots + registered
+    /// rows), no allocation once every slot has held the largest world; per frame unwatched, a
+    /// clock read.
+    ///
+    /// # Errors
+    /// [`RollbackError::UnregisteredComponent`] if `world` has rows of a component `ring`'s
+    /// registry does not name (nothing is kept then).
+    pub fn keep_frames(
+        &mut self,
+        world: &mut World,
+        ring: RollbackRing,
+        frame: u64,
+    ) -> Result<(), RollbackError> {
+        let travel = Travel::new(world, ring, frame)?;
+        *lock(&self.shared.travel) = Some(travel);
+        self.shared.wanted.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// The frame number of the live world's state when frames are kept
+    /// ([`Inspector::keep_frames`]): the number of the last frame saved or rewound to.
+    pub fn frame(&self) -> Option<u64> {
+        lock(&self.shared.travel).as_ref().map(Travel::current)
+    }
+
+    /// Keeps `error` for the world summary (the 20 most recent).
+    fn record_error(&self, error: String) {
+        let mut errors = lock(&self.shared.write_errors);
+        if errors.len() == 20 {
+            errors.pop_front();
+        }
+        errors.push_back(error);
+    }
+
     fn apply(&self, world: &mut World, command: Command) -> Result<(), String> {
         match command {
             Command::Set { entity, component, value } => {
                 let target = view::live_entity(world, &entity)
                     .ok_or_else(|| format!("set {component} on {entity}: no such entity"))?;
                 let mut de = <dyn erased_serde::Deserializer>::erase(value);
-                match self.registry.insert_by_name(world, &component, target, &mut de) {
+                match self.shared.registry.insert_by_name(world, &component, target, &mut de) {
                     Ok(true) => Ok(()),
                     Ok(false) => Err(format!("set {component} on {entity}: no such component or entity")),
                     Err(error) => Err(format!("set {component} on {entity}: {error}")),
@@ -304,6 +398,14 @@ impl Inspector {
                 let target = view::live_entity(world, &entity)
                     .ok_or_else(|| format!("despawn {entity}: no such entity"))?;
                 world.despawn(target);
+                Ok(())
+            }
+            Command::Rewind { frame } => {
+                let mut travel = lock(&self.shared.travel);
+                let travel =
+                    travel.as_mut().ok_or_else(|| format!("rewind to {frame}: no frames are kept"))?;
+                travel.rewind(world, frame).map_err(|error| format!("rewind to {frame}: {error}"))?;
+                self.shared.paused.store(true, Ordering::Release);
                 Ok(())
             }
         }

@@ -16,7 +16,22 @@
 //!   the roots;
 //! - `GET /api/schedule`: systems in run order, their batches, per-system median and max run
 //!   time (with [`Schedule::enable_profiling`](mosaic::Schedule::enable_profiling));
+//! - `GET /api/events`: the world's event channels ([`World::event_channels`](mosaic::World::event_channels)):
+//!   type name, backlog (events held), events sent, readers, buffer capacity;
 //! - `GET /api/frames`: the frame times given to `publish`, oldest first.
+//!
+//! Time travel, once the game hands the inspector a rollback ring ([`Inspector::keep_frames`]; it
+//! then saves every frame run while a client watches, see [`InspectorOptions::watch_window`]):
+//! - `GET /api/frames/saved`: the frames held (oldest first), the live world's frame, the ring's
+//!   capacity;
+//! - `GET /api/frames/{F}/world`, `GET /api/frames/{F}/entities?...` and
+//!   `GET /api/frames/{F}/entities/{id}`: as the routes above, as of saved frame `F`;
+//! - `GET /api/diff?a=F1&b=F2`: what differs from frame `F1` to `F2`: entities spawned and
+//!   despawned, per component the entities that gained, lost or changed it (with both values),
+//!   resources changed, and the first difference [`RollbackRing::compare`](mosaic::rollback::RollbackRing::compare) finds;
+//! - `POST /api/rewind?frame=F` (writes on): restores the live world to frame `F` and pauses.
+//!
+//! A frame not held (never saved, overwritten, or after the frame rewound to) is a 404.
 //!
 //! Writes are refused (403) unless [`InspectorOptions::allow_writes`] is set; then
 //! `POST /api/entities/{id}/components/{name}` (the value as JSON), `DELETE /api/entities/{id}`,
@@ -30,7 +45,8 @@ mod assets;
 mod error;
 mod inspector;
 mod server;
+mod travel;
 mod view;
 
 pub use error::InspectError;
-pub use inspector::{Inspector, InspectorOptions};
+pub use inspector::{Inspector, InspectorOptions, WATCH_WINDOW};

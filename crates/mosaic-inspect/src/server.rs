@@ -12,6 +12,7 @@ pub(crate) const MAX_BODY: usize = 64 * 1024;
 /// client delays other clients, never the frame loop.
 pub(crate) fn serve(server: &tiny_http::Server, shared: &Shared) {
     for mut request in server.incoming_requests() {
+        shared.touch();
         let method = request.method().as_str().to_owned();
         let url = request.url().to_owned();
         let mut body = Vec::new();

@@ -50,6 +50,18 @@ pub(crate) struct SystemView {
     pub(crate) runs: Option<u64>,
 }
 
+/// One event channel: its type and backlog when the view was built.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct EventView {
+    pub(crate) name: &'static str,
+    /// Events held (sent, not yet released).
+    pub(crate) backlog: usize,
+    /// Events ever sent.
+    pub(crate) sent: u64,
+    pub(crate) readers: usize,
+    pub(crate) capacity: usize,
+}
+
 /// The schedule as the view holds it.
 #[derive(Debug, Clone, Default, Serialize)]
 pub(crate) struct ScheduleView {
@@ -74,6 +86,8 @@ pub(crate) struct WorldView {
     pub(crate) components: Vec<ComponentSummary>,
     pub(crate) resources: BTreeMap<String, Value>,
     pub(crate) schedule: ScheduleView,
+    /// The world's event channels, in the order they were added.
+    pub(crate) events: Vec<EventView>,
     /// Frame times in milliseconds, oldest first.
     pub(crate) frame_times_ms: Vec<f64>,
     pub(crate) paused: bool,
@@ -150,6 +164,16 @@ impl WorldView {
         }
         let by_id = entities.iter().enumerate().map(|(i, e)| (e.id.clone(), i)).collect();
         let schedule = schedule.map(schedule_view).unwrap_or_default();
+        let events = world
+            .event_channels()
+            .map(|c| EventView {
+                name: c.type_name,
+                backlog: c.len,
+                sent: c.sent,
+                readers: c.readers,
+                capacity: c.capacity,
+            })
+            .collect();
         Self {
             version,
             entities,
@@ -157,6 +181,7 @@ impl WorldView {
             components,
             resources,
             schedule,
+            events,
             frame_times_ms,
             paused: false,
             writes: false,

@@ -59,6 +59,9 @@ impl Game {
                 world.spawn(Health(3));
                 world.set_parent(child, root).unwrap();
                 world.insert_resource(Score(42));
+                // Three events held by a reader that never reads: a backlog of 3.
+                let _idle_reader = world.add_event::<u32>().register_reader();
+                world.resource_mut::<mosaic::Events<u32>>().send_batch([1, 2, 3]);
                 let mut schedule = Schedule::new();
                 schedule.add_system(drift);
                 schedule.enable_profiling(16);
@@ -153,6 +156,14 @@ fn reads_world_entities_hierarchy_schedule_and_frames() {
     assert!(systems[0]["name"].as_str().unwrap().contains("drift"));
     assert!(systems[0]["median_ms"].is_number());
 
+    let (status, events) = game.json("GET", "/api/events", "");
+    assert_eq!(status, 200);
+    let channels = events["events"].as_array().unwrap();
+    assert_eq!(channels.len(), 1);
+    assert_eq!(channels[0]["name"], "u32");
+    assert_eq!((&channels[0]["backlog"], &channels[0]["sent"]), (&3.into(), &3.into()));
+    assert_eq!(channels[0]["readers"], 1);
+
     let (_, frames) = game.json("GET", "/api/frames", "");
     assert!(!frames["frame_times_ms"].as_array().unwrap().is_empty());
     assert_eq!(frames["median_ms"], 0.5);
@@ -160,6 +171,17 @@ fn reads_world_entities_hierarchy_schedule_and_frames() {
     let (status, page) = game.request("GET", "/", "");
     assert_eq!(status, 200);
     assert!(page.contains("<html"));
+    assert!(page.contains(r#"id="events""#), "the page has the event channel table");
+    let (_, script) = game.request("GET", "/assets/app.js", "");
+    assert!(script.contains("/api/events"), "the page reads the event channels");
+    assert!(
+        page.contains(r#"id="scrub""#) && page.contains(r#"id="diff""#),
+        "the page has the time-travel panel"
+    );
+    assert!(
+        script.contains("/api/frames/saved") && script.contains("/api/diff"),
+        "the panel reads saved frames"
+    );
     game.stop();
 }
 
@@ -179,6 +201,8 @@ fn refuses_bad_requests_with_json_errors() {
         ("GET", "/api/entities?with=nope", 404),
         ("GET", "/api/entities?search=%zz", 400),
         ("PUT", "/api/world", 405),
+        ("GET", "/api/pause", 405),
+        ("GET", "/api/world/extra", 404),
         ("POST", "/", 405),
         ("POST", "/api/pause", 403),
         ("POST", "/api/step", 403),

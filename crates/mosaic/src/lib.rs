@@ -82,7 +82,7 @@ pub mod world;
 
 pub use component::{AosComponent, Bundle, Component, ComponentId, MutableComponent, View, ViewMut};
 pub use entity::{Entity, EntityError};
-pub use event::{EventReader, EventWriter, Events, Retention};
+pub use event::{EventChannelInfo, EventReader, EventWriter, Events, Retention};
 #[cfg(feature = "transform")]
 pub use hierarchy::{GlobalTransform, LocalTransform};
 pub use hierarchy::{HierarchyError, Relationship};

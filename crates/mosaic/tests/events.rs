@@ -137,3 +137,26 @@ fn add_event_keeps_existing_retention() {
 fn zero_frame_retention_is_refused() {
     World::new().add_event_with::<Killed>(Retention::Frames(0));
 }
+
+#[test]
+fn event_channels_report_backlog_and_sent_through_frames() {
+    let mut world = World::new();
+    world.add_event::<Killed>();
+    world.add_event_with::<u8>(Retention::Frames(2));
+    // A reader that never reads keeps every `Killed` alive: the backlog grows frame by frame.
+    let _idle = world.resource_mut::<Events<Killed>>().register_reader();
+    let mut schedule = Schedule::new();
+    for frame in 1..=3u64 {
+        world.send_event(Killed(0));
+        world.send_event(Killed(1));
+        world.send_event(9u8);
+        schedule.run(&mut world);
+        let channels: Vec<_> = world.event_channels().collect();
+        assert_eq!(channels.len(), 2);
+        let killed = &channels[0];
+        assert!(killed.type_name.ends_with("Killed"), "{}", killed.type_name);
+        assert_eq!((killed.len as u64, killed.sent, killed.readers), (2 * frame, 2 * frame, 1));
+        assert_eq!((channels[1].type_name, channels[1].sent), ("u8", frame));
+        assert_eq!(channels[1].len, 1, "each frame's `u8` is released at the next frame's end");
+    }
+}

@@ -243,6 +243,40 @@ fn restore_puts_back_values_entities_and_ids() {
 }
 
 #[test]
+fn frame_world_holds_the_saved_state_and_leaves_the_world_alone() {
+    let mut ring = RollbackRing::new(new_registry(), 4);
+    let mut world = new_world();
+    for _ in 0..3 {
+        step(&mut world);
+    }
+    ring.save(&mut world, 3).unwrap();
+    let saved_hash = ring.hash(&world);
+    let bodies: Vec<(Entity, Body)> =
+        world.query::<(Entity, &Body)>().into_iter().map(|(e, b)| (e, *b)).collect();
+    let labels: Vec<(Entity, Label)> =
+        world.query::<(Entity, &Label)>().into_iter().map(|(e, l)| (e, l.clone())).collect();
+    let parents: Vec<(Entity, Option<Entity>)> = bodies.iter().map(|&(e, _)| (e, world.parent(e))).collect();
+    let len = world.len();
+    step(&mut world);
+    let live_hash = ring.hash(&world);
+
+    let then = ring.frame_world(3).unwrap();
+    assert_eq!(then.len(), len);
+    for (e, body) in &bodies {
+        assert_eq!(then.get::<Body>(*e), Ok(body), "handles of the live world name the same entity");
+    }
+    for (e, label) in &labels {
+        assert_eq!(then.get::<Label>(*e), Ok(label));
+    }
+    for (e, parent) in &parents {
+        assert_eq!(then.parent(*e), *parent);
+    }
+    assert_eq!(ring.hash(&then), saved_hash, "the same state, by the rollback hash");
+    assert_eq!(ring.hash(&world), live_hash, "the live world is untouched");
+    assert!(matches!(ring.frame_world(2), Err(RollbackError::FrameNotSaved { frame: 2, .. })));
+}
+
+#[test]
 fn bad_input_is_a_named_error_and_leaves_the_world_unchanged() {
     let registry = new_registry();
     let mut ring = RollbackRing::new(registry, 2);

@@ -83,6 +83,15 @@ pub struct Args {
     /// world (and, with `--inspect-writes`, changes it); there is no authentication.
     #[arg(long, requires = "inspect")]
     pub inspect_remote: bool,
+
+    /// With `--inspect`: keep the last N frames for time travel (scrub back, diff two frames,
+    /// rewind with `--inspect-writes`); 0 keeps none. Each frame then costs one rollback save.
+    #[arg(long, value_name = "N", default_value_t = 120, requires = "inspect")]
+    pub inspect_frames: usize,
+
+    /// With `--inspect`: frames per second to pace to, so a person can watch; 0 runs unpaced.
+    #[arg(long, value_name = "FPS", default_value_t = 60, requires = "inspect")]
+    pub inspect_fps: u32,
 }
 
 /// The schedule executor, as named on the command line.
@@ -137,6 +146,12 @@ mod tests {
             Args::try_parse_from(["arena", "--inspect", "127.0.0.1:9000", "--inspect-writes"]).unwrap();
         assert_eq!((args.inspect, args.inspect_writes), (Some("127.0.0.1:9000".parse().unwrap()), true));
         assert!(Args::try_parse_from(["arena", "--inspect-writes"]).is_err());
+        assert_eq!((args.inspect_frames, args.inspect_fps), (120, 60));
+        let args =
+            Args::try_parse_from(["arena", "--inspect", "--inspect-frames", "0", "--inspect-fps", "0"])
+                .unwrap();
+        assert_eq!((args.inspect_frames, args.inspect_fps), (0, 0));
+        assert!(Args::try_parse_from(["arena", "--inspect-frames", "5"]).is_err());
     }
 
     #[test]

@@ -53,7 +53,12 @@ fn main() -> ExitCode {
             drop(trace);
             report(&args, &scene, summary, end);
         };
-        let Err(error) = arena::inspect::run_inspected(start, args.frames, options, on_start, on_end);
+        let settings = arena::inspect::InspectSettings {
+            options,
+            saved_frames: args.inspect_frames,
+            fps: args.inspect_fps,
+        };
+        let Err(error) = arena::inspect::run_inspected(start, args.frames, settings, on_start, on_end);
         eprintln!("arena: error: {error}");
         return ExitCode::from(2);
     }

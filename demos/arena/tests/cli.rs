@@ -1,5 +1,6 @@
-//! Runs the built `arena` binary: determinism across runs and executors, the Chrome trace, and
-//! exit code 2 with a useful message for scene files that are missing or malformed.
+//! Runs the built `arena` binary: determinism across runs and executors, the Chrome trace, exit
+//! code 2 with a useful message for scene files that are missing or malformed, and `--inspect`'s
+//! time travel.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -175,4 +176,87 @@ fn bad_snapshots_exit_2_naming_the_file() {
     assert!(String::from_utf8_lossy(&other.stderr).contains("--entities"), "{other:?}");
     let unwritable = arena(&["--entities", "100", "--frames", "1", "--save", "no/such/dir/s.bin"]);
     assert_eq!(unwritable.status.code(), Some(2), "{unwritable:?}");
+}
+
+/// One HTTP request to the inspector at `addr`: (status, body as JSON).
+fn http(addr: &str, method: &str, path: &str) -> (u16, serde_json::Value) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).expect("the inspector listens");
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
+    // HTTP/1.0: the answer comes whole, not in chunks.
+    write!(stream, "{method} {path} HTTP/1.0\r\nHost: x\r\nContent-Length: 0\r\n\r\n").unwrap();
+    let mut text = String::new();
+    stream.read_to_string(&mut text).unwrap();
+    let status = text.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("a status line");
+    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    let json = serde_json::from_str(body);
+    (status, json.unwrap_or_else(|e| panic!("{path}: {e}: {}", &body[..body.len().min(500)])))
+}
+
+/// Kills the child when the test ends, passed or not.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn inspect_keeps_frames_to_diff_and_rewind() {
+    use std::io::BufRead;
+    let mut child = Killed(
+        Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(["--inspect", "127.0.0.1:0", "--inspect-writes", "--inspect-fps", "0"])
+            .args(["--inspect-frames", "16", "--entities", "2000", "--frames", "0"])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the arena binary runs"),
+    );
+    let stderr = std::io::BufReader::new(child.0.stderr.take().unwrap());
+    let line = stderr.lines().map(Result::unwrap).find(|l| l.contains("inspector at")).expect("the URL");
+    let addr = line.split("http://").nth(1).unwrap().split('/').next().unwrap().to_owned();
+
+    // Asking is watching: frames are saved from now on.
+    let mut saved = serde_json::Value::Null;
+    for _ in 0..300 {
+        saved = http(&addr, "GET", "/api/frames/saved").1;
+        if saved["frames"].as_array().is_some_and(|f| f.len() == 16) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(saved["frames"].as_array().map(Vec::len), Some(16), "{saved}");
+    // Hold it still, so the frames held stay put.
+    assert_eq!(http(&addr, "POST", "/api/pause").0, 202);
+    while http(&addr, "GET", "/api/world").1["paused"] != true {}
+    let saved = http(&addr, "GET", "/api/frames/saved").1;
+    let frames = saved["frames"].as_array().expect("frames").clone();
+    assert_eq!(frames.len(), 16, "{saved}");
+    let (oldest, newest) = (frames[0].as_u64().unwrap(), frames[15].as_u64().unwrap());
+    let (_, world) = http(&addr, "GET", "/api/world");
+    assert!(world["errors"].as_array().unwrap().is_empty(), "every save works: {world}");
+
+    let (status, diff) = http(&addr, "GET", &format!("/api/diff?a={oldest}&b={newest}"));
+    assert_eq!(status, 200, "{}", diff["error"]);
+    let position = diff["components"].as_array().unwrap().iter().find(|c| c["name"] == "position");
+    assert!(position.is_some_and(|p| p["changed"].as_u64() > Some(0)), "things move");
+
+    let (_, then) = http(&addr, "GET", &format!("/api/frames/{oldest}/world"));
+    assert_eq!(http(&addr, "POST", &format!("/api/rewind?frame={oldest}")).0, 202);
+    let mut now = serde_json::Value::Null;
+    for _ in 0..300 {
+        now = http(&addr, "GET", "/api/frames/saved").1;
+        if now["current"] == oldest {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(now["current"], oldest, "{now}");
+    assert_eq!(now["newest"], oldest, "frames after the rewind are not held");
+    let (_, live) = http(&addr, "GET", "/api/world");
+    assert_eq!(live["paused"], true);
+    assert_eq!(live["entities"], then["entities"], "the live world is frame {oldest} again");
+    assert_eq!(live["components"], then["components"]);
 }

@@ -511,6 +511,12 @@ impl Entities {
         image.tag == self.tag.get() && image.limits == (self.max_slots, self.max_generation)
     }
 
+    /// An empty allocator that accepts `image` (its world tag, a lease shared with the saved
+    /// allocator, and its limits), for a scratch world to restore a saved frame into.
+    pub(crate) fn accepting(image: &EntitiesImage) -> Self {
+        Self { tag: TagLease::on(image.tag), ..Self::with_limits(image.limits.0, image.limits.1) }
+    }
+
     /// Puts the state of `image` back (reservations are dropped). O(slots).
     ///
     /// # Panics

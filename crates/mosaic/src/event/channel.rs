@@ -4,6 +4,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::registry::EventChannels;
 use crate::schedule::FrameEndTasks;
 use crate::world::World;
 
@@ -150,7 +151,8 @@ fn update_events<E: Send + Sync + 'static>(world: &mut World) {
 
 impl World {
     /// Adds the channel of `E` with [`Retention::UntilRead`] unless it exists (an existing channel
-    /// keeps its retention), and has every schedule run update it at the frame's end.
+    /// keeps its retention), has every schedule run update it at the frame's end, and lists it in
+    /// [`World::event_channels`].
     pub fn add_event<E: Send + Sync + 'static>(&mut self) -> &mut Events<E> {
         if !self.contains_resource::<Events<E>>() {
             self.insert_resource(Events::<E>::new(Retention::UntilRead));
@@ -159,6 +161,10 @@ impl World {
             self.insert_resource(FrameEndTasks::default());
         }
         self.resource_mut::<FrameEndTasks>().add(update_events::<E>);
+        if !self.contains_resource::<EventChannels>() {
+            self.insert_resource(EventChannels::default());
+        }
+        self.resource_mut::<EventChannels>().add::<E>();
         self.resource_mut::<Events<E>>()
     }
 

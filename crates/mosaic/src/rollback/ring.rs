@@ -231,6 +231,60 @@ impl RollbackRing {
     pub fn restore(&self, frame: u64, world: &mut World) -> Result<(), RollbackError> {
         let image = self.get(frame)?;
         self.check(image, world)?;
+        self.restore_image(image, world);
+        for (group, (_, len)) in world.groups.owning.iter_mut().zip(&image.groups) {
+            group.len = *len;
+        }
+        Ok(())
+    }
+
+    /// A new world holding the state saved as frame `frame`, for reading it without touching
+    /// the world it came from (an inspector scrubbing back through saved frames, a debugger
+    /// comparing two frames): the same entities (handles of the saved world name the same
+    /// entities in it: it shares that world's tag), registered components with their values in
+    /// the saved row order, the hierarchy and the registered resources.
+    ///
+    /// The new world has no owning groups (its pools are plain, rows in the saved order), hooks,
+    /// watches, events, unregistered resources or systems; its change ticks count every row as
+    /// added. O(slots + registered rows + pages) time, and it allocates the whole state.
+    ///
+    /// # Errors
+    /// [`RollbackError::FrameNotSaved`] if the ring does not hold `frame`.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::rollback::{NoUninit, RollbackRegistry, RollbackRing};
+    /// use mosaic::{Component, World};
+    ///
+    /// #[derive(Component, Clone, Copy, NoUninit, Debug, PartialEq)]
+    /// #[bytemuck(crate = "mosaic::rollback::bytemuck")]
+    /// #[repr(C)]
+    /// struct Position { x: f32, y: f32 }
+    ///
+    /// let mut registry = RollbackRegistry::new();
+    /// registry.register::<Position>("position");
+    /// let mut ring = RollbackRing::new(registry, 8);
+    /// let mut world = World::new();
+    /// let e = world.spawn(Position { x: 0.0, y: 0.0 });
+    /// ring.save(&mut world, 0).unwrap();
+    /// world.get_mut::<Position>(e).unwrap().x = 5.0;
+    ///
+    /// let then = ring.frame_world(0).unwrap();
+    /// assert_eq!(then.get::<Position>(e), Ok(&Position { x: 0.0, y: 0.0 }));
+    /// assert_eq!(world.get::<Position>(e), Ok(&Position { x: 5.0, y: 0.0 }));
+    /// assert!(ring.frame_world(1).is_err());
+    /// ```
+    pub fn frame_world(&self, frame: u64) -> Result<World, RollbackError> {
+        let image = self.get(frame)?;
+        let mut world = World::new();
+        world.entities = crate::entity::Entities::accepting(&image.entities);
+        self.restore_image(image, &mut world);
+        Ok(world)
+    }
+
+    /// Copies `image` into `world`, all but the owning groups' lengths; `world` must accept it
+    /// (checked by the caller).
+    fn restore_image(&self, image: &FrameImage, world: &mut World) {
         world.entities.restore_image(&image.entities);
         copy_lists(&mut world.component_lists, &image.lists);
         for (entry, pool) in self.registry.components.iter().zip(&image.pools) {
@@ -248,11 +302,7 @@ impl RollbackRing {
         for (entry, saved) in self.registry.resources.iter().zip(&image.resources) {
             (entry.restore)(world, saved);
         }
-        for (group, (_, len)) in world.groups.owning.iter_mut().zip(&image.groups) {
-            group.len = *len;
-        }
         world.sampler = image.sampler;
-        Ok(())
     }
 
     /// Checks `world` can take `image`.

@@ -1,0 +1,305 @@
+//! Time travel: the frames the frame loop saves into a [`RollbackRing`], read back as views,
+//! compared two at a time, and rewound to.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use mosaic::World;
+use mosaic::rollback::{RollbackError, RollbackRing};
+use serde_json::{Value, json};
+
+use crate::error::ApiError;
+use crate::inspector::{Shared, lock};
+use crate::view::WorldView;
+
+/// Views of saved frames kept for repeated reads (a scrubber going back and forth, a diff and the
+/// entity it shows), at most.
+const CACHED_VIEWS: usize = 4;
+
+/// The saved frames and where the live world stands among them.
+///
+/// Invariants: `stamps[f % capacity]` changes whenever frame `f`'s slot is written, so a cached
+/// view `(f, stamp, _)` is the view of what the ring holds as `f` exactly while
+/// `stamps[f % capacity] == stamp`; `frames[s]` is `Some(f)` only if the ring holds `f` in slot
+/// `s` and `f` belongs to the live world's timeline (saved, and not after a frame rewound to).
+pub(crate) struct Travel {
+    ring: RollbackRing,
+    /// The frame number of the live world's state: the last frame saved or rewound to.
+    current: u64,
+    /// Per ring slot, the save count when the slot was last written.
+    stamps: Vec<u64>,
+    /// Per ring slot, the frame it holds for this timeline.
+    frames: Vec<Option<u64>>,
+    /// Saves made, from 0.
+    saves: u64,
+    /// `(frame, stamp, view)`, most recently built last.
+    cache: Vec<(u64, u64, Arc<WorldView>)>,
+}
+
+impl Travel {
+    /// Saves `world` into `ring` as frame `frame`, the live world's frame from now on.
+    pub(crate) fn new(world: &mut World, ring: RollbackRing, frame: u64) -> Result<Self, RollbackError> {
+        let mut travel = Self {
+            stamps: vec![0; ring.capacity()],
+            frames: vec![None; ring.capacity()],
+            ring,
+            current: frame,
+            saves: 0,
+            cache: Vec::new(),
+        };
+        travel.save(world, frame)?;
+        Ok(travel)
+    }
+
+    /// The frame number of the live world's state.
+    pub(crate) fn current(&self) -> u64 {
+        self.current
+    }
+
+    fn slot(&self, frame: u64) -> usize {
+        (frame % self.stamps.len() as u64) as usize
+    }
+
+    /// Saves `world` as `frame` and makes it the current frame (even if the save fails: the
+    /// numbering follows the frames run).
+    fn save(&mut self, world: &mut World, frame: u64) -> Result<(), RollbackError> {
+        self.current = frame;
+        self.saves += 1;
+        let slot = self.slot(frame);
+        self.stamps[slot] = self.saves;
+        self.ring.save(world, frame)?;
+        self.frames[slot] = Some(frame);
+        Ok(())
+    }
+
+    /// Saves `world` as the frame after the current one. O(entity slots + registered rows).
+    pub(crate) fn save_next(&mut self, world: &mut World) -> Result<(), RollbackError> {
+        self.save(world, self.current + 1)
+    }
+
+    /// Counts a frame run without saving it (no client watching).
+    pub(crate) fn skip(&mut self) {
+        self.current += 1;
+    }
+
+    /// Restores `world` to held frame `frame`, which becomes the current frame; frames saved
+    /// after it (another timeline now) are no longer held.
+    pub(crate) fn rewind(&mut self, world: &mut World, frame: u64) -> Result<(), String> {
+        self.check(frame).map_err(|e| e.to_string())?;
+        self.ring.restore(frame, world).map_err(|e| e.to_string())?;
+        self.current = frame;
+        for held in &mut self.frames {
+            if held.is_some_and(|f| f > frame) {
+                *held = None;
+            }
+        }
+        Ok(())
+    }
+
+    /// The frames held, in increasing order: the run of consecutive frames of this timeline
+    /// that ends at the newest one (frames after a frame rewound to are another timeline; earlier
+    /// runs, from before a time nobody watched, are left out so the frames held have no gaps).
+    /// O(capacity log capacity).
+    pub(crate) fn held(&self) -> Vec<u64> {
+        let mut frames: Vec<u64> = self.frames.iter().flatten().copied().collect();
+        frames.sort_unstable();
+        debug_assert!(frames.iter().all(|&f| f <= self.current && self.ring.contains(f)));
+        let start = frames.windows(2).rposition(|w| w[1] != w[0] + 1).map_or(0, |at| at + 1);
+        frames.drain(..start);
+        frames
+    }
+
+    /// `Ok` if frame `frame` is held, else the 404 that names the frames that are.
+    pub(crate) fn check(&self, frame: u64) -> Result<(), ApiError> {
+        let held = self.held();
+        if held.binary_search(&frame).is_ok() {
+            return Ok(());
+        }
+        Err(ApiError::NoSuchFrame {
+            frame,
+            held: match (held.first(), held.last()) {
+                (Some(first), Some(last)) => format!("frames {first} to {last}"),
+                _ => "no frames".to_owned(),
+            },
+        })
+    }
+}
+
+/// Parses a frame number from a path segment or query value named `what`.
+pub(crate) fn parse_frame(what: &str, text: &str) -> Result<u64, ApiError> {
+    text.parse().map_err(|_| {
+        ApiError::BadRequest(format!("`{what}` must be a frame number (a whole number), not `{text}`"))
+    })
+}
+
+/// `GET /api/frames/saved`: the frames held, the live world's frame, the ring's capacity and the
+/// bytes one save copies.
+pub(crate) fn saved(shared: &Shared) -> Result<Value, ApiError> {
+    let travel = lock(&shared.travel);
+    let travel = travel.as_ref().ok_or(ApiError::NoFrames)?;
+    let frames = travel.held();
+    Ok(json!({
+        "frames": frames,
+        "oldest": frames.first(),
+        "newest": frames.last(),
+        "current": travel.current,
+        "capacity": travel.ring.capacity(),
+        "frame_bytes": frames.last().and_then(|&f| travel.ring.frame_bytes(f)),
+    }))
+}
+
+/// Held frame `frame` as a view (its `schedule.frame` is `frame`; no schedule, events or frame
+/// times). The ring is locked only to copy the frame out ([`RollbackRing::frame_world`]); the
+/// JSON is built outside the lock, and kept for the next few reads.
+pub(crate) fn frame_view(shared: &Shared, frame: u64) -> Result<Arc<WorldView>, ApiError> {
+    let (world, stamp) = {
+        let mut guard = lock(&shared.travel);
+        let travel = guard.as_mut().ok_or(ApiError::NoFrames)?;
+        travel.check(frame)?;
+        let stamp = travel.stamps[travel.slot(frame)];
+        if let Some((_, _, view)) = travel.cache.iter().find(|(f, s, _)| *f == frame && *s == stamp) {
+            return Ok(Arc::clone(view));
+        }
+        let world = travel
+            .ring
+            .frame_world(frame)
+            .map_err(|e| ApiError::NoSuchFrame { frame, held: e.to_string() })?;
+        (world, stamp)
+    };
+    let mut view = WorldView::build(0, &world, &shared.registry, None, Vec::new());
+    view.schedule.frame = frame;
+    view.writes = shared.options.allow_writes;
+    let view = Arc::new(view);
+    let mut guard = lock(&shared.travel);
+    if let Some(travel) = guard.as_mut() {
+        travel.cache.retain(|(f, s, _)| travel.stamps[(f % travel.stamps.len() as u64) as usize] == *s);
+        if travel.cache.len() >= CACHED_VIEWS {
+            travel.cache.remove(0);
+        }
+        travel.cache.push((frame, stamp, Arc::clone(&view)));
+    }
+    Ok(view)
+}
+
+/// `GET /api/diff?a=F1&b=F2`: what differs from held frame `a` to held frame `b`. Lists of ids
+/// and values are cut at `limit` entries each (the counts are whole). O(entities * components)
+/// of the two frames, plus [`RollbackRing::compare`].
+pub(crate) fn diff(shared: &Shared, a: u64, b: u64, limit: usize) -> Result<Value, ApiError> {
+    let first_difference = {
+        let travel = lock(&shared.travel);
+        let travel = travel.as_ref().ok_or(ApiError::NoFrames)?;
+        travel.check(a)?;
+        travel.check(b)?;
+        travel
+            .ring
+            .compare(a, &travel.ring, b)
+            .map_err(|e| ApiError::NoSuchFrame { frame: a, held: e.to_string() })?
+            .map(|d| d.to_string())
+    };
+    let (va, vb) = (frame_view(shared, a)?, frame_view(shared, b)?);
+    Ok(compare_views(&va, &vb, limit, a, b, first_difference))
+}
+
+/// Ids (and values) of one kind of change, cut at `limit`.
+struct Changes {
+    count: usize,
+    items: Vec<Value>,
+    limit: usize,
+}
+
+impl Changes {
+    fn new(limit: usize) -> Self {
+        Self { count: 0, items: Vec::new(), limit }
+    }
+
+    fn push(&mut self, item: impl FnOnce() -> Value) {
+        self.count += 1;
+        if self.items.len() < self.limit {
+            self.items.push(item());
+        }
+    }
+}
+
+fn compare_views(
+    va: &WorldView,
+    vb: &WorldView,
+    limit: usize,
+    a: u64,
+    b: u64,
+    first_difference: Option<String>,
+) -> Value {
+    let (mut spawned, mut despawned) = (Changes::new(limit), Changes::new(limit));
+    for e in &vb.entities {
+        if va.entity(&e.id).is_none() {
+            spawned.push(|| json!(e.id));
+        }
+    }
+    for e in &va.entities {
+        if vb.entity(&e.id).is_none() {
+            despawned.push(|| json!(e.id));
+        }
+    }
+    let names: BTreeSet<&str> = va.components.iter().chain(&vb.components).map(|c| c.name.as_str()).collect();
+    let mut components = Vec::new();
+    let mut unchanged = Vec::new();
+    for name in names {
+        let (mut added, mut removed, mut changed) =
+            (Changes::new(limit), Changes::new(limit), Changes::new(limit));
+        for e in &va.entities {
+            let Some(before) = e.components.get(name) else { continue };
+            match vb.entity(&e.id).and_then(|x| x.components.get(name)) {
+                None => removed.push(|| json!(e.id)),
+                Some(after) if after != before => {
+                    changed.push(|| json!({ "id": e.id, "a": before, "b": after }));
+                }
+                Some(_) => {}
+            }
+        }
+        for e in &vb.entities {
+            if e.components.contains_key(name)
+                && va.entity(&e.id).is_none_or(|x| !x.components.contains_key(name))
+            {
+                added.push(|| json!(e.id));
+            }
+        }
+        if added.count + removed.count + changed.count == 0 {
+            unchanged.push(name);
+            continue;
+        }
+        components.push(json!({
+            "name": name,
+            "added": added.count,
+            "removed": removed.count,
+            "changed": changed.count,
+            "added_ids": added.items,
+            "removed_ids": removed.items,
+            "changed_values": changed.items,
+        }));
+    }
+    let resources: Vec<&String> = va
+        .resources
+        .keys()
+        .chain(vb.resources.keys())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .filter(|name| va.resources.get(*name) != vb.resources.get(*name))
+        .collect();
+    json!({
+        "a": a,
+        "b": b,
+        "same": first_difference.is_none(),
+        "first_difference": first_difference,
+        "entities": {
+            "a": va.entities.len(),
+            "b": vb.entities.len(),
+            "spawned": spawned.count,
+            "despawned": despawned.count,
+            "spawned_ids": spawned.items,
+            "despawned_ids": despawned.items,
+        },
+        "components": components,
+        "unchanged_components": unchanged,
+        "resources_changed": resources,
+        "limit": limit,
+    })
+}
