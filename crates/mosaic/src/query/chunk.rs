@@ -1,7 +1,7 @@
 //! Chunked iteration: whole slices of each component for runs of consecutive rows.
 
 use super::core::Driver;
-use super::data::PoolFetch;
+use super::data::{PoolFetch, PoolFetchMut};
 use super::{Query, QueryData, QueryFilter};
 use crate::component::{Component, Components, MutableComponent};
 use crate::entity::Entity;
@@ -74,7 +74,7 @@ unsafe impl<T: MutableComponent> ChunkQueryData for &mut T {
 
     #[inline]
     unsafe fn chunk_aligned<'w>(
-        fetch: &PoolFetch<'w, T>,
+        fetch: &PoolFetchMut<'w, T>,
         _: &'w [Entity],
         start: usize,
         len: usize,
@@ -90,7 +90,7 @@ unsafe impl<T: MutableComponent> ChunkQueryData for &mut T {
     }
     #[inline]
     unsafe fn chunk_one<'w>(
-        fetch: &PoolFetch<'w, T>,
+        fetch: &PoolFetchMut<'w, T>,
         entities: &'w [Entity],
         row: usize,
     ) -> Option<T::SliceMut<'w>> {

@@ -139,12 +139,16 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         if changes.changes_since(self.ticks, pool.lookup()).saturating_mul(4) >= walk {
             return None;
         }
-        let (first, entries) = changes.entries_since(self.ticks, pool.lookup());
+        // SAFETY: the query's filter reads `T`'s changes, so it holds read access to `T` for 'w
+        // (declared to the scheduler by `Changed`/`Added`, or by borrowing the world): no query
+        // writing `T` runs meanwhile, except this query's own terms, whose stamps only set
+        // pending flags; the log is drained before the slice is taken.
+        let (first, entries) = unsafe { changes.entries_since(self.ticks, pool.lookup()) };
         Some(ChangedWalk {
             driving: Driving { pool, group: None },
             changes,
             lookup: pool.lookup(),
-            entries: entries.into_iter(),
+            entries: entries.iter(),
             next_index: first,
             ticks: self.ticks,
         })
@@ -181,6 +185,37 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
             // A change filter may let the walk follow a change log: the iterator decides.
             return self.iter().for_each(f);
         }
+        if !F::TRIVIAL || driving.pool.is_lazy() {
+            return self.for_each_checked(driving, f);
+        }
+        let data = Q::init_fetch(self.components, Some(driving), self.ticks);
+        if Q::marks_changes(&data) {
+            return self.for_each_checked(driving, f);
+        }
+        // The hot loop, alone in this function so its fetch stays in registers: every aligned
+        // row matches; no filter, no liveness, no lookups, no change stamps.
+        let entities = driving.rows();
+        let aligned = Q::aligned_rows(&data).min(entities.len());
+        for (row, &entity) in entities[..aligned].iter().enumerate() {
+            // SAFETY: the fetch was made from the world this query borrows (exclusively, or
+            // shared for read-only `Q`), unchanged since; `entity` is live (the driver is not
+            // lazy), `row` is its row in the driver pool and below `aligned_rows`; each row is
+            // visited once; nothing is tracked (checked above).
+            f(unsafe { Q::fetch_aligned_unmarked(&data, entity, row) });
+        }
+        for (row, &entity) in entities.iter().enumerate().skip(aligned) {
+            // SAFETY: as above, through the checked lookup path.
+            if let Some(item) = unsafe { Q::fetch(&data, entity, row) } {
+                f(item);
+            }
+        }
+    }
+
+    /// [`Query::for_each`] with a filter, a lazily cleaned driver, or change stamps: out of line,
+    /// with its own fetch, so the plain loop's stays in registers (with every loop in one
+    /// function, `option_iter` ran 11 -> 15.6 us).
+    #[inline(never)]
+    fn for_each_checked(&mut self, driving: Driving<'_>, mut f: impl FnMut(Q::Item<'_>)) {
         let data = Q::init_fetch(self.components, Some(driving), self.ticks);
         let filter = F::init_fetch(self.components, self.ticks);
         let entities = driving.rows();
@@ -188,33 +223,20 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         // A lazily cleaned driver may hold dead entities' rows: skip them.
         let lazy = driving.pool.is_lazy();
         let live = |entity| !lazy || self.entities.is_alive(entity);
-        if F::TRIVIAL && !lazy && !Q::marks_changes(&data) {
-            // The hot loop: every aligned row matches; no filter, no liveness, no lookups, no
-            // change stamps.
-            for (row, &entity) in entities[..aligned].iter().enumerate() {
-                // SAFETY: the fetch was made from the world this query borrows (exclusively, or
-                // shared for read-only `Q`), unchanged since; `entity` is live, `row` is its row
-                // in the driver pool and below `aligned_rows`; each row is visited once; nothing
-                // is tracked (checked above).
-                f(unsafe { Q::fetch_aligned_unmarked(&data, entity, row) });
-            }
-        } else if F::TRIVIAL && !lazy {
-            for (row, &entity) in entities[..aligned].iter().enumerate() {
-                // SAFETY: as above, stamping the rows of tracked pools.
-                f(unsafe { Q::fetch_aligned(&data, entity, row) });
-            }
-        } else if !Q::marks_changes(&data) {
+        if Q::marks_changes(&data) {
             for (row, &entity) in entities[..aligned].iter().enumerate() {
                 if (F::TRIVIAL || F::matches(&filter, entity)) && live(entity) {
-                    // SAFETY: as above; nothing is tracked (checked above).
-                    f(unsafe { Q::fetch_aligned_unmarked(&data, entity, row) });
+                    // SAFETY: the fetch was made from the world this query borrows, unchanged
+                    // since; `entity` is live (checked for a lazy driver), `row` is its row in
+                    // the driver pool and below `aligned_rows`; each row is visited once.
+                    f(unsafe { Q::fetch_aligned(&data, entity, row) });
                 }
             }
         } else {
             for (row, &entity) in entities[..aligned].iter().enumerate() {
                 if (F::TRIVIAL || F::matches(&filter, entity)) && live(entity) {
-                    // SAFETY: as above.
-                    f(unsafe { Q::fetch_aligned(&data, entity, row) });
+                    // SAFETY: as above; nothing is tracked (checked above).
+                    f(unsafe { Q::fetch_aligned_unmarked(&data, entity, row) });
                 }
             }
         }
@@ -469,7 +491,7 @@ pub(crate) struct ChangedWalk<'w> {
     pub(crate) driving: Driving<'w>,
     changes: &'w crate::storage::ChangeTracker,
     lookup: crate::storage::RowLookup<'w>,
-    entries: std::vec::IntoIter<crate::storage::LogEntry>,
+    entries: std::slice::Iter<'w, crate::storage::LogEntry>,
     /// The log index of the next entry.
     next_index: usize,
     /// The window candidates are confirmed against.

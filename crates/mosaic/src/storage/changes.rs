@@ -362,13 +362,27 @@ impl ChangeTracker {
         log.len() - log.partition_point(|e| !ticks.is_newer(e.tick))
     }
 
-    /// Copies the change-log entries newer than `ticks.last_run` (live or superseded) and returns
-    /// them with the log index of the first: what a query walks, confirming each with
-    /// [`ChangeTracker::live_row`]. O(log n + entries since), one sequential copy.
-    pub fn entries_since(&self, ticks: Ticks, lookup: RowLookup<'_>) -> (usize, Vec<LogEntry>) {
+    /// The change-log entries newer than `ticks.last_run` (live or superseded), in place, with the
+    /// log index of the first: what a query walks, confirming each with
+    /// [`ChangeTracker::live_row`]. O(log n + stamped rows drained in).
+    ///
+    /// # Safety
+    /// The log must not change while the returned slice is alive. It changes only when pending
+    /// stamps are drained (by a reader, and stamps come only from queries writing the
+    /// component) or through `&mut` to the pool. So the caller holds read access to the
+    /// component for the slice's life: no query writing it runs meanwhile (the scheduler's
+    /// access rules, or the world's borrow), and this reader drains before it reads.
+    pub unsafe fn entries_since(&self, ticks: Ticks, lookup: RowLookup<'_>) -> (usize, &[LogEntry]) {
         let log = self.lock_settled(lookup);
         let start = log.partition_point(|e| !ticks.is_newer(e.tick));
-        (start, log[start..].to_vec())
+        let tail = &log[start..];
+        let (ptr, len) = (tail.as_ptr(), tail.len());
+        drop(log);
+        // SAFETY: `ptr..ptr + len` is inside the log's buffer, which lives in `self` (borrowed
+        // for the returned lifetime) and, by the caller's guarantee, is neither reallocated nor
+        // written while the slice is alive; every element is initialised (it was under the
+        // lock).
+        (start, unsafe { std::slice::from_raw_parts(ptr, len) })
     }
 
     /// The row of `entry` (at `index` in the log) if it is live: its entity is in the pool and that
@@ -515,8 +529,12 @@ impl ChangeMarker<'_> {
     /// - the caller holds the row exclusively: no other thread reads or writes its value or
     ///   ticks while this call runs (the query's access to the component is exclusive, and each
     ///   row is handed out once per walk).
-    #[inline]
-    pub unsafe fn mark(&self, row: usize) {
+    ///
+    /// Takes the marker by value (it is `Copy`), so a query's fetch, which holds it, never has
+    /// its address taken here: a fetch whose address escapes is reloaded from the stack on every
+    /// row of the hot loops (measured: option_iter 11.0 -> 15.8 us).
+    #[inline(always)]
+    pub unsafe fn mark(self, row: usize) {
         let cell = &self.tracker.cells.0[row].changed;
         // SAFETY: the caller holds the row exclusively, so no other access to this cell runs.
         unsafe {
