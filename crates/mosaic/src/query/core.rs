@@ -511,7 +511,7 @@ impl ChangedWalk<'_> {
         for entry in self.entries.by_ref() {
             let index = self.next_index;
             self.next_index += 1;
-            if let Some(row) = self.changes.live_row(&entry, index, self.lookup)
+            if let Some(row) = self.changes.live_row(entry, index, self.lookup)
                 && ticks.is_newer(self.changes.changed(row))
             {
                 return Some(row);
