@@ -246,3 +246,35 @@ fn deferred_commands_give_the_same_world_on_every_thread_count() {
     assert!(results[0].len() > 10_000);
     assert!(results.windows(2).all(|w| w[0] == w[1]));
 }
+
+/// Events sent from parallel iteration arrive in row order, the same on every thread count.
+#[cfg(feature = "parallel")]
+#[test]
+fn events_from_parallel_iteration_arrive_in_the_same_order_on_every_thread_count() {
+    struct Hit(u64);
+    let results: Vec<Vec<u64>> = [1, 2, 4]
+        .into_iter()
+        .map(|threads| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| {
+                let mut world = World::new();
+                world.spawn_batch((0..6_000).map(Value));
+                let mut events = mosaic::Events::<Hit>::new(mosaic::Retention::UntilRead);
+                let mut cursor = events.register_reader();
+                world.insert_resource(events);
+                let mut commands = mosaic::ChunkedCommands::new();
+                world.query::<&Value>().par_for_each_deferred(&mut commands, |value, buffer| {
+                    if value.0 % 3 == 0 {
+                        buffer.send_event(Hit(value.0));
+                    }
+                });
+                commands.apply(&mut world);
+                let events = world.resource::<mosaic::Events<Hit>>();
+                events.read(&mut cursor).map(|hit| hit.0).collect()
+            })
+        })
+        .collect();
+    assert_eq!(results[0].len(), 2_000);
+    assert_eq!(results[0], (0..6_000).step_by(3).collect::<Vec<u64>>(), "row order");
+    assert!(results.iter().all(|r| *r == results[0]), "same on every thread count");
+}

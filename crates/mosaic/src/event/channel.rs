@@ -191,6 +191,29 @@ impl World {
     }
 }
 
+impl crate::world::CommandBuffer {
+    /// Records sending `event` on the channel of `E` (added if needed) when the buffer is
+    /// applied, in order with the other commands. From `par_for_each_deferred`, each chunk's
+    /// buffer is applied in chunk order, so the channel receives the events in the same order
+    /// on any number of threads. No allocation per event once the buffer is warm.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{CommandBuffer, Events, World};
+    ///
+    /// struct Hit(u32);
+    ///
+    /// let mut world = World::new();
+    /// let mut commands = CommandBuffer::new();
+    /// commands.send_event(Hit(3));
+    /// commands.apply(&mut world);
+    /// assert_eq!(world.resource::<Events<Hit>>().len(), 1);
+    /// ```
+    pub fn send_event<E: Send + Sync + 'static>(&mut self, event: E) {
+        self.queue(move |world: &mut World| world.send_event(event));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

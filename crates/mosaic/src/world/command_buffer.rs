@@ -38,6 +38,8 @@ enum Command {
     Despawn { entity: Entity },
     /// Run `op` on `entity` and `other`.
     Op { entity: Entity, other: Option<Entity>, op: EntityOp },
+    /// Run the next closure of queue `queue` on the world.
+    Run { queue: u32 },
 }
 
 /// A FIFO of bundles of one type, consumed in recording order during `apply`.
@@ -51,6 +53,34 @@ trait BundleQueue: Any + Send + Sync {
     /// Drops every stored bundle, keeping the capacity.
     fn clear(&mut self);
     fn as_any_mut(&mut self) -> &mut dyn Any;
+    /// Runs the next stored closure on `world` (queues of closures only).
+    fn run_next(&mut self, _world: &mut World) {
+        unreachable!("a bundle queue holds no closures")
+    }
+}
+
+/// The closures of one closure type recorded by [`CommandBuffer::queue`].
+struct FnQueue<F>(Vec<F>);
+
+impl<F: FnOnce(&mut World) + Send + Sync + 'static> BundleQueue for FnQueue<F> {
+    fn start_apply(&mut self) {
+        self.0.reverse();
+    }
+    fn insert_next(&mut self, _: &mut World, _: Entity) {
+        unreachable!("a closure queue holds no bundles")
+    }
+    fn skip_next(&mut self) {
+        self.0.pop();
+    }
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+    fn run_next(&mut self, world: &mut World) {
+        (self.0.pop().expect("queue holds one closure per command"))(world);
+    }
 }
 
 struct TypedQueue<B>(Vec<B>);
@@ -270,6 +300,41 @@ impl CommandBuffer {
     }
 
     /// Records an operation of a higher layer on `entity` (and `other`).
+    /// Records `f` to run on the world when the buffer is applied, in order with the other
+    /// commands (bevy's `Commands::queue`): any change through `&mut World` the built-in commands
+    /// do not cover. Closures of one type share a queue that keeps its capacity, so a buffer
+    /// reused every frame stops allocating once warm. It always runs (it names no entity that
+    /// could have died) and counts as applied.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{CommandBuffer, World};
+    ///
+    /// struct Score(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(Score(0));
+    /// let mut commands = CommandBuffer::new();
+    /// for points in [3, 4] {
+    ///     commands.queue(move |world: &mut World| world.resource_mut::<Score>().0 += points);
+    /// }
+    /// commands.apply(&mut world);
+    /// assert_eq!(world.resource::<Score>().0, 7);
+    /// ```
+    pub fn queue<F: FnOnce(&mut World) + Send + Sync + 'static>(&mut self, f: F) {
+        let queues = &mut self.queues;
+        let queue = *self.queue_of.entry(TypeId::of::<F>()).or_insert_with(|| {
+            queues.push(Box::new(FnQueue::<F>(Vec::new())));
+            (queues.len() - 1) as u32
+        });
+        let typed = self.queues[queue as usize]
+            .as_any_mut()
+            .downcast_mut::<FnQueue<F>>()
+            .expect("queue registered under its closure's TypeId");
+        typed.0.push(f);
+        self.commands.push(Command::Run { queue });
+    }
+
     pub(crate) fn push_op(&mut self, entity: Entity, other: Option<Entity>, op: EntityOp) {
         self.commands.push(Command::Op { entity, other, op });
     }
@@ -346,6 +411,10 @@ impl CommandBuffer {
                     Err(_) => OpOutcome::Skipped,
                 },
                 Command::Op { entity, other, op } => op(world, entity, other),
+                Command::Run { queue } => {
+                    this.0.queues[queue as usize].run_next(world);
+                    OpOutcome::Applied { despawned: 0 }
+                }
             };
             match outcome {
                 OpOutcome::Applied { despawned } => {
