@@ -49,7 +49,7 @@ pub struct GlobalTransform(pub Affine2);
 /// Add it to a [`Schedule`](crate::Schedule) as an exclusive system, or call it directly.
 ///
 /// # Panics
-/// If a group owns the pool of [`Relationship`] (see [`super::HierarchyError::OwnedByGroup`]).
+/// If a group owns the pool of [`Relationship`](super::Relationship) (see [`super::HierarchyError::OwnedByGroup`]).
 ///
 /// # Examples
 /// ```
