@@ -370,8 +370,9 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     pub fn count(&self) -> usize {
         let filter = F::init_fetch(self.components, self.ticks);
         if let Some(mut walk) = self.change_candidates() {
-            let dense = walk.driving.pool.entities();
-            return std::iter::from_fn(|| walk.next_row()).filter(|&row| self.contains(dense[row])).count();
+            return std::iter::from_fn(|| walk.next_row())
+                .filter(|&(_, entity)| self.contains(entity))
+                .count();
         }
         let Driver::Pool(driving) = self.driver else {
             return match self.driver {
@@ -504,9 +505,10 @@ impl ChangedWalk<'_> {
         self.entries.len()
     }
 
-    /// The driver row of the next entity whose latest change is in the window, each entity once.
+    /// The driver row (and entity) of the next entity whose latest change is in the window, each
+    /// entity once.
     #[inline(always)]
-    pub(crate) fn next_row(&mut self) -> Option<usize> {
+    pub(crate) fn next_row(&mut self) -> Option<(usize, Entity)> {
         let ticks = self.ticks;
         for entry in self.entries.by_ref() {
             let index = self.next_index;
@@ -514,7 +516,7 @@ impl ChangedWalk<'_> {
             if let Some(row) = self.changes.live_row(entry, index, self.lookup)
                 && ticks.is_newer(self.changes.changed(row))
             {
-                return Some(row);
+                return Some((row, entry.entity));
             }
         }
         None

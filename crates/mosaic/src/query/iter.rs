@@ -125,8 +125,7 @@ impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, Q, F> {
         }
         if let Some(walk) = self.changed.as_mut() {
             let dense = walk.driving.pool.entities();
-            while let Some(row) = walk.next_row() {
-                let entity = dense[row];
+            while let Some((row, entity)) = walk.next_row() {
                 if self.live_check.is_none_or(|alive| alive.is_alive(entity))
                     && F::matches_at(&self.filter, entity, dense, row)
                 {

@@ -393,7 +393,15 @@ impl ChangeTracker {
     /// dropped, after its walk).
     #[inline(always)]
     pub fn live_row(&self, entry: &LogEntry, index: usize, lookup: RowLookup<'_>) -> Option<usize> {
-        let row = lookup.row_of_hinted(entry.entity, entry.row as usize)?;
+        // The hint's slot naming this entry proves the row holds the entry's entity: every entry
+        // is written with its own row's entity, that row alone takes its index as slot, slots
+        // move with their rows, and compaction renumbers slots and hints together. So the common
+        // case reads one cache line (the row's cells), not the entity array too.
+        let hint = entry.row as usize;
+        if hint < self.cells.0.len() && self.cells.slot(hint) == index as u32 {
+            return Some(hint);
+        }
+        let row = lookup.row_of(entry.entity)?;
         (self.cells.slot(row) == index as u32).then_some(row)
     }
 
