@@ -491,15 +491,19 @@ fn drain(
     }
     let now = clock.now();
     for (block, flag) in pending.blocks.iter().enumerate() {
-        if flag.swap(0, Ordering::AcqRel) == 0 {
+        // Loads and stores, not swaps (a locked instruction per row): no query stamps rows while
+        // a drain runs (see above), so nothing can set a flag between the load and the store.
+        if flag.load(Ordering::Acquire) == 0 {
             continue;
         }
+        flag.store(0, Ordering::Relaxed);
         let first = block * 64;
         let end = (first + 64).min(pending.rows.len());
         for (row, flag) in pending.rows[first..end].iter().enumerate().map(|(i, f)| (first + i, f)) {
-            if flag.swap(0, Ordering::AcqRel) == 0 {
+            if flag.load(Ordering::Relaxed) == 0 {
                 continue;
             }
+            flag.store(0, Ordering::Relaxed);
             let changed = Tick::new(cells.changed(row));
             // Two queries writing disjoint rows of this pool (`With<X>` / `Without<X>`) may run
             // at once with different ticks: an entry never goes in older than the last one, so
