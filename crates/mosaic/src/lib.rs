@@ -13,18 +13,21 @@
 //! - [`Query`]: iterate the entities that have a set of components, with [`With`] / [`Without`]
 //!   / [`Or`] filters and [`Has`] terms, driven by the smallest pool; change detection with
 //!   [`Added`] / [`Changed`] filters (walking a per-pool change log: O(changed)) and
-//!   [`RemovedComponents`]; `par_for_each` on rayon
-//!   (feature `parallel`; without it, on the calling thread).
+//!   [`RemovedComponents`]; named query structs with `#[derive(QueryData)]`;
+//!   `iter_combinations`; `par_for_each` on rayon (feature `parallel`; without it, on the
+//!   calling thread).
 //! - [`Schedule`]: systems as plain functions of [`Query`], [`Res`], [`ResMut`], [`Commands`],
-//!   [`Local`], [`EventReader`], [`EventWriter`]; ordered by constraints and priorities, run in
+//!   [`Local`], [`EventReader`], [`EventWriter`]; ordered by constraints (`.after(movement)`,
+//!   naming the function itself, or a set's name) and priorities, run in
 //!   parallel where their accesses do not conflict (feature `parallel`), with a `tracing` span per
 //!   system run (feature `trace`).
 //! - [`Events`]: typed channels with a cursor per reader; component hooks
 //!   ([`World::on_add`], [`World::on_replace`], [`World::on_remove`]) and watches
 //!   ([`World::watch`]) for entities entering and leaving a query's set.
 //! - [`hierarchy`]: parent/child links with O(1) attach and detach, parents-before-children
-//!   ordering, and flecs-style relationship pairs; transform propagation on glam (feature
-//!   `transform`).
+//!   ordering, and flecs-style relationship pairs; 2D and 3D transform propagation on glam that
+//!   recomputes only what changed (feature `transform`).
+//! - [`Template`]: spawn copies of stored component values; [`World::clone_entity`].
 //! - `serialize` (feature `serialize`): snapshots of a world in RON or postcard, loadable into an
 //!   empty world (same handles) or a populated one (remapped).
 //! - `rollback` (feature `rollback`): a stable world hash, an in-memory ring of the last N frames
