@@ -136,6 +136,9 @@ pub struct PoolFetch<'w, T: Component> {
     /// Driver rows `r < aligned` hold this pool's row `r + offset`: no lookup needed.
     pub(crate) offset: usize,
     aligned: usize,
+    /// The pool is not lazily cleaned, so a live entity's sparse entry is its row (no dense
+    /// check; see `RowLookup::row_of_alive`).
+    eager: bool,
     _marker: PhantomData<&'w T>,
 }
 
@@ -206,14 +209,24 @@ impl<'w, T: Component> PoolFetch<'w, T> {
             columns: pool.map(T::columns),
             offset,
             aligned,
+            eager: pool.is_some_and(|pool| !pool.is_lazy()),
             _marker: PhantomData,
         }
     }
 
     /// The pool row of `entity`, whose driver row is `row`, if it has a `T`.
+    ///
+    /// `entity` must be alive in the world the fetch was made from (every fetch's contract):
+    /// in a pool that is not lazily cleaned its sparse entry is then its row, with no dense check.
     #[inline(always)]
     pub(crate) fn row(&self, entity: Entity, row: usize) -> Option<usize> {
-        if row < self.aligned { Some(row + self.offset) } else { self.lookup?.row_of(entity) }
+        if row < self.aligned {
+            Some(row + self.offset)
+        } else if self.eager {
+            self.lookup?.row_of_alive(entity)
+        } else {
+            self.lookup?.row_of(entity)
+        }
     }
 
     /// The captured columns; present whenever a row was found.

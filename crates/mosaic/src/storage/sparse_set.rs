@@ -719,6 +719,18 @@ impl RowLookup<'_> {
         if self.dense.get(hint) == Some(&entity) { Some(hint) } else { self.row_of(entity) }
     }
 
+    /// The row of `entity`, which is alive in the pool's world, in a pool that is not lazily
+    /// cleaned: one sparse read, no dense check. Such a pool holds only live entities, and one
+    /// live entity has a given index, so an entry at the index is `entity`'s row. For a dead or
+    /// foreign entity the row (always in bounds) may hold another entity: callers that hand out
+    /// references from it must know `entity` is alive here. O(1).
+    #[inline(always)]
+    pub fn row_of_alive(&self, entity: Entity) -> Option<usize> {
+        let row = self.sparse.get(entity.index())? as usize;
+        debug_assert!(self.dense.get(row) == Some(&entity), "row_of_alive on an entity not in the pool");
+        Some(row)
+    }
+
     /// The row of `entity`, if it is in the pool. O(1).
     #[inline(always)]
     pub fn row_of(&self, entity: Entity) -> Option<usize> {
