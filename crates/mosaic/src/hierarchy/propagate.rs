@@ -257,7 +257,7 @@ fn full<K: TransformKind>(world: &mut World) {
 /// was added, or whose parent changed, since `last_run`: each such entity's global is its
 /// parent's global (up to date: parents are visited first, and untouched ones are unchanged)
 /// times its local, and so on down its descendants. Each affected entity is computed once.
-/// O(s log s + affected) for s seeds, with a lookup per affected entity.
+/// O(s log s + affected * log s) for s seeds, with a lookup per affected entity.
 fn incremental<K: TransformKind>(world: &mut World, last_run: Tick, this_run: Tick, reparented: Vec<Entity>) {
     let local_id = world.components.id::<K::Local>().expect("registered by the caller");
     let global_id = world.components.id::<K::Global>().expect("registered by the caller");
@@ -306,10 +306,12 @@ fn incremental<K: TransformKind>(world: &mut World, last_run: Tick, this_run: Ti
     }
     rooted.sort_unstable_by_key(|&(row, _)| row);
     rooted.dedup_by_key(|&mut (row, _)| row);
-    let mut done = vec![false; rels.len()];
+    // Which seeds a subtree walked so far has already covered: O(seeds), not O(rows).
+    let mut done = vec![false; rooted.len()];
     let mut stack: Vec<(Entity, K::Matrix)> = Vec::new();
-    for (row, seed) in rooted {
-        if done[row] {
+    for i in 0..rooted.len() {
+        let seed = rooted[i].1;
+        if done[i] {
             continue; // inside a subtree already recomputed
         }
         let parent = rel_in(rels, seed).and_then(Relationship::parent);
@@ -325,8 +327,10 @@ fn incremental<K: TransformKind>(world: &mut World, last_run: Tick, this_run: Ti
                 globals.mark_changed(entity);
             }
             let Some(r) = rel_in(rels, entity) else { continue };
-            if let Some(at) = rel_rows.row_of(entity) {
-                done[at] = true;
+            if let Some(at) = rel_rows.row_of(entity)
+                && let Ok(seed_index) = rooted.binary_search_by_key(&at, |&(row, _)| row)
+            {
+                done[seed_index] = true;
             }
             let mut child = r.first_child();
             while let Some(c) = child {

@@ -136,14 +136,14 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
             Driver::Pool(driving) => driving.rows().len(),
             Driver::All => self.entities.len() as usize,
         };
-        if changes.changes_since(self.ticks, pool.lookup()).saturating_mul(4) >= walk {
-            return None;
-        }
         // SAFETY: the query's filter reads `T`'s changes, so it holds read access to `T` for 'w
         // (declared to the scheduler by `Changed`/`Added`, or by borrowing the world): no query
         // writing `T` runs meanwhile, except this query's own terms, whose stamps only set
         // pending flags; the log is drained before the slice is taken.
         let (first, entries) = unsafe { changes.entries_since(self.ticks, pool.lookup()) };
+        if entries.len().saturating_mul(4) >= walk {
+            return None;
+        }
         Some(ChangedWalk {
             driving: Driving { pool, group: None },
             changes,

@@ -355,13 +355,6 @@ impl ChangeTracker {
         Tick::new(self.cells.changed(row))
     }
 
-    /// Number of change-log entries newer than `ticks.last_run` (live or not): an upper bound of
-    /// the entities changed since. O(log n).
-    pub fn changes_since(&self, ticks: Ticks, lookup: RowLookup<'_>) -> usize {
-        let log = self.lock_settled(lookup);
-        log.len() - log.partition_point(|e| !ticks.is_newer(e.tick))
-    }
-
     /// The change-log entries newer than `ticks.last_run` (live or superseded), in place, with the
     /// log index of the first: what a query walks, confirming each with
     /// [`ChangeTracker::live_row`]. O(log n + stamped rows drained in).
@@ -393,16 +386,7 @@ impl ChangeTracker {
     /// dropped, after its walk).
     #[inline(always)]
     pub fn live_row(&self, entry: &LogEntry, index: usize, lookup: RowLookup<'_>) -> Option<usize> {
-        // The hint's slot naming this entry proves the row holds the entry's entity: every entry
-        // is written with its own row's entity, that row alone takes its index as slot, slots
-        // move with their rows, and compaction renumbers slots and hints together. So the common
-        // case reads one cache line (the row's cells), not the entity array too.
-        let hint = entry.row as usize;
-        if hint < self.cells.0.len() && self.cells.slot(hint) == index as u32 {
-            return Some(hint);
-        }
-        let row = lookup.row_of(entry.entity)?;
-        (self.cells.slot(row) == index as u32).then_some(row)
+        live_row(&self.cells, entry, index, lookup)
     }
 
     /// Appends to `out` each entity whose latest change is newer than `ticks.last_run`, once, in
@@ -451,6 +435,22 @@ impl ChangeTracker {
     }
 }
 
+/// The row of `entry` (at `index` in a log over `cells`) if it is live; see
+/// [`ChangeTracker::live_row`].
+#[inline(always)]
+fn live_row(cells: &RowCells, entry: &LogEntry, index: usize, lookup: RowLookup<'_>) -> Option<usize> {
+    // The hint's slot naming this entry proves the row holds the entry's entity: every entry is
+    // written with its own row's entity, that row alone takes its index as slot, slots move with
+    // their rows, and compaction renumbers slots and hints together. So the common case reads one
+    // cache line (the row's cells), not the entity array too.
+    let hint = entry.row as usize;
+    if hint < cells.0.len() && cells.slot(hint) == index as u32 {
+        return Some(hint);
+    }
+    let row = lookup.row_of(entry.entity)?;
+    (cells.slot(row) == index as u32).then_some(row)
+}
+
 /// Keeps the live entries of `log` (each row's latest), in order, renumbers the slots and
 /// refreshes the row hints.
 ///
@@ -460,9 +460,7 @@ unsafe fn compact(log: &mut Vec<LogEntry>, cells: &RowCells, lookup: RowLookup<'
     let mut kept = 0;
     for index in 0..log.len() {
         let entry = log[index];
-        if let Some(row) = lookup.row_of_hinted(entry.entity, entry.row as usize)
-            && cells.slot(row) == index as u32
-        {
+        if let Some(row) = live_row(cells, &entry, index, lookup) {
             log[kept] = LogEntry { row: row as u32, ..entry };
             // SAFETY: the caller holds the log exclusively (its mutex, or `&mut`).
             unsafe { cells.set_slot(row, kept as u32) };

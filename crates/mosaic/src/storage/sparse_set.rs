@@ -712,13 +712,6 @@ impl RowLookup<'_> {
         std::ptr::eq(self.dense.as_ptr(), dense.as_ptr()) && self.dense.len() == dense.len()
     }
 
-    /// The row of `entity`, trying `hint` first (one dense read when right, as it is unless rows
-    /// moved), else [`RowLookup::row_of`]. O(1).
-    #[inline(always)]
-    pub fn row_of_hinted(&self, entity: Entity, hint: usize) -> Option<usize> {
-        if self.dense.get(hint) == Some(&entity) { Some(hint) } else { self.row_of(entity) }
-    }
-
     /// The row of `entity`, which is alive in the pool's world, in a pool that is not lazily
     /// cleaned: one sparse read, no dense check. Such a pool holds only live entities, and one
     /// live entity has a given index, so an entry at the index is `entity`'s row. For a dead or

@@ -201,17 +201,24 @@ impl CommandBuffer {
         self.commands.is_empty()
     }
 
-    /// Stores `bundle` in its typed queue and returns the queue's index.
-    fn push_bundle<B: Bundle>(&mut self, bundle: B) -> u32 {
+    /// The queue of type `Q` kept for values of type `T` (made empty on first use), and its
+    /// index.
+    fn typed_queue<T: 'static, Q: BundleQueue>(&mut self, empty: fn() -> Q) -> (u32, &mut Q) {
         let queues = &mut self.queues;
-        let queue = *self.queue_of.entry(TypeId::of::<B>()).or_insert_with(|| {
-            queues.push(Box::new(TypedQueue::<B>(Vec::new())));
+        let queue = *self.queue_of.entry(TypeId::of::<T>()).or_insert_with(|| {
+            queues.push(Box::new(empty()));
             (queues.len() - 1) as u32
         });
         let typed = self.queues[queue as usize]
             .as_any_mut()
-            .downcast_mut::<TypedQueue<B>>()
-            .expect("queue registered under its bundle's TypeId");
+            .downcast_mut::<Q>()
+            .expect("queue registered under its value type's TypeId");
+        (queue, typed)
+    }
+
+    /// Stores `bundle` in its typed queue and returns the queue's index.
+    fn push_bundle<B: Bundle>(&mut self, bundle: B) -> u32 {
+        let (queue, typed) = self.typed_queue::<B, _>(|| TypedQueue::<B>(Vec::new()));
         typed.0.push(bundle);
         queue
     }
@@ -322,15 +329,7 @@ impl CommandBuffer {
     /// assert_eq!(world.resource::<Score>().0, 7);
     /// ```
     pub fn queue<F: FnOnce(&mut World) + Send + Sync + 'static>(&mut self, f: F) {
-        let queues = &mut self.queues;
-        let queue = *self.queue_of.entry(TypeId::of::<F>()).or_insert_with(|| {
-            queues.push(Box::new(FnQueue::<F>(Vec::new())));
-            (queues.len() - 1) as u32
-        });
-        let typed = self.queues[queue as usize]
-            .as_any_mut()
-            .downcast_mut::<FnQueue<F>>()
-            .expect("queue registered under its closure's TypeId");
+        let (queue, typed) = self.typed_queue::<F, _>(|| FnQueue::<F>(Vec::new()));
         typed.0.push(f);
         self.commands.push(Command::Run { queue });
     }
