@@ -90,7 +90,9 @@ pub use event::{EventChannelInfo, EventReader, EventWriter, Events, Retention};
 pub use hierarchy::{GlobalTransform, LocalTransform};
 pub use hierarchy::{HierarchyError, Relationship};
 pub use mosaic_macros::{Component, QueryData};
-pub use query::{Added, Changed, Has, Or, Query, QueryData, QueryError, QueryIter, With, Without};
+pub use query::{
+    Added, Changed, ExclusiveQuery, Has, Or, Query, QueryData, QueryError, QueryIter, With, Without,
+};
 pub use schedule::ParCommands;
 pub use schedule::{Commands, ExecutorKind, Local, Res, ResMut, Schedule, ScheduleError};
 #[cfg(feature = "serialize")]

@@ -613,7 +613,7 @@ impl Harness {
                     (Some(a), Some(b)) => Ok((a, b.clone())),
                     _ => Err(QueryError::NoMatch { entity, query: type_name::<(&A, &B)>() }),
                 };
-                let mut query = self.world.query::<(&A, &B)>();
+                let query = self.world.query::<(&A, &B)>();
                 let got = query.get(entity).map(|(a, b)| (a.0, b.0.clone()));
                 assert_eq!(got, expected);
             }
@@ -623,7 +623,7 @@ impl Harness {
                 assert_eq!(self.world.get_mut::<B>(entity), Err(dead));
                 assert!(!self.world.contains::<C>(entity));
                 assert_eq!(self.world.component_ids(entity), Err(EntityError::NoSuchEntity(entity)));
-                let mut query = self.world.query::<Entity>();
+                let query = self.world.query::<Entity>();
                 assert_eq!(query.get(entity), Err(QueryError::Entity(EntityError::NoSuchEntity(entity))));
             }
         }
@@ -660,7 +660,7 @@ impl Harness {
         assert_eq!(all, expected, "a query requiring nothing walks live entities in index order");
 
         let world = &self.world;
-        let mut b_of_c = world.query_ref_filtered::<(Entity, &B), With<C>>();
+        let b_of_c = world.query_ref_filtered::<(Entity, &B), With<C>>();
         let mut n = 0;
         for (e, b) in b_of_c.iter() {
             assert_eq!(world.get::<B>(e), Ok(b));

@@ -252,7 +252,7 @@ fn query_get_success_and_errors() {
     assert_eq!(world.get::<A>(full), Ok(&A(3)));
 
     // Filters are checked by `get` too, and the message names the query.
-    let mut filtered = world.query_filtered::<&A, Without<B>>();
+    let filtered = world.query_filtered::<&A, Without<B>>();
     assert_eq!(filtered.get(partial).map(|a| a.0), Ok(3));
     let error = filtered.get(full).map(|a| a.0).unwrap_err();
     assert_eq!(error, QueryError::NoMatch { entity: full, query: type_name::<&A>() });
@@ -261,7 +261,7 @@ fn query_get_success_and_errors() {
     assert!(QueryError::Entity(EntityError::NoSuchEntity(dead)).to_string().contains(&dead.to_string()));
 
     // Optional parts never cause NoMatch.
-    let mut optional = world.query::<(Entity, Option<&B>)>();
+    let optional = world.query::<(Entity, Option<&B>)>();
     assert_eq!(optional.get(partial).map(|(e, b)| (e, b.copied())), Ok((partial, None)));
 }
 
@@ -270,7 +270,7 @@ fn for_each_gives_the_same_items_as_iter() {
     let mut world = mixed_world();
     type Items = Vec<(Entity, u32, Option<u32>)>;
     fn shape(world: &mut World) -> (Items, Items) {
-        let mut query = world.query_filtered::<(Entity, &A, Option<&C>), Without<B>>();
+        let query = world.query_filtered::<(Entity, &A, Option<&C>), Without<B>>();
         let iterated: Items = query.iter().map(|(e, a, c)| (e, a.0, c.map(|c| c.0))).collect();
         let mut each = Items::new();
         query.for_each(|(e, a, c)| each.push((e, a.0, c.map(|c| c.0))));
@@ -281,7 +281,7 @@ fn for_each_gives_the_same_items_as_iter() {
     assert_eq!(iterated, each, "same items in the same order");
 
     // A query requiring nothing takes the other path of `for_each`.
-    let mut query = world.query::<(Entity, Option<&B>)>();
+    let query = world.query::<(Entity, Option<&B>)>();
     let iterated: Vec<Entity> = query.iter().map(|(e, _)| e).collect();
     let mut each = Vec::new();
     query.for_each(|(e, _)| each.push(e));
@@ -306,8 +306,8 @@ fn query_ref_is_usable_beside_world_get() {
     let mut world = World::new();
     let entities = world.spawn_batch((0..10).map(|i| (A(i), B(i * 2))));
     let world = &world;
-    let mut a_query = world.query_ref::<(Entity, &A)>();
-    let mut b_query = world.query_ref_filtered::<&B, With<A>>();
+    let a_query = world.query_ref::<(Entity, &A)>();
+    let b_query = world.query_ref_filtered::<&B, With<A>>();
     let mut total = 0;
     for (e, a) in a_query.iter() {
         // A second read-only query and `World::get` at the same time.
@@ -381,7 +381,7 @@ fn shared_access_twice_is_allowed() {
     assert_eq!(items.len(), 1);
     assert!(std::ptr::eq(items[0].0, items[0].1));
     assert_eq!(items[0].0, &A(7));
-    let mut q = world.query_ref::<(&A, Option<&A>, Entity)>();
+    let q = world.query_ref::<(&A, Option<&A>, Entity)>();
     assert_eq!(q.get(e).map(|(a, o, _)| (*a, o.copied())), Ok((A(7), Some(A(7)))));
     // Mutable access to one type beside a filter on the same type is not aliasing.
     for a in world.query_filtered::<&mut A, With<A>>() {
@@ -550,6 +550,76 @@ fn single_and_get_single_want_exactly_one_match() {
 }
 
 #[test]
+fn read_only_queries_hand_out_items_through_a_shared_borrow() {
+    let (mut world, entities) = abc_world();
+    // No `mut`: `get`, `get_many`, `iter`, `for_each`, `single` and `&query` all take `&self`,
+    // and their items may be held side by side.
+    let q = world.query::<(Entity, &A)>();
+    let first = q.get(entities[0]).unwrap();
+    let second = q.get(entities[2]).unwrap();
+    let walked: Vec<Entity> = q.iter().map(|(e, _)| e).collect();
+    assert_eq!((first.1, second.1), (&A(0), &A(2)));
+    assert_eq!(walked.len(), q.count());
+    assert_eq!(walked, (&q).into_iter().map(|(e, _)| e).collect::<Vec<_>>());
+    let mut visited = 0;
+    q.for_each(|(e, a)| {
+        // Reading another item of the same query inside the walk is fine for a read-only query.
+        assert_eq!(q.get(e).unwrap().1, a);
+        visited += 1;
+    });
+    assert_eq!(visited, walked.len());
+    let [x, y, again] = q.get_many([entities[4], entities[6], entities[4]]).unwrap();
+    assert_eq!((x.1, y.1, again.1), (&A(4), &A(6), &A(4)));
+    assert!(matches!(q.get_single(), Err(QueryError::MultipleEntities { .. })));
+    let with_b = world.query_ref::<&B>();
+    assert!(
+        matches!(with_b.get_many([entities[0], entities[1]]), Err(QueryError::NoMatch { entity, .. }) if entity == entities[1])
+    );
+
+    fn sum(q: &mosaic::Query<&A>) -> u32 {
+        q.iter().map(|a| a.0).sum()
+    }
+    let expected: u32 = world.query::<&A>().into_iter().map(|a| a.0).sum();
+    assert_eq!(sum(&world.query::<&A>()), expected);
+
+    // A query that writes still reaches `get`/`iter`/`single` through `&mut`, with `&mut` items.
+    let mut q = world.query::<&mut A>();
+    q.get(entities[0]).unwrap().0 = 100;
+    for a in q.iter() {
+        a.0 += 1;
+    }
+    q.for_each(|a| a.0 += 1);
+    assert_eq!(world.get::<A>(entities[0]), Ok(&A(102)));
+    world.insert(entities[4], Marker);
+    let mut q = world.query_filtered::<&mut B, With<Marker>>();
+    q.single().0 = 7;
+    assert_eq!(q.get_single().map(|b| b.0), Ok(7));
+}
+
+#[test]
+fn read_only_system_parameters_need_no_mut() {
+    use mosaic::{Query, ResMut, Schedule};
+    #[derive(Default)]
+    struct Seen(Vec<u32>);
+    fn read(q: Query<&A, With<B>>, mut seen: ResMut<Seen>) {
+        seen.0 = q.iter().map(|a| a.0).collect();
+        let total: u32 = (&q).into_iter().map(|a| a.0).sum();
+        assert_eq!(total, seen.0.iter().sum::<u32>());
+    }
+    let (mut world, _) = abc_world();
+    world.insert_resource(Seen::default());
+    let mut schedule = Schedule::new();
+    schedule.add_system(read);
+    schedule.run(&mut world);
+    let mut expected: Vec<u32> = world.query_filtered::<&A, With<B>>().into_iter().map(|a| a.0).collect();
+    let mut seen = world.resource::<Seen>().0.clone();
+    expected.sort_unstable();
+    seen.sort_unstable();
+    assert!(!seen.is_empty());
+    assert_eq!(seen, expected);
+}
+
+#[test]
 fn count_matches_iteration_for_every_driver_and_filter() {
     use mosaic::{Has, Or};
     let (mut world, entities) = abc_world();
@@ -654,7 +724,7 @@ fn external_iterator_matches_for_each_on_every_path() {
     for &e in entities.iter().step_by(3) {
         world.despawn(e);
     }
-    let mut query = world.query::<(Entity, &Lazy)>();
+    let query = world.query::<(Entity, &Lazy)>();
     let mut each = Vec::new();
     query.for_each(|(e, l)| each.push((e, l.0)));
     let by_for: Vec<_> = query.iter().map(|(e, l)| (e, l.0)).collect();
@@ -671,13 +741,13 @@ fn external_iterator_matches_for_each_on_every_path() {
 #[test]
 fn size_hint_bounds_the_items() {
     let mut world = mixed_world();
-    let mut query = world.query::<(&A, &B)>();
+    let query = world.query::<(&A, &B)>();
     let (low, high) = query.iter().size_hint();
     let n = query.iter().count();
     assert!(low <= n && high.is_none_or(|h| n <= h), "{low} <= {n} <= {high:?}");
     let mut world = World::new();
     world.spawn_batch((0..10).map(|i| (A(i), B(i))));
-    let mut query = world.query::<(&A, &B)>();
+    let query = world.query::<(&A, &B)>();
     assert_eq!(query.iter().size_hint(), (10, Some(10)), "an aligned run is exact");
 }
 
@@ -717,7 +787,7 @@ fn combinations_visit_every_set_once() {
         }
     }
     {
-        let mut q = world.query_filtered::<&N, mosaic::Without<Skip>>();
+        let q = world.query_filtered::<&N, mosaic::Without<Skip>>();
         let mut seen: Vec<[u32; 3]> = q.iter_combinations::<3>().map(|[a, b, c]| [a.0, b.0, c.0]).collect();
         assert_eq!(seen.len(), 10, "C(5, 3)");
         for set in &mut seen {

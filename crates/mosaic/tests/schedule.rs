@@ -551,20 +551,54 @@ fn a_cycle_is_named_when_a_system_after_it_was_added_first() {
 }
 
 #[test]
-fn a_label_naming_two_systems_is_an_error() {
+fn two_systems_of_one_name_are_an_error() {
+    // Renamed onto another system's name.
     let mut schedule = Schedule::new();
     schedule.add_system(first);
     schedule.add_system(second).named("first");
     schedule.add_system(third).after("first");
     let error = schedule.build().unwrap_err();
-    let ScheduleError::AmbiguousLabel { system, label, matches } = &error else {
-        panic!("expected an ambiguous label, got {error:?}")
+    let ScheduleError::DuplicateSystem { name, first: rank1, second: rank2 } = &error else {
+        panic!("expected a duplicate name, got {error:?}")
     };
-    assert_eq!((system.as_str(), label.as_str()), ("third", "first"));
-    assert_eq!(matches, &["system `first` (added 1st)", "system `first` (added 2nd)"]);
+    assert_eq!((name.as_str(), rank1.as_str(), rank2.as_str()), ("first", "1st", "2nd"));
     let message = error.to_string();
-    assert!(message.contains("`third`") && message.contains("named("), "{message}");
+    assert!(message.contains("`first`") && message.contains("named("), "{message}");
 
+    // One function added twice, with no ordering at all: still an error, and renaming fixes it.
+    let mut schedule = Schedule::new();
+    schedule.add_system(third);
+    schedule.add_system(first);
+    schedule.add_system(first);
+    let error = schedule.build().unwrap_err();
+    assert!(
+        matches!(&error, ScheduleError::DuplicateSystem { name, second, .. } if name == "first" && second == "3rd"),
+        "{error:?}"
+    );
+    let mut schedule = Schedule::new();
+    schedule.add_system(first);
+    schedule.add_system(first).named("first again");
+    assert_eq!(schedule.order().unwrap(), ["first", "first again"]);
+
+    // Closures added from one line in a loop share a name until renamed.
+    let mut schedule = Schedule::new();
+    for _ in 0..2 {
+        schedule.add_system(|| {});
+    }
+    let error = schedule.build().unwrap_err();
+    assert!(
+        matches!(&error, ScheduleError::DuplicateSystem { name, .. } if name.starts_with("closure@")),
+        "{error:?}"
+    );
+    let mut schedule = Schedule::new();
+    for i in 0..2 {
+        schedule.add_system(|| {}).named(format!("worker {i}"));
+    }
+    assert_eq!(schedule.order().unwrap(), ["worker 0", "worker 1"]);
+}
+
+#[test]
+fn a_label_naming_a_system_and_a_set_is_an_error() {
     // A label naming a system and a set is ambiguous too.
     let mut schedule = Schedule::new();
     schedule.add_system(second);

@@ -61,7 +61,7 @@ fn ce(mut q: Query<(&mut sched::C, &mut sched::E)>) {
 fn move_system(mut q: Query<(&mut Position, &Velocity)>) {
     q.for_each(|(p, v)| step(p, v));
 }
-fn idle_system(mut q: Query<&Filler<0>>) {
+fn idle_system(q: Query<&Filler<0>>) {
     q.for_each(|f| {
         std::hint::black_box(f);
     });

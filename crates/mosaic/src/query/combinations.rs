@@ -97,12 +97,12 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     /// for m in [1.0, 2.0, 3.0] {
     ///     world.spawn(Mass(m));
     /// }
-    /// let mut q = world.query::<&Mass>();
+    /// let q = world.query::<&Mass>();
     /// let pairs: Vec<f32> = q.iter_combinations::<2>().map(|[a, b]| a.0 * b.0).collect();
     /// assert_eq!(pairs.len(), 3);
     /// assert_eq!(pairs.iter().sum::<f32>(), 2.0 + 3.0 + 6.0);
     /// ```
-    pub fn iter_combinations<const K: usize>(&mut self) -> QueryCombinations<'_, Q, F, K>
+    pub fn iter_combinations<const K: usize>(&self) -> QueryCombinations<'_, Q, F, K>
     where
         Q: ReadOnlyQueryData,
     {
@@ -135,7 +135,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         self.combinations()
     }
 
-    fn combinations<const K: usize>(&mut self) -> QueryCombinations<'_, Q, F, K> {
+    fn combinations<const K: usize>(&self) -> QueryCombinations<'_, Q, F, K> {
         let entities: Vec<Entity> = super::core::matching_entities(self);
         QueryCombinations::new(self.components, self.ticks, entities)
     }

@@ -35,6 +35,11 @@ pub(crate) enum Driver<'w> {
 /// Made through `&mut World` (or `&World` for read-only `Q`), so no structural change can happen
 /// while it exists; record those in a [`CommandBuffer`](crate::CommandBuffer).
 ///
+/// A read-only query's [`get`](Query::get), [`iter`](Query::iter), [`for_each`](Query::for_each),
+/// [`single`](Query::single) and `&query` take `&self`, so its items can be held side by side; a
+/// query that writes has the same methods taking `&mut self` (on [`ExclusiveQuery`], which every
+/// query dereferences to), and bevy's names `get_mut`, `iter_mut`, `single_mut`.
+///
 /// # Panics
 /// Creating a query whose `Q` accesses one component mutably twice, or mutably and immutably
 /// (also through `Option`), panics naming the component, since it would alias a `&mut`.
@@ -59,12 +64,58 @@ pub(crate) enum Driver<'w> {
 /// assert_eq!(world.get::<Position>(players[0]).unwrap().0, 2.0);
 /// ```
 pub struct Query<'w, Q: QueryData, F: QueryFilter = ()> {
+    exclusive: ExclusiveQuery<'w, Q, F>,
+}
+
+/// The methods of a [`Query`] that hand out items through an exclusive borrow of it: `get`,
+/// `iter`, `single`, `get_single` and `for_each` taking `&mut self`, for queries that write.
+///
+/// Every `Query` dereferences to one, so you never name this type: call these methods on the
+/// query. A read-only query (`Q:` [`ReadOnlyQueryData`]) has methods of the same names taking
+/// `&self` ([`Query::get`], [`Query::iter`], ...), which method resolution picks first, so its
+/// items can be held side by side and it needs no `mut` binding; a query that writes reaches
+/// these, since two `&mut` items of one entity must never be alive at once.
+///
+/// # Examples
+/// ```
+/// use mosaic::{Component, World};
+///
+/// #[derive(Component)]
+/// struct Health(u32);
+///
+/// let mut world = World::new();
+/// let e = world.spawn(Health(3));
+/// let mut q = world.query::<&mut Health>();
+/// q.get(e).unwrap().0 -= 1; // `ExclusiveQuery::get`, through `&mut q`
+/// for health in q.iter() {
+///     health.0 *= 10;
+/// }
+/// assert_eq!(world.get::<Health>(e).unwrap().0, 20);
+/// ```
+pub struct ExclusiveQuery<'w, Q: QueryData, F: QueryFilter = ()> {
     pub(crate) components: &'w Components,
     pub(crate) entities: &'w Entities,
     pub(crate) driver: Driver<'w>,
     /// The change window: what `Added` / `Changed` compare with, and the tick `&mut` terms stamp.
     pub(crate) ticks: Ticks,
     _marker: PhantomData<fn() -> (Q, F)>,
+}
+
+impl<'w, Q: QueryData, F: QueryFilter> std::ops::Deref for Query<'w, Q, F> {
+    type Target = ExclusiveQuery<'w, Q, F>;
+
+    /// The query's state and its `&mut self` methods (see [`ExclusiveQuery`]).
+    #[inline(always)]
+    fn deref(&self) -> &ExclusiveQuery<'w, Q, F> {
+        &self.exclusive
+    }
+}
+
+impl<Q: QueryData, F: QueryFilter> std::ops::DerefMut for Query<'_, Q, F> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.exclusive
+    }
 }
 
 impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
@@ -121,9 +172,19 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
                 None => Driver::All,
             }
         };
-        Self { components, entities: &world.entities, driver, ticks, _marker: PhantomData }
+        Self {
+            exclusive: ExclusiveQuery {
+                components,
+                entities: &world.entities,
+                driver,
+                ticks,
+                _marker: PhantomData,
+            },
+        }
     }
+}
 
+impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
     /// When the filter names `Added<T>` / `Changed<T>` and `T`'s change log since the window
     /// opened is shorter than a quarter of the walk: a walk over that part of the log, driven by
     /// `T`'s pool (each entity once, in the order of its latest change). Walking it and testing
@@ -154,43 +215,79 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         })
     }
 
-    /// Iterates the matching entities' items; see [`QueryIter`] for the order.
-    #[inline]
-    pub fn iter(&mut self) -> QueryIter<'_, Q, F> {
-        self.make_iter()
-    }
-
-    /// [`Query::iter`] under bevy's name for the mutable walk: the same items (`&mut T` for
-    /// `&mut T` terms).
-    #[inline]
-    pub fn iter_mut(&mut self) -> QueryIter<'_, Q, F> {
-        self.make_iter()
-    }
-
     /// Builds an iterator whose items live for `'a`, a borrow of this query.
     #[inline]
     fn make_iter<'a>(&'a self) -> QueryIter<'a, Q, F> {
         make_iter(self.components, self.entities, self.driver, self.ticks, self.change_candidates())
     }
 
-    /// Calls `f` with each matching entity's item, in the order [`Query::iter`] yields them.
-    ///
-    /// Internal iteration: a tight loop over the driving pool's rows.
+    /// Iterates the matching entities' items; see [`QueryIter`] for the order. The items
+    /// borrow the query exclusively (a read-only query's [`Query::iter`] takes `&self`).
     #[inline]
-    pub fn for_each(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
+    pub fn iter(&mut self) -> QueryIter<'_, Q, F> {
+        self.make_iter()
+    }
+
+    /// Calls `f` with each matching entity's item, in the order [`ExclusiveQuery::iter`] yields
+    /// them: internal iteration, a tight loop over the driving pool's rows.
+    #[inline]
+    pub fn for_each(&mut self, f: impl FnMut(Q::Item<'_>)) {
+        // SAFETY: `&mut self` is held for the whole walk, so no other item of this query is alive.
+        unsafe { self.for_each_unchecked(f) }
+    }
+
+    /// The item of one entity, borrowing the query exclusively. O(c) lookups.
+    ///
+    /// # Errors
+    /// [`QueryError::Entity`] if `entity` is not alive in this world ([`EntityError::NoSuchEntity`](crate::EntityError::NoSuchEntity),
+    /// or [`EntityError::ForeignEntity`](crate::EntityError::ForeignEntity) for another world's handle); [`QueryError::NoMatch`] if it lacks
+    /// a required component or fails the filter.
+    pub fn get(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryError> {
+        // SAFETY: the item borrows `self` mutably, so no other item of this query is alive.
+        unsafe { self.get_unchecked(entity) }
+    }
+
+    /// The item of the one entity the query matches.
+    ///
+    /// # Panics
+    /// If the query matches no entity or more than one; see [`ExclusiveQuery::get_single`].
+    #[track_caller]
+    pub fn single(&mut self) -> Q::Item<'_> {
+        single_of(self.get_single())
+    }
+
+    /// The item of the one entity the query matches; the fallible form of
+    /// [`ExclusiveQuery::single`]. Walks at most two matches.
+    ///
+    /// # Errors
+    /// [`QueryError::NoEntities`] if none matches; [`QueryError::MultipleEntities`] if more than
+    /// one does.
+    pub fn get_single(&mut self) -> Result<Q::Item<'_>, QueryError> {
+        single_in::<Q, _>(self.iter())
+    }
+
+    /// The body of [`ExclusiveQuery::for_each`] and [`Query::for_each`].
+    ///
+    /// # Safety
+    /// No item `f` receives aliases another live item of this query: `Q` is read-only, or the
+    /// caller holds `&mut` to the query for the call.
+    #[inline]
+    unsafe fn for_each_unchecked(&self, mut f: impl FnMut(Q::Item<'_>)) {
         let Driver::Pool(driving) = self.driver else {
-            return self.iter().for_each(f);
+            return self.make_iter().for_each(f);
         };
         if F::change_driver(self.components).is_some() {
             // A change filter may let the walk follow a change log: the iterator decides.
-            return self.iter().for_each(f);
+            return self.make_iter().for_each(f);
         }
         if !F::TRIVIAL || driving.pool.is_lazy() {
-            return self.for_each_checked(driving, f);
+            // SAFETY: forwarded from the caller.
+            return unsafe { self.for_each_checked(driving, f) };
         }
         let data = Q::init_fetch(self.components, Some(driving), self.ticks);
         if Q::marks_changes(&data) {
-            return self.for_each_checked(driving, f);
+            // SAFETY: forwarded from the caller.
+            return unsafe { self.for_each_checked(driving, f) };
         }
         // The hot loop, alone in this function so its fetch stays in registers: every aligned
         // row matches; no filter, no liveness, no lookups, no change stamps.
@@ -200,7 +297,8 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
             // SAFETY: the fetch was made from the world this query borrows (exclusively, or
             // shared for read-only `Q`), unchanged since; `entity` is live (the driver is not
             // lazy), `row` is its row in the driver pool and below `aligned_rows`; each row is
-            // visited once; nothing is tracked (checked above).
+            // visited once, and no other item aliases (the caller's guarantee); nothing is
+            // tracked (checked above).
             f(unsafe { Q::fetch_aligned_unmarked(&data, entity, row) });
         }
         for (row, &entity) in entities.iter().enumerate().skip(aligned) {
@@ -211,11 +309,14 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         }
     }
 
-    /// [`Query::for_each`] with a filter, a lazily cleaned driver, or change stamps: out of line,
-    /// with its own fetch, so the plain loop's stays in registers (with every loop in one
-    /// function, `option_iter` ran 11 -> 15.6 us).
+    /// [`ExclusiveQuery::for_each_unchecked`] with a filter, a lazily cleaned driver, or change
+    /// stamps: out of line, with its own fetch, so the plain loop's stays in registers (with
+    /// every loop in one function, `option_iter` ran 11 -> 15.6 us).
+    ///
+    /// # Safety
+    /// As [`ExclusiveQuery::for_each_unchecked`].
     #[inline(never)]
-    fn for_each_checked(&mut self, driving: Driving<'_>, mut f: impl FnMut(Q::Item<'_>)) {
+    unsafe fn for_each_checked(&self, driving: Driving<'_>, mut f: impl FnMut(Q::Item<'_>)) {
         let data = Q::init_fetch(self.components, Some(driving), self.ticks);
         let filter = F::init_fetch(self.components, self.ticks);
         let entities = driving.rows();
@@ -228,7 +329,8 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
                 if (F::TRIVIAL || F::matches(&filter, entity)) && live(entity) {
                     // SAFETY: the fetch was made from the world this query borrows, unchanged
                     // since; `entity` is live (checked for a lazy driver), `row` is its row in
-                    // the driver pool and below `aligned_rows`; each row is visited once.
+                    // the driver pool and below `aligned_rows`; each row is visited once, and no
+                    // other item aliases (the caller's guarantee).
                     f(unsafe { Q::fetch_aligned(&data, entity, row) });
                 }
             }
@@ -250,13 +352,12 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         }
     }
 
-    /// The item of one entity. O(c) lookups.
+    /// The body of both `get`s.
     ///
-    /// # Errors
-    /// [`QueryError::Entity`] if `entity` is not alive in this world ([`EntityError::NoSuchEntity`](crate::EntityError::NoSuchEntity),
-    /// or [`EntityError::ForeignEntity`](crate::EntityError::ForeignEntity) for another world's handle); [`QueryError::NoMatch`] if it lacks
-    /// a required component or fails the filter.
-    pub fn get(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryError> {
+    /// # Safety
+    /// The item does not alias another live item of this query: `Q` is read-only, or the caller
+    /// holds `&mut` to the query for the item's life.
+    unsafe fn get_unchecked(&self, entity: Entity) -> Result<Q::Item<'_>, QueryError> {
         self.entities.check(entity)?;
         let no_match = QueryError::NoMatch { entity, query: std::any::type_name::<Q>() };
         let components: &Components = self.components;
@@ -265,9 +366,175 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         }
         let data = Q::init_fetch(components, None, self.ticks);
         // SAFETY: the fetch was made from the borrowed, unchanged world; `entity` is alive; with
-        // no driver `row` is unused; the item borrows `self` mutably, so no other item from this
-        // query is alive at the same time.
+        // no driver `row` is unused; no other item aliases (the caller's guarantee).
         unsafe { Q::fetch(&data, entity, usize::MAX) }.ok_or(no_match)
+    }
+}
+
+/// The one item `iter` yields, or why it yields none or several. Takes at most two items.
+fn single_in<Q: QueryData, I: Iterator>(mut iter: I) -> Result<I::Item, QueryError> {
+    let query = std::any::type_name::<Q>();
+    let first = iter.next().ok_or(QueryError::NoEntities { query })?;
+    if iter.next().is_some() {
+        return Err(QueryError::MultipleEntities { query });
+    }
+    Ok(first)
+}
+
+/// The item of a `get_single`, or its error as a panic at the caller's `single`.
+#[track_caller]
+fn single_of<T>(result: Result<T, QueryError>) -> T {
+    match result {
+        Ok(item) => item,
+        Err(error) => panic!("{error}"),
+    }
+}
+
+/// Read-only queries: the item methods take `&self`, so items can be held side by side (bevy's
+/// `get`/`iter`/`single` on a read-only query), and a query parameter needs no `mut`.
+impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> Query<'w, Q, F> {
+    /// Iterates the matching entities' items; see [`QueryIter`] for the order.
+    ///
+    /// A query that writes has [`ExclusiveQuery::iter`] (`&mut self`) instead.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Component, World};
+    ///
+    /// #[derive(Component)]
+    /// struct Score(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.spawn(Score(3));
+    /// world.spawn(Score(4));
+    /// let q = world.query::<&Score>(); // no `mut` needed
+    /// let total: u32 = q.iter().map(|s| s.0).sum();
+    /// let best = q.iter().map(|s| s.0).max();
+    /// assert_eq!((total, best), (7, Some(4)));
+    /// ```
+    #[inline]
+    pub fn iter(&self) -> QueryIter<'_, Q, F> {
+        self.make_iter()
+    }
+
+    /// Calls `f` with each matching entity's item, in the order [`Query::iter`] yields them:
+    /// internal iteration, a tight loop over the driving pool's rows.
+    #[inline]
+    pub fn for_each(&self, f: impl FnMut(Q::Item<'_>)) {
+        // SAFETY: `Q` is read-only: its items are shared references, which may alias.
+        unsafe { self.for_each_unchecked(f) }
+    }
+
+    /// The item of one entity, through a shared borrow: several may be held at once. O(c)
+    /// lookups. A query that writes has [`ExclusiveQuery::get`] (`&mut self`) and
+    /// [`Query::get_mut`] instead.
+    ///
+    /// # Errors
+    /// [`QueryError::Entity`] if `entity` is not alive in this world ([`EntityError::NoSuchEntity`](crate::EntityError::NoSuchEntity),
+    /// or [`EntityError::ForeignEntity`](crate::EntityError::ForeignEntity) for another world's handle); [`QueryError::NoMatch`] if it lacks
+    /// a required component or fails the filter.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Component, Entity, Query, World};
+    ///
+    /// #[derive(Component)]
+    /// struct Position(f32);
+    ///
+    /// fn distance(q: &Query<&Position>, a: Entity, b: Entity) -> f32 {
+    ///     let (pa, pb) = (q.get(a).unwrap(), q.get(b).unwrap());
+    ///     (pa.0 - pb.0).abs()
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let (a, b) = (world.spawn(Position(1.0)), world.spawn(Position(4.0)));
+    /// assert_eq!(distance(&world.query::<&Position>(), a, b), 3.0);
+    /// ```
+    pub fn get(&self, entity: Entity) -> Result<Q::Item<'_>, QueryError> {
+        // SAFETY: `Q` is read-only: its items are shared references, which may alias.
+        unsafe { self.get_unchecked(entity) }
+    }
+
+    /// The items of `N` entities at once, in the order given; an entity may be listed more than
+    /// once, since the items only read. O(N * c).
+    ///
+    /// # Errors
+    /// For the first entity that fails, as [`Query::get`].
+    pub fn get_many<const N: usize>(&self, entities: [Entity; N]) -> Result<[Q::Item<'_>; N], QueryError> {
+        let mut items = [(); N].map(|()| None);
+        for (slot, entity) in items.iter_mut().zip(entities) {
+            *slot = Some(self.get(entity)?);
+        }
+        Ok(items.map(|item| item.expect("each slot filled above")))
+    }
+
+    /// The item of the one entity the query matches.
+    ///
+    /// # Panics
+    /// If the query matches no entity or more than one; see [`Query::get_single`].
+    #[track_caller]
+    pub fn single(&self) -> Q::Item<'_> {
+        single_of(self.get_single())
+    }
+
+    /// The item of the one entity the query matches; the fallible form of [`Query::single`].
+    /// Walks at most two matches.
+    ///
+    /// # Errors
+    /// [`QueryError::NoEntities`] if none matches; [`QueryError::MultipleEntities`] if more than
+    /// one does.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Component, QueryError, World};
+    ///
+    /// #[derive(Component)]
+    /// struct Player(u32);
+    ///
+    /// let mut world = World::new();
+    /// assert!(matches!(world.query::<&Player>().get_single(), Err(QueryError::NoEntities { .. })));
+    /// world.spawn(Player(1));
+    /// world.query::<&mut Player>().single_mut().0 += 1;
+    /// assert_eq!(world.query::<&Player>().single().0, 2);
+    /// ```
+    pub fn get_single(&self) -> Result<Q::Item<'_>, QueryError> {
+        single_in::<Q, _>(self.iter())
+    }
+}
+
+impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
+    /// Iterates the matching entities' items with `&mut` items for `&mut T` terms (bevy's name
+    /// for the mutable walk); for a query that writes, the same as [`ExclusiveQuery::iter`].
+    #[inline]
+    pub fn iter_mut(&mut self) -> QueryIter<'_, Q, F> {
+        self.exclusive.iter()
+    }
+
+    /// The item of one entity with `&mut` items for `&mut T` terms (bevy's name); for a query
+    /// that writes, the same as [`ExclusiveQuery::get`]. O(c) lookups.
+    ///
+    /// # Errors
+    /// As [`Query::get`].
+    #[inline]
+    pub fn get_mut(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryError> {
+        self.exclusive.get(entity)
+    }
+
+    /// [`ExclusiveQuery::single`] under bevy's name for mutable access.
+    ///
+    /// # Panics
+    /// As [`Query::single`].
+    #[track_caller]
+    pub fn single_mut(&mut self) -> Q::Item<'_> {
+        single_of(self.exclusive.get_single())
+    }
+
+    /// [`ExclusiveQuery::get_single`] under bevy's name for mutable access.
+    ///
+    /// # Errors
+    /// As [`Query::get_single`].
+    pub fn get_single_mut(&mut self) -> Result<Q::Item<'_>, QueryError> {
+        self.exclusive.get_single()
     }
 
     /// The items of `N` distinct entities at once, in the order given: the mutable form of
@@ -315,48 +582,6 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
             // borrow `self` mutably, so no other item of this query is alive meanwhile.
             unsafe { Q::fetch(&data, entity, usize::MAX) }.expect("checked to match above")
         }))
-    }
-
-    /// The item of the one entity the query matches.
-    ///
-    /// # Panics
-    /// If the query matches no entity or more than one; see [`Query::get_single`].
-    #[track_caller]
-    pub fn single(&mut self) -> Q::Item<'_> {
-        match self.get_single() {
-            Ok(item) => item,
-            Err(error) => panic!("{error}"),
-        }
-    }
-
-    /// The item of the one entity the query matches; the fallible form of [`Query::single`].
-    /// Walks at most two matches.
-    ///
-    /// # Errors
-    /// [`QueryError::NoEntities`] if none matches; [`QueryError::MultipleEntities`] if more than
-    /// one does.
-    ///
-    /// # Examples
-    /// ```
-    /// use mosaic::{Component, QueryError, World};
-    ///
-    /// #[derive(Component)]
-    /// struct Player(u32);
-    ///
-    /// let mut world = World::new();
-    /// assert!(matches!(world.query::<&Player>().get_single(), Err(QueryError::NoEntities { .. })));
-    /// world.spawn(Player(1));
-    /// world.query::<&mut Player>().single().0 += 1;
-    /// assert_eq!(world.query::<&Player>().single().0, 2);
-    /// ```
-    pub fn get_single(&mut self) -> Result<Q::Item<'_>, QueryError> {
-        let query = std::any::type_name::<Q>();
-        let mut iter = self.iter();
-        let first = iter.next().ok_or(QueryError::NoEntities { query })?;
-        if iter.next().is_some() {
-            return Err(QueryError::MultipleEntities { query });
-        }
-        Ok(first)
     }
 
     /// Number of entities the query matches, without fetching any item.
@@ -407,32 +632,6 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
                     && others.iter().all(|p| p.contains(e))
             })
             .count()
-    }
-
-    /// [`Query::get`] under bevy's name for mutable access: the same item.
-    ///
-    /// # Errors
-    /// As [`Query::get`].
-    #[inline]
-    pub fn get_mut(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryError> {
-        self.get(entity)
-    }
-
-    /// [`Query::single`] under bevy's name for mutable access.
-    ///
-    /// # Panics
-    /// As [`Query::single`].
-    #[track_caller]
-    pub fn single_mut(&mut self) -> Q::Item<'_> {
-        self.single()
-    }
-
-    /// [`Query::get_single`] under bevy's name for mutable access.
-    ///
-    /// # Errors
-    /// As [`Query::get_single`].
-    pub fn get_single_mut(&mut self) -> Result<Q::Item<'_>, QueryError> {
-        self.get_single()
     }
 
     /// Whether the query matches no entity: as [`Query::count`] `== 0`, but stops at the first
@@ -558,6 +757,16 @@ impl<'w, Q: QueryData, F: QueryFilter> IntoIterator for Query<'w, Q, F> {
     fn into_iter(self) -> QueryIter<'w, Q, F> {
         let changed = self.change_candidates();
         make_iter(self.components, self.entities, self.driver, self.ticks, changed)
+    }
+}
+
+impl<'a, Q: ReadOnlyQueryData, F: QueryFilter> IntoIterator for &'a Query<'_, Q, F> {
+    type Item = Q::Item<'a>;
+    type IntoIter = QueryIter<'a, Q, F>;
+
+    /// `for item in &query` on a read-only query, as [`Query::iter`].
+    fn into_iter(self) -> QueryIter<'a, Q, F> {
+        self.make_iter()
     }
 }
 

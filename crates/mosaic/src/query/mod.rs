@@ -20,7 +20,7 @@ mod par;
 mod reduce;
 mod watch;
 
-pub use self::core::Query;
+pub use self::core::{ExclusiveQuery, Query};
 #[doc(hidden)]
 pub use access::ComponentAccess;
 pub use access::FilterSet;

@@ -149,9 +149,9 @@ pub struct SystemConfig<'a> {
 }
 
 impl SystemConfig<'_> {
-    /// Renames the system (the name `before`/`after` refer to and profiles show). Two systems may
-    /// share a name, but then no `before`/`after` may use it ([`ScheduleError::AmbiguousLabel`]):
-    /// order a group of systems through a set instead.
+    /// Renames the system (the name `before`/`after` refer to and profiles show). Names are
+    /// unique within a schedule: building one where two systems share a name fails with
+    /// [`ScheduleError::DuplicateSystem`]. Order a group of systems through a set.
     pub fn named(self, name: impl Into<String>) -> Self {
         self.node.name = name.into();
         self
@@ -389,8 +389,9 @@ impl Schedule {
     /// systems, s sets, e constraints and set memberships, batch size b and access-set size a.
     ///
     /// # Errors
+    /// - [`ScheduleError::DuplicateSystem`] if two systems have the same name;
     /// - [`ScheduleError::UnknownLabel`] if a `before`/`after` names no system and no set;
-    /// - [`ScheduleError::AmbiguousLabel`] if one names several systems, or a system and a set;
+    /// - [`ScheduleError::AmbiguousLabel`] if one names a system and a set;
     /// - [`ScheduleError::SetCycle`] if sets are ordered in a cycle, with or without systems;
     /// - [`ScheduleError::ConflictingSets`] if a system is in two sets one of which must run
     ///   before the other;

@@ -58,10 +58,26 @@ pub enum ScheduleError {
         /// The unknown name.
         label: String,
     },
-    /// A `before`/`after` names more than one system, or a system and a set.
+    /// Two systems of one schedule have the same name: a name must pick out one system (for
+    /// `before`/`after`, profiles and error messages). Adding one function twice, or adding
+    /// systems from one closure-making line in a loop, gives this; rename with
+    /// [`SystemConfig::named`](crate::schedule::SystemConfig::named).
     #[error(
-        "`{system}` is ordered relative to `{label}`, which names {}; give the systems distinct names \
-         with `.named(..)`, or put them in a set and order against the set",
+        "two systems are named `{name}` (added {first} and {second}); a system name must be unique in \
+         its schedule: rename one with `.named(..)`"
+    )]
+    DuplicateSystem {
+        /// The shared name.
+        name: String,
+        /// When the first was added: `1st`, `2nd`, ...
+        first: String,
+        /// When the second was added.
+        second: String,
+    },
+    /// A `before`/`after` names both a system and a set.
+    #[error(
+        "`{system}` is ordered relative to `{label}`, which names {}; rename the system with \
+         `.named(..)` or the set",
         .matches.join(" and ")
     )]
     AmbiguousLabel {

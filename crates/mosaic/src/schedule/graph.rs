@@ -97,8 +97,10 @@ impl Graph<'_, '_> {
 /// two edges, `a before b` one).
 ///
 /// # Errors
+/// [`ScheduleError::DuplicateSystem`] for two systems of one name (the first such pair in
+/// insertion order);
 /// [`ScheduleError::UnknownLabel`] for a constraint naming nothing;
-/// [`ScheduleError::AmbiguousLabel`] for one naming several systems, or a system and a set;
+/// [`ScheduleError::AmbiguousLabel`] for one naming a system and a set;
 /// [`ScheduleError::SetCycle`] naming every set on a cycle of sets;
 /// [`ScheduleError::ConflictingSets`] for a system in two sets ordered one before the other;
 /// [`ScheduleError::Cycle`] naming every system (and set) on any other cycle.
@@ -118,7 +120,15 @@ pub(crate) fn sort(
         set_names.iter().enumerate().map(|(k, &name)| (name, k)).collect();
     let mut named: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
     for (i, node) in nodes.iter().enumerate() {
-        named.entry(node.name).or_default().push(i);
+        let same = named.entry(node.name).or_default();
+        if let Some(&first) = same.first() {
+            return Err(ScheduleError::DuplicateSystem {
+                name: node.name.to_string(),
+                first: ordinal(first + 1),
+                second: ordinal(i + 1),
+            });
+        }
+        same.push(i);
     }
     let resolve = |owner: &str, label: &str| -> Result<Target, ScheduleError> {
         let systems = named.get(label).map_or(&[][..], Vec::as_slice);

@@ -6,7 +6,7 @@ struct Health(i32);
 fn main() {
     let mut world = World::new();
     world.spawn(Health(1));
-    let mut query = world.query::<(Entity, &Health)>();
+    let query = world.query::<(Entity, &Health)>();
     for (entity, health) in query.iter() {
         if health.0 <= 0 {
             world.despawn(entity);
