@@ -3,7 +3,7 @@
 //!
 //! `cargo run -p mosaic-ecs --example change_detection`
 
-use mosaic::{Added, Changed, Component, Entity, Query, RemovedComponents, ResMut, Schedule, World};
+use mosaic::{Added, Changed, Component, Entity, Mut, Query, RemovedComponents, ResMut, Schedule, World};
 
 /// Hit points; tracked from registration, so readers see exact answers from the first entity.
 #[derive(Component)]
@@ -17,6 +17,17 @@ struct Log(Vec<String>);
 fn greet_new(query: Query<Entity, Added<Health>>, mut log: ResMut<Log>) {
     for entity in query {
         log.0.push(format!("{entity} joined"));
+    }
+}
+
+/// Looks at every health value and clamps the few above the cap. `Mut<Health>` marks a row
+/// changed only when written through, so `report_hits` hears about the clamped ones alone (a
+/// `&mut Health` term would mark every row it handed out).
+fn cap_health(mut query: Query<Mut<Health>>) {
+    for mut health in query.iter() {
+        if health.0 > 10 {
+            health.0 = 10;
+        }
     }
 }
 
@@ -37,7 +48,8 @@ fn main() {
     world.insert_resource(Log::default());
     let mut schedule = Schedule::new();
     schedule.add_system(greet_new);
-    schedule.add_system(report_hits);
+    schedule.add_system(cap_health);
+    schedule.add_system(report_hits).after(cap_health);
     schedule.add_system(mourn);
 
     let knight = world.spawn(Health(10));
@@ -45,6 +57,7 @@ fn main() {
     for frame in 0..4 {
         match frame {
             1 => world.get_mut::<Health>(goblin).unwrap().0 -= 2, // only the goblin changed
+            3 => world.get_mut::<Health>(knight).unwrap().0 = 50, // clamped back to 10
             2 => {
                 world.remove::<Health>(goblin);
             }
@@ -57,5 +70,4 @@ fn main() {
             if log.is_empty() { "nothing new".to_string() } else { log.join("; ") }
         );
     }
-    let _ = knight;
 }

@@ -91,7 +91,7 @@ pub use hierarchy::{GlobalTransform, LocalTransform};
 pub use hierarchy::{HierarchyError, Relationship};
 pub use mosaic_macros::{Component, QueryData};
 pub use query::{
-    Added, Changed, ExclusiveQuery, Has, Or, Query, QueryData, QueryError, QueryIter, With, Without,
+    Added, Changed, ExclusiveQuery, Has, Mut, Or, Query, QueryData, QueryError, QueryIter, With, Without,
 };
 pub use schedule::ParCommands;
 pub use schedule::{Commands, ExecutorKind, Local, Res, ResMut, Schedule, ScheduleError};

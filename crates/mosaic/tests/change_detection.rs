@@ -134,6 +134,120 @@ fn query_writes_mark_only_rows_handed_out() {
 }
 
 #[test]
+fn mut_items_mark_only_rows_written_through() {
+    use mosaic::Mut;
+    let mut world = World::new();
+    world.track_changes::<A>();
+    let all: Vec<Entity> = (0..20).map(|i| world.spawn((A(i), B(i)))).collect();
+    world.clear_trackers();
+
+    // Reading every value through `Mut` marks nothing.
+    let total: u32 = world.query::<Mut<A>>().into_iter().map(|a| a.0).sum();
+    assert_eq!(total, (0..20).sum::<u32>());
+    assert!(world_changed::<A>(&mut world).is_empty());
+
+    // Writing a few marks those few, whichever walk hands them out.
+    for mut a in world.query::<Mut<A>>() {
+        if a.0 % 5 == 0 {
+            a.0 += 100;
+        }
+    }
+    let fifths: Vec<Entity> = all.iter().copied().step_by(5).collect();
+    assert_eq!(world_changed::<A>(&mut world), sorted(fifths.clone()));
+    world.clear_trackers();
+    world.query::<(Mut<A>, &B)>().for_each(|(mut a, b)| {
+        if b.0 == 7 {
+            *a = A(7000);
+        }
+    });
+    assert_eq!(world_changed::<A>(&mut world), [all[7]]);
+    world.clear_trackers();
+    world.query::<Mut<A>>().par_for_each(|mut a| {
+        if a.0 == 3 {
+            a.0 = 33;
+        }
+    });
+    assert_eq!(world_changed::<A>(&mut world), [all[3]]);
+    world.clear_trackers();
+
+    // `get`, `set_changed`, `bypass_change_detection`, `into_inner`.
+    let mut q = world.query::<Mut<A>>();
+    q.get(all[1]).unwrap().set_changed();
+    q.get(all[2]).unwrap().bypass_change_detection().0 = 222;
+    let inner: &mut A = q.get(all[4]).unwrap().into_inner();
+    assert_eq!(inner.0, 4);
+    assert_eq!(world.get::<A>(all[2]), Ok(&A(222)));
+    assert_eq!(world_changed::<A>(&mut world), sorted(vec![all[1], all[4]]));
+
+    // `is_changed` / `is_added` read the reader's window.
+    world.clear_trackers();
+    world.get_mut::<A>(all[6]).unwrap().0 = 60;
+    let late = world.spawn((A(1), B(1)));
+    let flags: Vec<(Entity, bool, bool)> = world
+        .query::<(Entity, Mut<A>)>()
+        .into_iter()
+        .filter(|(_, a)| a.is_changed())
+        .map(|(e, a)| (e, a.is_changed(), a.is_added()))
+        .collect();
+    assert_eq!(flags.len(), 2);
+    assert!(flags.contains(&(all[6], true, false)) && flags.contains(&(late, true, true)), "{flags:?}");
+}
+
+#[test]
+fn mut_in_systems_and_beside_changed_filters() {
+    use mosaic::Mut;
+    #[derive(Default)]
+    struct Threshold(u32);
+    fn heal(mut q: Query<Mut<Tracked>>, limit: Res<Threshold>) {
+        for mut t in q.iter() {
+            if t.0 < limit.0 {
+                t.0 = limit.0;
+            }
+        }
+    }
+    let mut world = World::new();
+    world.insert_resource(Threshold(5));
+    let low = world.spawn(Tracked(1));
+    let high = world.spawn(Tracked(9));
+    let seen: Seen = Arc::default();
+    let mut schedule = Schedule::new();
+    schedule.add_system(heal);
+    schedule.add_system(recorder::<Changed<Tracked>>(&seen)).after(heal);
+    schedule.run(&mut world); // first run of the recorder: everything present
+    schedule.run(&mut world); // `heal` reads both and writes neither
+    world.get_mut::<Tracked>(high).unwrap().0 = 0;
+    schedule.run(&mut world); // `heal` writes `high` back
+    assert_eq!(*seen.lock().unwrap(), vec![sorted(vec![low, high]), vec![], vec![high]]);
+    assert_eq!(world.get::<Tracked>(high), Ok(&Tracked(5)));
+
+    // A change-driven walk hands out `Mut` items too; `(Mut<T>, &T)` aliases.
+    world.clear_trackers();
+    world.get_mut::<Tracked>(low).unwrap().0 = 2;
+    let mut visited = Vec::new();
+    for (e, t) in world.query_filtered::<(Entity, Mut<Tracked>), Changed<Tracked>>() {
+        visited.push((e, t.0));
+    }
+    assert_eq!(visited, [(low, 2)]);
+    let aliasing = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        world.query::<(Mut<Tracked>, &Tracked)>().into_iter().count()
+    }));
+    assert!(aliasing.is_err(), "`Mut<T>` writes `T`, so `&T` beside it aliases");
+}
+
+#[test]
+fn mut_on_untracked_components_writes_and_reports_unknown() {
+    use mosaic::Mut;
+    let mut world = World::new();
+    let e = world.spawn(B(1));
+    let mut q = world.query::<Mut<B>>();
+    let mut b = q.get(e).unwrap();
+    assert!(b.is_changed() && b.is_added(), "untracked: no change can be ruled out");
+    b.0 = 2;
+    assert_eq!(format!("{b:?}"), "Mut(B(2))");
+    assert_eq!(world.get::<B>(e), Ok(&B(2)));
+}
+
+#[test]
 fn chunks_and_parallel_walks_mark_every_row() {
     let mut world = World::new();
     world.track_changes::<A>();

@@ -840,6 +840,31 @@ mod derived {
         position: &'w Position,
     }
 
+    /// A `Mut` field marks a change only when written through.
+    #[derive(QueryData)]
+    struct Steer<'w> {
+        velocity: mosaic::Mut<'w, Velocity>,
+        owner: &'w Owner,
+    }
+
+    #[test]
+    fn a_derived_struct_holds_mut_fields() {
+        let mut world = World::new();
+        world.track_changes::<Velocity>();
+        let a = world.spawn((Velocity(1.0), Owner(1)));
+        let b = world.spawn((Velocity(1.0), Owner(2)));
+        world.clear_trackers();
+        for mut s in world.query::<Steer>() {
+            if s.owner.0 == 2 {
+                s.velocity.0 = -1.0;
+            }
+        }
+        let changed: Vec<Entity> =
+            world.query_filtered::<Entity, mosaic::Changed<Velocity>>().into_iter().collect();
+        assert_eq!(changed, [b]);
+        assert_eq!(world.get::<Velocity>(a).unwrap().0, 1.0);
+    }
+
     #[test]
     fn a_derived_struct_is_fetched_as_one_item() {
         let mut world = World::new();

@@ -170,6 +170,12 @@ impl<'w, T: Component> PoolFetchMut<'w, T> {
         Self { pool: PoolFetch::new(components, driver), marker }
     }
 
+    /// The stamp of `T`'s pool at the reader's tick, when `T` is tracked.
+    #[inline(always)]
+    pub(crate) fn marker(&self) -> Option<ChangeMarker<'w>> {
+        self.marker
+    }
+
     /// Whether rows handed out are stamped.
     #[inline(always)]
     pub(crate) fn is_marking(&self) -> bool {

@@ -1,7 +1,7 @@
 //! Queries: iterate the entities that have a set of components.
 //!
 //! A query is a [`QueryData`] (what each item holds: `&T`, `&mut T`, `Option<&T>`,
-//! `Option<&mut T>`, [`Has<T>`], [`Entity`](crate::Entity), or a tuple of those) and a
+//! `Option<&mut T>`, [`Has<T>`], [`Mut<T>`], [`Entity`](crate::Entity), or a tuple of those) and a
 //! [`QueryFilter`] ([`With`], [`Without`], [`Or`], or a tuple of those). Iteration walks the
 //! smallest pool among the fetched components (or a much smaller `With` pool) and looks the entity
 //! up in the others (O(1) each), so its cost is O(n * c) for the walked pool's n entities and the
@@ -16,6 +16,7 @@ mod data;
 mod error;
 mod filter;
 mod iter;
+mod mut_ref;
 mod par;
 mod reduce;
 mod watch;
@@ -31,4 +32,5 @@ pub use data::{Driving, Has, QueryData, ReadOnlyQueryData};
 pub use error::QueryError;
 pub use filter::{Or, QueryFilter, With, Without};
 pub use iter::QueryIter;
+pub use mut_ref::{Mut, MutFetch};
 pub use reduce::FOLD_CHUNK;

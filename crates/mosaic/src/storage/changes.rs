@@ -532,6 +532,18 @@ pub struct ChangeMarker<'w> {
 }
 
 impl ChangeMarker<'_> {
+    /// The tick row `row` last changed at.
+    #[inline(always)]
+    pub fn changed(&self, row: usize) -> Tick {
+        self.tracker.changed(row)
+    }
+
+    /// The tick row `row` was added at.
+    #[inline(always)]
+    pub fn added(&self, row: usize) -> Tick {
+        self.tracker.added(row)
+    }
+
     /// Records that row `row` is handed out mutably now. O(1).
     ///
     /// # Safety
