@@ -6,7 +6,7 @@ use super::QueryFilter;
 use super::access::{ComponentAccess, FilterSet};
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
-use crate::storage::{ChangeTracker, RowLookup, SparseSet, Ticks};
+use crate::storage::{ChangeTracker, RowLookup, SparseSet, TickWindow, Ticks};
 
 /// Filter: the entity's `T` was added since the reader last ran (bevy's `Added`).
 ///
@@ -53,6 +53,7 @@ pub struct Added<T>(PhantomData<fn() -> T>);
 /// (each row the query hands out, once per run, written to or not), a chunk of `&mut [T]`,
 /// [`World::get_mut`](crate::World::get_mut), [`EntityMut::get_mut`](crate::EntityMut::get_mut),
 /// or a value replaced by `insert` (commands and hooks included); an addition is a change too.
+/// A [`Mut<T>`](crate::Mut) item counts only when written through (reading it is no change).
 /// Entities a query skips (filtered out, or never reached) are not marked. Windows, tracking
 /// start and registration as for [`Added`].
 ///
@@ -80,7 +81,7 @@ pub struct Changed<T>(PhantomData<fn() -> T>);
 #[derive(Clone, Copy)]
 pub struct ChangeFetch<'w> {
     tracked: Option<(RowLookup<'w>, &'w ChangeTracker)>,
-    ticks: Ticks,
+    window: TickWindow,
 }
 
 impl<'w> ChangeFetch<'w> {
@@ -98,7 +99,7 @@ impl<'w> ChangeFetch<'w> {
             };
             (pool.lookup(), changes)
         });
-        Self { tracked, ticks }
+        Self { tracked, window: ticks.window() }
     }
 }
 
@@ -107,9 +108,10 @@ fn tracked_pool<T: Component>(components: &Components) -> Option<&SparseSet> {
 }
 
 macro_rules! change_filter {
-    ($name:ident, $label:literal, $tick:ident) => {
+    ($name:ident, $label:literal, $tick:ident, $passed_by_walk:literal) => {
         impl<T: Component> QueryFilter for $name<T> {
             type Fetch<'w> = ChangeFetch<'w>;
+            const PASSED_BY_CHANGE_WALK: bool = $passed_by_walk;
 
             fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>)) {
                 visit(components.pool_of::<T>());
@@ -147,7 +149,7 @@ macro_rules! change_filter {
             #[inline(always)]
             fn matches(fetch: &Self::Fetch<'_>, entity: Entity) -> bool {
                 fetch.tracked.is_some_and(|(lookup, changes)| {
-                    lookup.row_of(entity).is_some_and(|row| fetch.ticks.is_newer(changes.$tick(row)))
+                    lookup.row_of(entity).is_some_and(|row| fetch.window.is_newer(changes.$tick(row)))
                 })
             }
             #[inline(always)]
@@ -155,7 +157,7 @@ macro_rules! change_filter {
                 match fetch.tracked {
                     // Walking this pool: `row` is the entity's row here.
                     Some((lookup, changes)) if lookup.is_of(driver) => {
-                        fetch.ticks.is_newer(changes.$tick(row))
+                        fetch.window.is_newer(changes.$tick(row))
                     }
                     _ => Self::matches(fetch, entity),
                 }
@@ -164,5 +166,7 @@ macro_rules! change_filter {
     };
 }
 
-change_filter!(Added, "Added", added);
-change_filter!(Changed, "Changed", changed);
+// A walk confirms a candidate's changed tick, which is `Changed`'s test; `Added` still checks
+// the added tick.
+change_filter!(Added, "Added", added, false);
+change_filter!(Changed, "Changed", changed, true);

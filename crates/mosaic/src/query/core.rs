@@ -211,7 +211,7 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
             lookup: pool.lookup(),
             entries: entries.iter(),
             next_index: first,
-            ticks: self.ticks,
+            window: self.ticks.window(),
         })
     }
 
@@ -695,7 +695,7 @@ pub(crate) struct ChangedWalk<'w> {
     /// The log index of the next entry.
     next_index: usize,
     /// The window candidates are confirmed against.
-    ticks: Ticks,
+    window: crate::storage::TickWindow,
 }
 
 impl ChangedWalk<'_> {
@@ -708,12 +708,12 @@ impl ChangedWalk<'_> {
     /// entity once.
     #[inline(always)]
     pub(crate) fn next_row(&mut self) -> Option<(usize, Entity)> {
-        let ticks = self.ticks;
+        let window = self.window;
         for entry in self.entries.by_ref() {
             let index = self.next_index;
             self.next_index += 1;
-            if let Some(row) = self.changes.live_row(entry, index, self.lookup)
-                && ticks.is_newer(self.changes.changed(row))
+            if let Some((row, changed)) = self.changes.live_row_changed(entry, index, self.lookup)
+                && window.is_newer(changed)
             {
                 return Some((row, entry.entity));
             }

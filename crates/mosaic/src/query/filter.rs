@@ -49,6 +49,11 @@ pub trait QueryFilter {
     fn change_driver(_components: &Components) -> Option<&SparseSet> {
         None
     }
+    /// Whether every entity a walk of [`QueryFilter::change_driver`]'s log confirms (its
+    /// latest change is in the reader's window) passes the filter, so the walk need not test it
+    /// again: `Changed<T>` alone. `false` is always sound.
+    #[doc(hidden)]
+    const PASSED_BY_CHANGE_WALK: bool = false;
     /// Whether live `entity` passes the filter.
     #[doc(hidden)]
     fn matches(fetch: &Self::Fetch<'_>, entity: Entity) -> bool;

@@ -127,7 +127,7 @@ impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, Q, F> {
             let dense = walk.driving.pool.entities();
             while let Some((row, entity)) = walk.next_row() {
                 if self.live_check.is_none_or(|alive| alive.is_alive(entity))
-                    && F::matches_at(&self.filter, entity, dense, row)
+                    && (F::PASSED_BY_CHANGE_WALK || F::matches_at(&self.filter, entity, dense, row))
                 {
                     // SAFETY: the fetch was made with this pool as driver from the world this
                     // iterator borrows, unchanged for 'w; `entity` is live (pools hold only live

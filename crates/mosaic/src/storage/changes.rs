@@ -389,6 +389,18 @@ impl ChangeTracker {
         live_row(&self.cells, entry, index, lookup)
     }
 
+    /// [`ChangeTracker::live_row`] and the row's changed tick, read together from the row's
+    /// cell. O(1).
+    #[inline(always)]
+    pub fn live_row_changed(
+        &self,
+        entry: &LogEntry,
+        index: usize,
+        lookup: RowLookup<'_>,
+    ) -> Option<(usize, Tick)> {
+        live_row_changed(&self.cells, entry, index, lookup)
+    }
+
     /// Appends to `out` each entity whose latest change is newer than `ticks.last_run`, once, in
     /// the order of those changes. O(log n + entries since), through `lookup` (the pool's).
     pub fn changed_since(&self, ticks: Ticks, lookup: RowLookup<'_>, out: &mut Vec<Entity>) {
@@ -439,16 +451,31 @@ impl ChangeTracker {
 /// [`ChangeTracker::live_row`].
 #[inline(always)]
 fn live_row(cells: &RowCells, entry: &LogEntry, index: usize, lookup: RowLookup<'_>) -> Option<usize> {
+    live_row_changed(cells, entry, index, lookup).map(|(row, _)| row)
+}
+
+/// [`live_row`] and the row's changed tick, from one read of the row's cell.
+#[inline(always)]
+fn live_row_changed(
+    cells: &RowCells,
+    entry: &LogEntry,
+    index: usize,
+    lookup: RowLookup<'_>,
+) -> Option<(usize, Tick)> {
     // The hint's slot naming this entry proves the row holds the entry's entity: every entry is
     // written with its own row's entity, that row alone takes its index as slot, slots move with
     // their rows, and compaction renumbers slots and hints together. So the common case reads one
     // cache line (the row's cells), not the entity array too.
     let hint = entry.row as usize;
-    if hint < cells.0.len() && cells.slot(hint) == index as u32 {
-        return Some(hint);
+    if let Some(cell) = cells.0.get(hint) {
+        // SAFETY: see the `Sync` argument of `RowCells`: no write to this cell races with reads.
+        let (slot, changed) = unsafe { (*cell.slot.get(), *cell.changed.get()) };
+        if slot == index as u32 {
+            return Some((hint, Tick::new(changed)));
+        }
     }
     let row = lookup.row_of(entry.entity)?;
-    (cells.slot(row) == index as u32).then_some(row)
+    (cells.slot(row) == index as u32).then(|| (row, Tick::new(cells.changed(row))))
 }
 
 /// Keeps the live entries of `log` (each row's latest), in order, renumbers the slots and

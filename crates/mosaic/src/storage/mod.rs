@@ -38,4 +38,4 @@ pub use sparse_set::{RowLookup, SparseSet};
 #[cfg(feature = "serialize")]
 pub use stored::try_for_each_row;
 pub use stored::{StorageInfo, Stored, sorted_rows};
-pub use tick::{Clock, Tick, Ticks};
+pub use tick::{Clock, Tick, TickWindow, Ticks};
