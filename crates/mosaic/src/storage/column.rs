@@ -319,13 +319,20 @@ impl Column {
         unsafe {
             let target = self.row_ptr(row);
             let end = self.row_ptr(last);
+            let Some(drop) = self.info.drop else {
+                // Nothing to drop: the removed value's bytes are simply overwritten by the last
+                // row's (a plain copy, not a swap), and `len` shrinks past the stale copy.
+                if row != last {
+                    copy_row(end, target, size);
+                }
+                self.len = last;
+                return;
+            };
             if row != last {
                 std::ptr::swap_nonoverlapping(target, end, size);
             }
             self.len = last;
-            if let Some(drop) = self.info.drop {
-                drop(end);
-            }
+            drop(end);
         }
     }
 
@@ -457,6 +464,29 @@ impl std::fmt::Debug for Column {
 /// A non-null pointer aligned to `align`, valid for zero-sized accesses.
 fn dangling(align: usize) -> NonNull<u8> {
     NonNull::new(std::ptr::without_provenance_mut(align)).expect("alignment is never zero")
+}
+
+/// Copies one row of `size` bytes from `src` to `dst`, inline for the small sizes components
+/// usually have (a `memcpy` call for a runtime size costs more than the copy).
+///
+/// # Safety
+/// `src` and `dst` are valid for `size` bytes (reads and writes respectively) and do not overlap.
+#[inline(always)]
+unsafe fn copy_row(src: *const u8, dst: *mut u8, size: usize) {
+    // SAFETY: both pointers are valid for `size` bytes and disjoint (caller); unaligned accesses
+    // of exactly `size` bytes stay inside them.
+    unsafe {
+        match size {
+            4 => dst.cast::<u32>().write_unaligned(src.cast::<u32>().read_unaligned()),
+            8 => dst.cast::<u64>().write_unaligned(src.cast::<u64>().read_unaligned()),
+            12 => {
+                dst.cast::<u64>().write_unaligned(src.cast::<u64>().read_unaligned());
+                dst.add(8).cast::<u32>().write_unaligned(src.add(8).cast::<u32>().read_unaligned());
+            }
+            16 => dst.cast::<u128>().write_unaligned(src.cast::<u128>().read_unaligned()),
+            _ => std::ptr::copy_nonoverlapping(src, dst, size),
+        }
+    }
 }
 
 #[cfg(test)]
