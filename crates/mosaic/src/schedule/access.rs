@@ -40,6 +40,8 @@ pub struct Access {
     scopes: Vec<Option<u32>>,
     filters: Vec<FilterSet>,
     exclusive: bool,
+    /// A parameter records work applied at the next sync point (`Commands`, `ParCommands`).
+    deferred: bool,
 }
 
 impl Access {
@@ -51,6 +53,20 @@ impl Access {
     /// Whether this is an exclusive (`&mut World`) access.
     pub fn is_exclusive(&self) -> bool {
         self.exclusive
+    }
+
+    /// Records that a parameter defers work to the sync point after the system's batch
+    /// (`SystemParam::apply` does something): the executor then ends its run of overlapping
+    /// batches there. A parameter whose `apply` changes the world must call this from
+    /// `add_access`.
+    pub fn mark_deferred(&mut self) {
+        self.deferred = true;
+    }
+
+    /// Whether some parameter defers work to the sync point (see [`Access::mark_deferred`]);
+    /// exclusive systems count too, since they change the world directly.
+    pub fn has_deferred(&self) -> bool {
+        self.deferred || self.exclusive
     }
 
     /// The reads and writes, in parameter order.

@@ -31,14 +31,9 @@ pub(crate) struct Node {
     pub(crate) samples: Option<Samples>,
 }
 
-/// Consecutive systems that may run at the same time, with timing used to decide whether to.
+/// Consecutive systems that may run at the same time.
 pub(crate) struct Batch {
     pub(crate) range: Range<usize>,
-    /// Estimated time to run the batch on one thread, in ns (moving average; NaN: unknown).
-    pub(crate) sequential_ns: f64,
-    /// Measured time of a parallel run, in ns (moving average; NaN: never tried).
-    pub(crate) parallel_ns: f64,
-    pub(crate) runs: u64,
 }
 
 /// How a schedule runs its batches. The default is `Parallel` with the `parallel` feature (rayon),
@@ -48,9 +43,14 @@ pub enum ExecutorKind {
     /// Every system on the calling thread, in order.
     #[cfg_attr(not(feature = "parallel"), default)]
     SingleThreaded,
-    /// Batches of non-conflicting systems on rayon's pool, when the batch's measured work is
+    /// Systems on rayon's pool as a dependency graph: within a segment (consecutive batches up
+    /// to the next sync point: after a batch whose systems defer work such as `Commands`, and
+    /// before a batch with run conditions or an exclusive system), a system starts as soon as
+    /// every earlier system of the segment that conflicts with it or is ordered before it has
+    /// finished, whichever batch it is in. A segment goes on the pool when its measured work is
     /// large enough to pay for the hand-off, or always with a zero threshold (see
-    /// [`Schedule::set_parallel_threshold`]); otherwise on the calling thread. Results equal the
+    /// [`Schedule::set_parallel_threshold`]); otherwise it runs on the calling thread. Commands
+    /// are applied at the end of each segment in system order, so results equal the
     /// single-threaded executor's.
     ///
     /// Without the `parallel` feature there is no pool: every batch runs on the calling thread, as
@@ -120,6 +120,13 @@ pub struct Schedule {
     pub(crate) sets: FxHashMap<String, SetSpec>,
     /// Batches over `nodes` (which are in run order once built); `None` until built.
     pub(crate) batches: Option<Vec<Batch>>,
+    /// The segments the executor runs and each system's waits within its segment; built with
+    /// `batches`.
+    pub(crate) plan: Option<super::segment::Plan>,
+    /// Scratch space of the graph executor: per node, its open waits this run.
+    pub(crate) waits: Vec<std::sync::atomic::AtomicU32>,
+    /// Scratch space of the graph executor: ready nodes, with capacity for every node.
+    pub(crate) ready: Vec<u32>,
     pub(crate) executor: ExecutorKind,
     pub(crate) parallel_threshold_ns: f64,
     pub(crate) profile_window: Option<usize>,
@@ -253,6 +260,9 @@ impl Schedule {
             nodes: Vec::new(),
             sets: FxHashMap::default(),
             batches: None,
+            plan: None,
+            waits: Vec::new(),
+            ready: Vec::new(),
             executor: ExecutorKind::default(),
             parallel_threshold_ns: 20_000.0,
             profile_window: None,
@@ -267,13 +277,14 @@ impl Schedule {
         self
     }
 
-    /// A batch runs in parallel only when its measured single-thread time is at least
-    /// `threshold` (default 20 us), and its parallel runs are not measured slower than its
-    /// sequential ones; smaller batches cost more to hand to threads than they save. With a
-    /// non-zero threshold a batch's first run is on the calling thread, to measure it.
+    /// A segment (see [`ExecutorKind::Parallel`]) runs in parallel only when its measured
+    /// single-thread time is at least `threshold` (default 20 us), and its parallel runs are not
+    /// measured slower than its sequential ones; smaller segments cost more to hand to threads
+    /// than they save. With a non-zero threshold a segment's first run is on the calling thread,
+    /// to measure it.
     ///
-    /// Zero forces every batch of two or more systems that run this frame onto rayon's pool (the
-    /// current one, so `rayon::ThreadPool::install` picks it), from the first frame on and
+    /// Zero forces every segment of two or more systems that run this frame onto rayon's pool
+    /// (the current one, so `rayon::ThreadPool::install` picks it), from the first frame on and
     /// whatever the measured times. Rayon runs the systems at the same time when it has idle
     /// threads; systems that wait on each other (a barrier of N) need N idle threads in the pool.
     pub fn set_parallel_threshold(&mut self, threshold: std::time::Duration) -> &mut Self {
@@ -435,15 +446,22 @@ impl Schedule {
         if start < sorted.order.len() {
             batches.push(start..sorted.order.len());
         }
-        // Put the nodes in run order so each batch is a contiguous slice.
+        // Segments, and each system's waits in its segment, by run position.
+        let order = &sorted.order;
+        let plan = super::segment::plan(
+            order.len(),
+            &batches,
+            |p| self.nodes[order[p]].system.access(),
+            |p| !self.nodes[order[p]].conditions.is_empty(),
+            |earlier, later| sorted.preds[order[later]].contains(&order[earlier]),
+        );
+        // Put the nodes in run order so each batch and segment is a contiguous slice.
         let mut slots: Vec<Option<Node>> = self.nodes.drain(..).map(Some).collect();
         self.nodes = sorted.order.iter().map(|&i| slots[i].take().expect("each node once")).collect();
-        self.batches = Some(
-            batches
-                .into_iter()
-                .map(|range| Batch { range, sequential_ns: f64::NAN, parallel_ns: f64::NAN, runs: 0 })
-                .collect(),
-        );
+        self.batches = Some(batches.into_iter().map(|range| Batch { range }).collect());
+        self.plan = Some(plan);
+        self.waits = (0..self.nodes.len()).map(|_| std::sync::atomic::AtomicU32::new(0)).collect();
+        self.ready = Vec::with_capacity(self.nodes.len());
         Ok(())
     }
 

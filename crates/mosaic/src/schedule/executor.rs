@@ -1,17 +1,19 @@
-//! Running a built schedule: batches on the calling thread or on rayon (feature `parallel`), then
-//! their sync points.
+//! Running a built schedule: segments (runs of batches between sync points, see `segment.rs`)
+//! on the calling thread or as dependency graphs on rayon (feature `parallel`), then their sync
+//! points.
 
 use std::time::{Duration, Instant};
 
 use smallvec::SmallVec;
 
-use super::core::{Batch, ExecutorKind, FrameEndTasks, Node};
+use super::core::{ExecutorKind, FrameEndTasks, Node};
+use super::segment::Segment;
 use super::{Schedule, ScheduleError};
 use crate::world::World;
 
 /// Weight of the newest sample in the moving averages of batch times.
 const EMA_WEIGHT: f64 = 0.2;
-/// Every this many runs a batch that runs sequentially because parallel looked slower is tried
+/// Every this many runs a segment that runs sequentially because parallel looked slower is tried
 /// in parallel again, so a change in workload is noticed.
 const REPROBE_EVERY: u64 = 64;
 
@@ -24,7 +26,7 @@ fn ema(old: f64, sample: f64) -> f64 {
 /// # Safety
 /// As [`System::run_shared`](super::System::run_shared): the node is initialized and validated,
 /// and nothing running at the same time conflicts with its access.
-unsafe fn run_node(node: &mut Node, world: &World, measure: bool) {
+pub(crate) unsafe fn run_node(node: &mut Node, world: &World, measure: bool) {
     #[cfg(feature = "trace")]
     let _span = tracing::info_span!("system", name = node.name.as_str()).entered();
     if measure {
@@ -35,42 +37,6 @@ unsafe fn run_node(node: &mut Node, world: &World, measure: bool) {
     } else {
         // SAFETY: forwarded from the caller.
         unsafe { node.system.run_shared(world) };
-    }
-}
-
-/// Runs `nodes` on rayon by recursive halving with `rayon::join`, which needs no heap allocation
-/// (unlike `rayon::scope`'s spawned jobs), so a warm frame allocates nothing.
-///
-/// # Safety
-/// As [`run_node`], for every node, and no two of them conflict.
-#[cfg(feature = "parallel")]
-unsafe fn run_split(nodes: &mut [&mut Node], world: &World) {
-    match nodes {
-        [] => {}
-        // SAFETY: forwarded from the caller.
-        [node] => unsafe { run_node(node, world, true) },
-        _ => {
-            let (left, right) = nodes.split_at_mut(nodes.len() / 2);
-            rayon::join(
-                // SAFETY: forwarded from the caller; the halves are disjoint.
-                || unsafe { run_split(left, world) },
-                // SAFETY: as above.
-                || unsafe { run_split(right, world) },
-            );
-        }
-    }
-}
-
-/// Without rayon (no `parallel` feature): runs `nodes` one after another on the calling thread,
-/// so [`ExecutorKind::Parallel`] behaves as [`ExecutorKind::SingleThreaded`].
-///
-/// # Safety
-/// As [`run_node`], for every node.
-#[cfg(not(feature = "parallel"))]
-unsafe fn run_split(nodes: &mut [&mut Node], world: &World) {
-    for node in nodes {
-        // SAFETY: forwarded from the caller; the nodes run one at a time.
-        unsafe { run_node(node, world, true) };
     }
 }
 
@@ -111,14 +77,14 @@ impl Schedule {
                 node.initialized = true;
             }
         }
-        let mut batches = self.batches.take().expect("built above");
+        let mut plan = self.plan.take().expect("built above");
         self.frame_changes = Default::default();
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            for batch in &mut batches {
-                self.run_batch(batch, world);
+            for segment in &mut plan.segments {
+                self.run_segment(segment, &plan.successors, &plan.predecessors, world);
             }
         }));
-        self.batches = Some(batches);
+        self.plan = Some(plan);
         if let Err(panic) = result {
             std::panic::resume_unwind(panic);
         }
@@ -137,8 +103,21 @@ impl Schedule {
         Ok(())
     }
 
-    fn run_batch(&mut self, batch: &mut Batch, world: &mut World) {
-        let nodes = &mut self.nodes[batch.range.clone()];
+    /// Runs one segment: tests its systems' run conditions and resources, runs the enabled ones
+    /// (alone for an exclusive system; as a dependency graph on rayon when the parallel executor
+    /// expects a gain; else in run order on this thread), then applies their commands in run
+    /// order.
+    fn run_segment(
+        &mut self,
+        segment: &mut Segment,
+        successors: &[SmallVec<[u32; 4]>],
+        predecessors: &[u32],
+        world: &mut World,
+    ) {
+        #[cfg(not(feature = "parallel"))]
+        let _ = (successors, predecessors); // No pool: segments run in order on this thread.
+        let range = segment.nodes.clone();
+        let nodes = &mut self.nodes[range.clone()];
         let mut enabled = 0;
         for node in nodes.iter_mut() {
             // Every condition, every frame, even after one returned false: a stateful condition
@@ -178,27 +157,37 @@ impl Schedule {
                 node.system.run(world);
                 record(node, start.elapsed());
             }
-        } else if self.executor == ExecutorKind::Parallel
+        } else if cfg!(feature = "parallel")
+            && self.executor == ExecutorKind::Parallel
             && enabled >= 2
             && (self.parallel_threshold_ns <= 0.0
-                || (batch.sequential_ns >= self.parallel_threshold_ns
-                    && (batch.parallel_ns.is_nan()
-                        || batch.parallel_ns < batch.sequential_ns
-                        || batch.runs % REPROBE_EVERY == 0)))
+                || (segment.sequential_ns >= self.parallel_threshold_ns
+                    && (segment.parallel_ns.is_nan()
+                        || segment.parallel_ns < segment.sequential_ns
+                        || segment.runs % REPROBE_EVERY == 0)))
         {
-            // A zero threshold puts the batch on the pool every frame, the first included (when
+            // A zero threshold puts the segment on the pool every frame, the first included (when
             // `sequential_ns` is still unknown) and whatever the measured times say.
-            let shared: &World = world;
             let start = Instant::now();
-            let mut running: SmallVec<[&mut Node; 16]> = nodes.iter_mut().filter(|n| n.enabled).collect();
-            // SAFETY: every node was initialized and validated above; the systems of a batch have
-            // pairwise non-conflicting accesses (checked when the batch was built) and none is
-            // exclusive, and the world is only shared until `run_split` returns.
-            unsafe { run_split(&mut running, shared) };
-            drop(running);
-            batch.parallel_ns = ema(batch.parallel_ns, start.elapsed().as_nanos() as f64);
+            #[cfg(feature = "parallel")]
+            // SAFETY: every enabled node was initialized (`try_run`) and validated above; the
+            // plan orders every conflicting pair of the segment (`segment::plan`) and a segment
+            // with an exclusive system holds only it (handled above); the world is only shared
+            // until `run_segment` returns.
+            unsafe {
+                super::dag::run_segment(
+                    nodes,
+                    &successors[range.clone()],
+                    &predecessors[range.clone()],
+                    &self.waits[range.clone()],
+                    &mut self.ready,
+                    world,
+                );
+            }
+            let nodes = &self.nodes[range.clone()];
+            segment.parallel_ns = ema(segment.parallel_ns, start.elapsed().as_nanos() as f64);
             let work: Duration = nodes.iter().filter(|n| n.enabled).map(|n| n.last).sum();
-            batch.sequential_ns = ema(batch.sequential_ns, work.as_nanos() as f64);
+            segment.sequential_ns = ema(segment.sequential_ns, work.as_nanos() as f64);
         } else {
             let start = Instant::now();
             for node in nodes.iter_mut().filter(|n| n.enabled) {
@@ -206,11 +195,11 @@ impl Schedule {
                 // and runs the systems one at a time.
                 unsafe { run_node(node, world, profiling) };
             }
-            batch.sequential_ns = ema(batch.sequential_ns, start.elapsed().as_nanos() as f64);
+            segment.sequential_ns = ema(segment.sequential_ns, start.elapsed().as_nanos() as f64);
         }
-        batch.runs += 1;
+        segment.runs += 1;
         // Sync point: commands in system order, never in completion order.
-        for node in nodes.iter_mut().filter(|n| n.enabled) {
+        for node in self.nodes[range].iter_mut().filter(|n| n.enabled) {
             self.frame_changes += node.system.apply_deferred(world);
         }
     }

@@ -19,6 +19,8 @@
 
 mod access;
 mod core;
+#[cfg(feature = "parallel")]
+mod dag;
 mod error;
 mod executor;
 mod graph;
@@ -26,6 +28,7 @@ mod oneshot;
 mod par_commands;
 mod param;
 mod profile;
+mod segment;
 mod system;
 
 pub use self::core::{ExecutorKind, FrameEndTasks, Schedule, SetConfig, SystemConfig};

@@ -53,7 +53,8 @@ unsafe impl SystemParam for ParCommands<'_> {
     type State = ChunkedCommands;
     type Item<'w, 's> = ParCommands<'s>;
 
-    fn add_access(_: &mut Access) -> Result<(), ParamConflict> {
+    fn add_access(access: &mut Access) -> Result<(), ParamConflict> {
+        access.mark_deferred();
         Ok(())
     }
     fn init_state(_: &mut World) -> ChunkedCommands {

@@ -63,7 +63,9 @@ pub unsafe trait SystemParam: Sized {
         ticks: Ticks,
     ) -> Self::Item<'w, 's>;
 
-    /// Applies deferred work (commands) at the system's sync point and reports what it did.
+    /// Applies deferred work (commands) at the system's sync point and reports what it did. A
+    /// parameter that overrides this must call [`Access::mark_deferred`] in `add_access`, so the
+    /// executor puts a sync point after the system's batch.
     fn apply(_state: &mut Self::State, _world: &mut World) -> ApplyReport {
         ApplyReport::default()
     }
@@ -359,7 +361,8 @@ unsafe impl SystemParam for Commands<'_, '_> {
     type State = CommandBuffer;
     type Item<'w, 's> = Commands<'w, 's>;
 
-    fn add_access(_: &mut Access) -> Result<(), ParamConflict> {
+    fn add_access(access: &mut Access) -> Result<(), ParamConflict> {
+        access.mark_deferred();
         Ok(())
     }
     fn init_state(_: &mut World) -> CommandBuffer {
