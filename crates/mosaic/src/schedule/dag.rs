@@ -124,7 +124,8 @@ unsafe fn spawn_workers(run: &Run<'_>, workers: usize) {
 /// Runs the enabled systems among `nodes` (one segment, in run order) as a dependency graph on
 /// rayon's pool, skipping the disabled ones; `successors` and `predecessors` are the segment's
 /// slices of the schedule's plan, `waits` and `ready` scratch space of at least the segment's
-/// length (`ready` with that capacity, so nothing allocates).
+/// length (`ready` with that capacity, so nothing allocates), `width` the segment's estimated
+/// parallelism (no more workers start).
 ///
 /// # Panics
 /// Resumes the first panic of a system, after every worker has stopped.
@@ -139,6 +140,7 @@ pub(crate) unsafe fn run_segment(
     predecessors: &[u32],
     waits: &[AtomicU32],
     ready: &mut Vec<u32>,
+    width: usize,
     world: &World,
 ) {
     let len = nodes.len();
@@ -153,7 +155,7 @@ pub(crate) unsafe fn run_segment(
     // Pop the first nodes in run order first.
     ready.reverse();
     let enabled = nodes.iter().filter(|n| n.enabled).count();
-    let workers = rayon::current_num_threads().min(enabled).max(1);
+    let workers = rayon::current_num_threads().min(enabled).min(width).max(1);
     let run = Run {
         nodes: nodes.as_mut_ptr(),
         len,

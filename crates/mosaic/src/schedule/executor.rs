@@ -181,6 +181,7 @@ impl Schedule {
                     &predecessors[range.clone()],
                     &self.waits[range.clone()],
                     &mut self.ready,
+                    segment.width,
                     world,
                 );
             }

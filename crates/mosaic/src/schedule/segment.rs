@@ -27,6 +27,11 @@ pub(crate) struct Segment {
     /// Measured time of a parallel run, in ns (moving average; NaN: never tried).
     pub(crate) parallel_ns: f64,
     pub(crate) runs: u64,
+    /// How many of its systems can run at once, estimated as the largest level of the
+    /// dependency graph (systems at one level of longest-path depth never wait for each other):
+    /// the executor starts no more workers than this, so a chain does not keep idle ones
+    /// spinning.
+    pub(crate) width: usize,
 }
 
 /// The segments of a built schedule and, per system, the systems of its segment that wait for
@@ -67,6 +72,7 @@ pub(crate) fn plan<'a>(
                 sequential_ns: f64::NAN,
                 parallel_ns: f64::NAN,
                 runs: 0,
+                width: 1,
             });
         } else {
             segments.last_mut().expect("the first batch starts a segment").nodes.end = batch.end;
@@ -84,6 +90,20 @@ pub(crate) fn plan<'a>(
                 }
             }
         }
+    }
+    for segment in &mut segments {
+        // Longest-path levels, in run order (every edge goes from an earlier node to a later one).
+        let start = segment.nodes.start;
+        let mut level = vec![0usize; segment.nodes.len()];
+        let mut per_level = vec![0usize; segment.nodes.len()];
+        for node in segment.nodes.clone() {
+            let offset = node - start;
+            per_level[level[offset]] += 1;
+            for &later in &successors[node] {
+                level[later as usize] = level[later as usize].max(level[offset] + 1);
+            }
+        }
+        segment.width = per_level.into_iter().max().unwrap_or(1).max(1);
     }
     Plan { segments, successors, predecessors }
 }
@@ -119,6 +139,7 @@ mod tests {
         assert_eq!(planned.predecessors, [0, 1, 0, 1], "c waits for nothing, so it may run beside a");
         assert_eq!(planned.successors[0].as_slice(), [1]);
         assert_eq!(planned.successors[2].as_slice(), [3]);
+        assert_eq!(planned.segments[0].width, 2, "levels (a, c) and (b, d)");
         // An explicit order is an edge too.
         let ordered = super::plan(4, &batches, |i| &accesses[i], |_| false, |e, l| (e, l) == (0, 2));
         assert_eq!(ordered.predecessors, [0, 1, 1, 1]);
