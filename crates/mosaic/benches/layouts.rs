@@ -63,6 +63,8 @@ fn simple_iter_group(c: &mut Criterion) {
     let mut grouped_churned = World::new();
     grouped_churned.group::<(Position, Velocity)>();
     spawn(&mut grouped_churned);
+    // This world's own handles: another world's would be refused as foreign.
+    let entities: Vec<Entity> = grouped_churned.query::<Entity>().into_iter().collect();
     for &e in entities.iter().step_by(3) {
         let v = grouped_churned.remove::<Velocity>(e).unwrap();
         grouped_churned.insert(e, v);
@@ -257,8 +259,8 @@ fn founding(c: &mut Criterion) {
             );
             let mut schedule = Schedule::new();
             schedule.add_system(move_system);
-            for _ in 1..systems {
-                schedule.add_system(idle_system);
+            for i in 1..systems {
+                schedule.add_system(idle_system).named(format!("idle_system {i}"));
             }
             iterate.bench_with_input(BenchmarkId::new(profile, n), &n, |b, _| {
                 b.iter(|| schedule.run(&mut world))

@@ -137,8 +137,8 @@ fn overhead(c: &mut Criterion) {
     for count in [100, 1000] {
         let mut world = World::new();
         let mut schedule = Schedule::new();
-        for _ in 0..count {
-            schedule.add_system(empty);
+        for i in 0..count {
+            schedule.add_system(empty).named(format!("empty {i}"));
         }
         group.bench_with_input(BenchmarkId::new("mosaic", count), &count, |b, _| {
             b.iter(|| schedule.run(&mut world))

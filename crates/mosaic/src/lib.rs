@@ -42,7 +42,7 @@
 //! |---|---|---|
 //! | `serialize` | the `serialize` module: `SnapshotRegistry`, `SnapshotError`, `MapEntities`; serde on the transforms | serde, ron, postcard, erased-serde |
 //! | `transform` | `LocalTransform`, `GlobalTransform`, `hierarchy::propagate_transforms` | glam |
-//! | `parallel` | [`Query::par_for_each`] on rayon's pool, [`ExecutorKind::Parallel`] running batches there (the default executor); without it both exist and run on the calling thread, and the default executor is [`ExecutorKind::SingleThreaded`] | rayon |
+//! | `parallel` | [`Query::par_for_each`] on rayon's pool, [`ExecutorKind::Parallel`] running systems there as a dependency graph (the default executor); without it both exist and run on the calling thread, and the default executor is [`ExecutorKind::SingleThreaded`] | rayon |
 //! | `rollback` | the `rollback` module: `RollbackRegistry`, `RollbackRing`, `Recording`, `HashLog`, the stable world hash | bytemuck, serde, postcard |
 //! | `trace` | a `tracing` span per system run, a debug event per skipped system | tracing |
 //!

@@ -276,8 +276,8 @@ impl Library for Mosaic {
                 world.extend((0..n).map(pos_vel));
                 let mut schedule = Schedule::new();
                 schedule.add_system(move_system);
-                for _ in 1..profile.systems {
-                    schedule.add_system(idle_system);
+                for i in 1..profile.systems {
+                    schedule.add_system(idle_system).named(format!("idle_system {i}"));
                 }
                 repeat((world, schedule), |(w, s)| s.run(w))
             }
@@ -308,8 +308,8 @@ pub fn iterate_only(n: usize, frames: usize) -> f32 {
     world.extend((0..n).map(pos_vel));
     let mut schedule = Schedule::new();
     schedule.add_system(move_system);
-    for _ in 1..profile.systems {
-        schedule.add_system(idle_system);
+    for i in 1..profile.systems {
+        schedule.add_system(idle_system).named(format!("idle_system {i}"));
     }
     for _ in 0..frames {
         schedule.run(&mut world);
