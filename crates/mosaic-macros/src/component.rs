@@ -88,6 +88,17 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
             }
         });
     }
+    if input.generics.params.is_empty() {
+        // One slot per concrete type: a static inside a generic impl would be shared by every
+        // instantiation, so generic components keep the registry's hash lookup.
+        lazy.extend(quote! {
+            #[inline(always)]
+            fn type_slot() -> ::core::option::Option<&'static ::core::sync::atomic::AtomicU32> {
+                static SLOT: ::core::sync::atomic::AtomicU32 = ::core::sync::atomic::AtomicU32::new(0);
+                ::core::option::Option::Some(&SLOT)
+            }
+        });
+    }
     let mutable = !options.immutable;
     match options.storage {
         Storage::Aos => Ok(derive_aos(&input, &lazy, mutable)),

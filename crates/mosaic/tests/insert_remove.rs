@@ -6,7 +6,7 @@ mod common;
 use std::any::type_name;
 
 use common::{Marker, Name, Position, Velocity, assert_pools_consistent, panic_message, pool_len};
-use mosaic::{ComponentError, Entity, EntityError, World};
+use mosaic::{Component, ComponentError, Entity, EntityError, World};
 
 #[test]
 fn insert_returns_the_replaced_value() {
@@ -254,4 +254,44 @@ fn insert_batch_panics_on_a_dead_entity_after_the_rows_before_it() {
     }));
     assert_eq!(world.get::<Velocity>(a), Ok(&Velocity(1)), "rows before the dead entity are kept");
     std::panic::resume_unwind(result.unwrap_err());
+}
+
+// --- component ids found by process-wide type slots (issue 13) ---
+
+#[derive(Component, Debug, PartialEq)]
+struct Slotted(u8);
+#[derive(Component, Debug, PartialEq)]
+struct AlsoSlotted(u8);
+#[derive(Component, Debug, PartialEq)]
+struct Generic<const N: usize>(u8);
+
+#[test]
+fn worlds_that_register_types_in_different_orders_each_find_their_own_pools() {
+    let mut first = World::new();
+    let mut second = World::new();
+    // Opposite registration orders, so the two worlds give the types different ids.
+    let a = first.spawn((Slotted(1), Generic::<0>(10)));
+    first.insert(a, AlsoSlotted(2));
+    first.insert(a, Generic::<1>(11));
+    let b = second.spawn(Generic::<1>(21));
+    second.insert(b, AlsoSlotted(22));
+    second.insert(b, Generic::<0>(20));
+    second.insert(b, Slotted(23));
+    let (f, s) = (first.components(), second.components());
+    assert_ne!(f.id::<Slotted>(), s.id::<Slotted>());
+    assert_eq!(f.id::<Slotted>(), f.id_by_type(std::any::TypeId::of::<Slotted>()));
+    assert_eq!(s.id::<AlsoSlotted>(), s.id_by_type(std::any::TypeId::of::<AlsoSlotted>()));
+    assert_eq!(first.get::<Slotted>(a), Ok(&Slotted(1)));
+    assert_eq!(first.get::<AlsoSlotted>(a), Ok(&AlsoSlotted(2)));
+    assert_eq!(second.get::<Slotted>(b), Ok(&Slotted(23)));
+    assert_eq!(second.get::<AlsoSlotted>(b), Ok(&AlsoSlotted(22)));
+    // Instantiations of a generic component are distinct types with distinct pools.
+    assert_eq!(first.get::<Generic<0>>(a), Ok(&Generic(10)));
+    assert_eq!(first.get::<Generic<1>>(a), Ok(&Generic(11)));
+    assert_eq!(second.get::<Generic<0>>(b), Ok(&Generic(20)));
+    assert_eq!(second.get::<Generic<1>>(b), Ok(&Generic(21)));
+    // A world that never registered a type finds no id for it, slot or not.
+    let third = World::new();
+    assert_eq!(third.components().id::<Slotted>(), None);
+    assert_eq!(third.components().id::<Generic<0>>(), None);
 }

@@ -1,8 +1,8 @@
 //! Component ids and the registry of pools.
 
 use std::any::TypeId;
-
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use rustc_hash::FxHashMap;
 
@@ -131,6 +131,9 @@ impl ComponentId {
 #[derive(Debug)]
 pub struct Components {
     by_type: FxHashMap<TypeId, ComponentId>,
+    /// By process-wide type slot (`Stored::type_slot`): the type's `ComponentId + 1`, or 0 when
+    /// this world has not registered it. Index 0 is never a slot.
+    by_slot: Vec<u32>,
     pools: Vec<SparseSet>,
     /// The world's change clock, which tracked pools stamp with.
     clock: Arc<Clock>,
@@ -145,7 +148,7 @@ impl Default for Components {
 impl Components {
     /// An empty registry whose tracked pools stamp with `clock`.
     pub(crate) fn with_clock(clock: Clock) -> Self {
-        Self { by_type: FxHashMap::default(), pools: Vec::new(), clock: Arc::new(clock) }
+        Self { by_type: FxHashMap::default(), by_slot: Vec::new(), pools: Vec::new(), clock: Arc::new(clock) }
     }
 
     /// The world's change clock.
@@ -167,7 +170,15 @@ impl Components {
     /// The id of `T`, if registered.
     #[inline]
     pub fn id<T: Component>(&self) -> Option<ComponentId> {
-        self.id_by_type(TypeId::of::<T>())
+        match T::type_slot() {
+            // An index and a compare; a slot still 0 (never registered anywhere) reads entry 0,
+            // which is never set, or nothing.
+            Some(slot) => {
+                let stored = self.by_slot.get(slot.load(Ordering::Relaxed) as usize).copied().unwrap_or(0);
+                stored.checked_sub(1).map(ComponentId)
+            }
+            None => self.id_by_type(TypeId::of::<T>()),
+        }
     }
 
     /// The id of the component type with this `TypeId`, if registered.
@@ -187,6 +198,13 @@ impl Components {
         }
         let id = ComponentId(u32::try_from(self.pools.len()).expect("too many component types"));
         self.by_type.insert(TypeId::of::<T>(), id);
+        if let Some(slot) = T::type_slot() {
+            let slot = assign_slot(slot) as usize;
+            if self.by_slot.len() <= slot {
+                self.by_slot.resize(slot + 1, 0);
+            }
+            self.by_slot[slot] = id.0 + 1;
+        }
         let mut pool = SparseSet::new(T::storage_info());
         pool.set_lazy(T::lazy_cleanup());
         if T::track_changes() {
@@ -255,5 +273,23 @@ impl Components {
     #[inline]
     pub(crate) fn pools_mut(&mut self) -> &mut [SparseSet] {
         &mut self.pools
+    }
+}
+
+/// The next process-wide type slot to hand out (0 means "none yet").
+static NEXT_SLOT: AtomicU32 = AtomicU32::new(1);
+
+/// The slot in `cell`, handing out a new one if it has none. Two threads registering one type at
+/// once agree on the first slot stored (a lost race only skips a number).
+fn assign_slot(cell: &AtomicU32) -> u32 {
+    let current = cell.load(Ordering::Acquire);
+    if current != 0 {
+        return current;
+    }
+    let fresh = NEXT_SLOT.fetch_add(1, Ordering::Relaxed);
+    assert!(fresh != 0 && fresh < u32::MAX / 2, "too many component types in this process");
+    match cell.compare_exchange(0, fresh, Ordering::AcqRel, Ordering::Acquire) {
+        Ok(_) => fresh,
+        Err(existing) => existing,
     }
 }

@@ -192,12 +192,21 @@ impl Entities {
         self.free_cursor.load(Relaxed) != self.free.len() as i64
     }
 
-    /// Makes every reserved id a live entity; returns how many. O(reserved).
+    /// Makes every reserved id a live entity; returns how many. O(reserved); a compare when
+    /// nothing is reserved (every structural change calls it, so that case is inlined).
+    #[inline]
     pub fn flush(&mut self) -> u32 {
-        let cursor = *self.free_cursor.get_mut();
-        if cursor == self.free.len() as i64 {
+        if *self.free_cursor.get_mut() == self.free.len() as i64 {
             return 0;
         }
+        self.flush_reserved()
+    }
+
+    /// [`Entities::flush`] when ids were reserved: out of line, off the common path.
+    #[cold]
+    #[inline(never)]
+    fn flush_reserved(&mut self) -> u32 {
+        let cursor = *self.free_cursor.get_mut();
         let start = cursor.max(0) as usize;
         let mut flushed = 0;
         for &index in &self.free[start..] {

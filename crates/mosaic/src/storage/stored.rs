@@ -151,6 +151,16 @@ pub unsafe trait Stored: Sized + Send + Sync + 'static {
         false
     }
 
+    /// This type's process-wide slot (0 until the first world registers it), which lets a
+    /// world find the type's pool by indexing instead of hashing its `TypeId`. The derive gives
+    /// every non-generic component one (a `static` in this method); `None`, the default, keeps
+    /// the hash lookup (generic types, whose instantiations would share one static, and
+    /// hand-written impls). Must return the same slot on every call.
+    #[inline(always)]
+    fn type_slot() -> Option<&'static std::sync::atomic::AtomicU32> {
+        None
+    }
+
     /// `entity`'s value in `pool`, viewed. O(1).
     #[inline]
     fn get(pool: &SparseSet, entity: Entity) -> Option<Self::Ref<'_>> {

@@ -158,6 +158,7 @@ impl World {
     /// components. Every structural change calls it first, so calling it by hand is needed only
     /// to see reserved entities as alive before the next change. O(reserved); O(1) when nothing
     /// is reserved.
+    #[inline]
     pub fn flush(&mut self) {
         if self.entities.flush() > 0 {
             fit_lists(&self.entities, &mut self.component_lists);
