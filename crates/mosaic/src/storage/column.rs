@@ -469,21 +469,35 @@ fn dangling(align: usize) -> NonNull<u8> {
 /// Copies one row of `size` bytes from `src` to `dst`, inline for the small sizes components
 /// usually have (a `memcpy` call for a runtime size costs more than the copy).
 ///
+/// The fixed-size copies move `MaybeUninit` byte arrays, never integers: a value may hold
+/// pointers, and a copy through an integer type would drop their provenance (Miri reports the
+/// copied `&str` as dangling).
+///
 /// # Safety
 /// `src` and `dst` are valid for `size` bytes (reads and writes respectively) and do not overlap.
 #[inline(always)]
 unsafe fn copy_row(src: *const u8, dst: *mut u8, size: usize) {
-    // SAFETY: both pointers are valid for `size` bytes and disjoint (caller); unaligned accesses
-    // of exactly `size` bytes stay inside them.
+    /// One unaligned copy of exactly `N` bytes, provenance included.
+    ///
+    /// # Safety
+    /// As `copy_row`, with `size == N`.
+    #[inline(always)]
+    unsafe fn fixed<const N: usize>(src: *const u8, dst: *mut u8) {
+        // SAFETY: both pointers are valid for `N` bytes and disjoint (caller); `MaybeUninit`
+        // has no validity requirement, and unaligned accesses need no alignment.
+        unsafe {
+            let bytes = src.cast::<std::mem::MaybeUninit<[u8; N]>>().read_unaligned();
+            dst.cast::<std::mem::MaybeUninit<[u8; N]>>().write_unaligned(bytes);
+        }
+    }
+    // SAFETY: both pointers are valid for `size` bytes and disjoint (caller), and each arm copies
+    // exactly `size` bytes.
     unsafe {
         match size {
-            4 => dst.cast::<u32>().write_unaligned(src.cast::<u32>().read_unaligned()),
-            8 => dst.cast::<u64>().write_unaligned(src.cast::<u64>().read_unaligned()),
-            12 => {
-                dst.cast::<u64>().write_unaligned(src.cast::<u64>().read_unaligned());
-                dst.add(8).cast::<u32>().write_unaligned(src.add(8).cast::<u32>().read_unaligned());
-            }
-            16 => dst.cast::<u128>().write_unaligned(src.cast::<u128>().read_unaligned()),
+            4 => fixed::<4>(src, dst),
+            8 => fixed::<8>(src, dst),
+            12 => fixed::<12>(src, dst),
+            16 => fixed::<16>(src, dst),
             _ => std::ptr::copy_nonoverlapping(src, dst, size),
         }
     }
@@ -500,6 +514,35 @@ mod tests {
         fn drop(&mut self) {
             self.0.fetch_add(1, Relaxed);
         }
+    }
+
+    /// A swap-remove of a type with no drop copies the last row over the removed one; values
+    /// holding references must come out usable (Miri checks their provenance survived), for
+    /// each inline size and the `memcpy` fallback.
+    #[test]
+    fn swap_remove_of_pointer_holding_rows_keeps_them_valid() {
+        fn check<T: Copy + PartialEq + std::fmt::Debug + Send + Sync + 'static>(values: [T; 4]) {
+            assert!(!std::mem::needs_drop::<T>());
+            let mut column = Column::new(ColumnInfo::of::<T>());
+            for value in values {
+                column.push(value);
+            }
+            column.swap_remove_and_drop(0); // the last row moves to row 0
+            assert_eq!(column.as_slice::<T>(), [values[3], values[1], values[2]]);
+        }
+        static WORDS: [u32; 4] = [10, 20, 30, 40];
+        check::<&u32>([&WORDS[0], &WORDS[1], &WORDS[2], &WORDS[3]]); // 8 bytes
+        check::<&str>(["a", "bb", "ccc", "dddd"]); // 16 bytes
+        check::<(&u32, u32)>([(&WORDS[0], 1), (&WORDS[1], 2), (&WORDS[2], 3), (&WORDS[3], 4)]); // 16
+        check::<[&u32; 3]>([[&WORDS[0]; 3], [&WORDS[1]; 3], [&WORDS[2]; 3], [&WORDS[3]; 3]]); // 24
+        check::<u32>([1, 2, 3, 4]); // 4
+        check::<[u32; 3]>([[1; 3], [2; 3], [3; 3], [4; 3]]); // 12
+        // Each value's references still read.
+        let mut column = Column::new(ColumnInfo::of::<&str>());
+        column.push("first");
+        column.push("last");
+        column.swap_remove_and_drop(0);
+        assert_eq!(column.get::<&str>(0).map(|s| s.len()), Some(4));
     }
 
     #[test]
