@@ -283,9 +283,10 @@ impl Schedule {
     /// than they save. With a non-zero threshold a segment's first run is on the calling thread,
     /// to measure it.
     ///
-    /// Zero forces every segment of two or more systems that run this frame onto rayon's pool
-    /// (the current one, so `rayon::ThreadPool::install` picks it), from the first frame on and
-    /// whatever the measured times. Rayon runs the systems at the same time when it has idle
+    /// Zero forces every segment of two or more systems that run this frame, and that are not
+    /// a plain chain (each waiting for the one before), onto rayon's pool (the current one, so
+    /// `rayon::ThreadPool::install` picks it), from the first frame on and whatever the measured
+    /// times. A chain always runs on the calling thread, since nothing in it can overlap. Rayon runs the systems at the same time when it has idle
     /// threads; systems that wait on each other (a barrier of N) need N idle threads in the pool.
     pub fn set_parallel_threshold(&mut self, threshold: std::time::Duration) -> &mut Self {
         self.parallel_threshold_ns = threshold.as_nanos() as f64;

@@ -160,6 +160,8 @@ impl Schedule {
         } else if cfg!(feature = "parallel")
             && self.executor == ExecutorKind::Parallel
             && enabled >= 2
+            // A chain (every system waits for the one before) gains nothing from the pool.
+            && segment.width >= 2
             && (self.parallel_threshold_ns <= 0.0
                 || (segment.sequential_ns >= self.parallel_threshold_ns
                     && (segment.parallel_ns.is_nan()
