@@ -593,3 +593,41 @@ fn a_snapshot_load_counts_as_adding_every_value() {
     copy.get_mut::<Saved>(es[2]).unwrap().0 = 9;
     assert_eq!(world_changed::<Saved>(&mut copy), [es[2]]);
 }
+
+#[test]
+fn a_system_may_write_what_its_change_filter_reads() {
+    use mosaic::Mut;
+    fn halve_changed(mut q: Query<&mut Tracked, Changed<Tracked>>) {
+        for t in q.iter() {
+            t.0 /= 2;
+        }
+    }
+    fn clamp_changed(mut q: Query<Mut<Tracked>, Changed<Tracked>>) {
+        for mut t in q.iter() {
+            if t.0 > 10 {
+                t.0 = 10;
+            }
+        }
+    }
+    let mut world = World::new();
+    let big = world.spawn(Tracked(100));
+    let small = world.spawn(Tracked(4));
+    let mut schedule = Schedule::new();
+    schedule.add_system(halve_changed);
+    schedule.add_system(clamp_changed).after(halve_changed);
+    schedule.run(&mut world); // both see everything: 100 -> 50 -> 10, 4 -> 2
+    assert_eq!((world.get::<Tracked>(big), world.get::<Tracked>(small)), (Ok(&Tracked(10)), Ok(&Tracked(2))));
+    let values =
+        |world: &World| (world.get::<Tracked>(big).unwrap().0, world.get::<Tracked>(small).unwrap().0);
+    world.get_mut::<Tracked>(small).unwrap().0 = 40;
+    // `halve` sees what changed since it last ran: `clamp`'s write to `big` after it in the last
+    // frame, and the write to `small` since: 10 -> 5 and 40 -> 20, then `clamp` takes 20 to 10.
+    schedule.run(&mut world);
+    assert_eq!(values(&world), (5, 10));
+    // `clamp` read `big` (5) without writing it, so only `small` counts as changed for `halve`.
+    schedule.run(&mut world);
+    assert_eq!(values(&world), (5, 5));
+    // Nothing was written in the last frame after `halve` ran: no change, no halving.
+    schedule.run(&mut world);
+    assert_eq!(values(&world), (5, 5));
+}
