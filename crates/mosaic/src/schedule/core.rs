@@ -24,7 +24,7 @@ pub(crate) struct Node {
     pub(crate) skip_if_missing: bool,
     pub(crate) insertion: usize,
     pub(crate) initialized: bool,
-    /// Whether it runs this frame (conditions and resources checked at the batch start).
+    /// Whether it runs this frame (conditions and resources checked at its segment's start).
     pub(crate) enabled: bool,
     /// Run time of the last run, when measured.
     pub(crate) last: std::time::Duration,

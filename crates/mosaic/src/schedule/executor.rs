@@ -11,7 +11,7 @@ use super::segment::Segment;
 use super::{Schedule, ScheduleError};
 use crate::world::World;
 
-/// Weight of the newest sample in the moving averages of batch times.
+/// Weight of the newest sample in the moving averages of segment times.
 const EMA_WEIGHT: f64 = 0.2;
 /// Every this many runs a segment that runs sequentially because parallel looked slower is tried
 /// in parallel again, so a change in workload is noticed.

@@ -10,12 +10,15 @@
 //!   too; a cycle (of systems or of sets, with or without systems) and a system in two sets that
 //!   are ordered apart are errors at [`Schedule::build`] naming the systems and sets involved.
 //! - The systems are then grouped into batches of consecutive systems that neither conflict nor
-//!   depend on each other; a batch runs on rayon when it is worth a thread hand-off (feature
-//!   `parallel`; without it, on the calling thread), and the systems' commands are applied at the
-//!   end of each batch, in system order.
+//!   depend on each other, and batches into segments up to the next sync point (a batch whose
+//!   systems have commands, a batch with run conditions, an exclusive system). A segment runs on
+//!   rayon as a dependency graph when it is worth a thread hand-off (feature `parallel`; without
+//!   it, on the calling thread): a system starts once the systems it conflicts with or is
+//!   ordered after have finished. The systems' commands are applied at the end of each batch
+//!   that has any, in system order, so every executor and thread count gives the same world.
 //! - With the `trace` feature, each system run is a `tracing` span named `system`.
-//! - Run conditions (`run_if`) are evaluated at the start of a system's batch, all of them every
-//!   frame, so a condition that keeps state sees every frame.
+//! - Run conditions (`run_if`) are evaluated at the start of a system's segment (which starts
+//!   at its batch), all of them every frame, so a condition that keeps state sees every frame.
 
 mod access;
 mod core;
