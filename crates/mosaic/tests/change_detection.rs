@@ -235,6 +235,33 @@ fn mut_in_systems_and_beside_changed_filters() {
 }
 
 #[test]
+fn optional_mut_marks_only_present_rows_written_through() {
+    use mosaic::Mut;
+    let mut world = World::new();
+    world.track_changes::<A>();
+    let with_a: Vec<Entity> = (0..6).map(|i| world.spawn((A(i), B(i)))).collect();
+    let without_a = world.spawn(B(99));
+    world.clear_trackers();
+    let mut seen = 0;
+    for (b, a) in world.query::<(&B, Option<Mut<A>>)>() {
+        seen += 1;
+        if let Some(mut a) = a
+            && b.0 % 2 == 0
+        {
+            a.0 += 10;
+        }
+    }
+    assert_eq!(seen, 7, "an optional term requires nothing");
+    let evens: Vec<Entity> = with_a.iter().copied().step_by(2).collect();
+    assert_eq!(world_changed::<A>(&mut world), sorted(evens));
+    assert!(!world.contains::<A>(without_a));
+    let aliasing = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        world.query::<(Option<Mut<A>>, &A)>().into_iter().count()
+    }));
+    assert!(aliasing.is_err(), "`Option<Mut<A>>` writes `A`");
+}
+
+#[test]
 fn mut_on_untracked_components_writes_and_reports_unknown() {
     use mosaic::Mut;
     let mut world = World::new();

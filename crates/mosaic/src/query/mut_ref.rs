@@ -21,7 +21,8 @@ use crate::storage::{ChangeMarker, SparseSet, Stored, Ticks};
 /// flag.
 ///
 /// For array-of-structs components only (those whose `&mut T` item is a plain `&mut T`); the
-/// term accesses `T` mutably, so the aliasing rules of `&mut T` apply to it.
+/// term accesses `T` mutably, so the aliasing rules of `&mut T` apply to it. `Option<Mut<T>>`
+/// is the optional form, as `Option<&mut T>` is for `&mut T`.
 ///
 /// # Examples
 /// ```
@@ -202,4 +203,40 @@ where
         unsafe { fetch.item(row + fetch.pool.offset) }
     }
     // `marks_changes` stays `false`: handing an item out records nothing; its first write does.
+}
+
+// SAFETY: reports its one write of `T`, like `Option<&mut T>`; `fetch` hands out only the row of
+// `entity` in `T`'s pool, or `None` when it has no `T`.
+unsafe impl<T> QueryData for Option<Mut<'_, T>>
+where
+    T: MutableComponent + for<'a> Stored<Mut<'a> = &'a mut T>,
+{
+    type Item<'w> = Option<Mut<'w, T>>;
+    type Fetch<'w> = MutFetch<'w, T>;
+
+    fn visit_access(visit: &mut dyn FnMut(ComponentAccess)) {
+        <Option<&mut T> as QueryData>::visit_access(visit);
+    }
+    fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
+    fn register_required(_: &mut Components, _: &mut dyn FnMut(ComponentId)) {}
+    fn init_fetch<'w>(
+        components: &'w Components,
+        driver: Option<Driving<'w>>,
+        ticks: Ticks,
+    ) -> Self::Fetch<'w> {
+        <Mut<'_, T> as QueryData>::init_fetch(components, driver, ticks)
+    }
+    #[inline(always)]
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<Option<Mut<'w, T>>> {
+        // SAFETY: forwarded from the caller.
+        Some(unsafe { <Mut<'_, T> as QueryData>::fetch(fetch, entity, row) })
+    }
+    fn aligned_rows(_: &Self::Fetch<'_>) -> usize {
+        usize::MAX
+    }
+    #[inline(always)]
+    unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<Mut<'w, T>> {
+        // SAFETY: forwarded from the caller; an optional term checks presence itself.
+        unsafe { <Mut<'_, T> as QueryData>::fetch(fetch, entity, row) }
+    }
 }
