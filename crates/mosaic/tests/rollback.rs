@@ -66,11 +66,14 @@ fn new_registry() -> RollbackRegistry {
     registry
 }
 
+/// Entities in `new_world` (fewer under Miri, which interprets every step).
+const ENTITIES: u32 = if cfg!(miri) { 40 } else { 200 };
+
 fn new_world() -> World {
     let mut world = World::new();
     world.group::<(Body, Heat)>();
     world.insert_resource(Rng(0x9E37_79B9_7F4A_7C15));
-    for i in 0..200 {
+    for i in 0..ENTITIES {
         let e = world.spawn((Body { x: i as f32, y: 0.0 }, Heat(i)));
         if i % 3 == 0 {
             world.insert(e, Spin { w: 0.5, turns: 0 });
@@ -137,7 +140,7 @@ fn set_input(world: &mut World, frame: u64) {
     }
 }
 
-const FRAMES: u64 = 40;
+const FRAMES: u64 = if cfg!(miri) { 12 } else { 40 };
 
 /// The straight run's hash after every frame.
 fn straight(registry: &RollbackRegistry) -> Vec<u64> {
@@ -236,7 +239,7 @@ fn restore_puts_back_values_entities_and_ids() {
     let labels_after: Vec<(Entity, Label)> =
         world.query::<(Entity, &Label)>().into_iter().map(|(e, l)| (e, l.clone())).collect();
     assert_eq!(labels_after, labels);
-    assert_eq!(world.len(), 200);
+    assert_eq!(world.len(), ENTITIES);
     let spawned = world.spawn(Heat(0));
     assert_eq!((spawned.index(), spawned.generation()), (next_spawn.index(), next_spawn.generation()));
     world.assert_hierarchy_invariants();
