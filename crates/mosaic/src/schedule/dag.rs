@@ -124,8 +124,8 @@ unsafe fn spawn_workers(run: &Run<'_>, workers: usize) {
 /// Runs the enabled systems among `nodes` (one segment, in run order) as a dependency graph on
 /// rayon's pool, skipping the disabled ones; `successors` and `predecessors` are the segment's
 /// slices of the schedule's plan, `waits` and `ready` scratch space of at least the segment's
-/// length (`ready` with that capacity, so nothing allocates), `width` the segment's estimated
-/// parallelism (no more workers start).
+/// length (`ready` with that capacity, so nothing allocates), `max_workers` the most workers
+/// worth starting (the systems running this frame, capped by the segment's estimated width).
 ///
 /// # Panics
 /// Resumes the first panic of a system, after every worker has stopped.
@@ -140,7 +140,7 @@ pub(crate) unsafe fn run_segment(
     predecessors: &[u32],
     waits: &[AtomicU32],
     ready: &mut Vec<u32>,
-    width: usize,
+    max_workers: usize,
     world: &World,
 ) {
     let len = nodes.len();
@@ -154,8 +154,7 @@ pub(crate) unsafe fn run_segment(
     }
     // Pop the first nodes in run order first.
     ready.reverse();
-    let enabled = nodes.iter().filter(|n| n.enabled).count();
-    let workers = rayon::current_num_threads().min(enabled).min(width).max(1);
+    let workers = rayon::current_num_threads().min(max_workers).max(1);
     let run = Run {
         nodes: nodes.as_mut_ptr(),
         len,

@@ -183,7 +183,7 @@ impl Schedule {
                     &predecessors[range.clone()],
                     &self.waits[range.clone()],
                     &mut self.ready,
-                    segment.width,
+                    enabled.min(segment.width),
                     world,
                 );
             }
