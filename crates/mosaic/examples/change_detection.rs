@@ -3,12 +3,23 @@
 //!
 //! `cargo run -p mosaic-ecs --example change_detection`
 
-use mosaic::{Added, Changed, Component, Entity, Mut, Query, RemovedComponents, ResMut, Schedule, World};
+use mosaic::{
+    Added, Changed, Component, Entity, FieldChanged, Mut, Query, RemovedComponents, ResMut, Schedule, World,
+};
 
 /// Hit points; tracked from registration, so readers see exact answers from the first entity.
 #[derive(Component)]
 #[component(track_changes)]
 struct Health(i32);
+
+/// A struct-of-arrays component: each field is its own column, and a `Mut<Engine>` item records
+/// writes field by field, so a reader can ask which field changed.
+#[derive(Component)]
+#[component(storage = "soa", track_changes)]
+struct Engine {
+    fuel: f32,
+    heat: f32,
+}
 
 /// What the reacting systems saw, per frame.
 #[derive(Default)]
@@ -70,4 +81,22 @@ fn main() {
             if log.is_empty() { "nothing new".to_string() } else { log.join("; ") }
         );
     }
+
+    // Per-field marks: burning fuel heats only the engines that run; the cooling system asks
+    // only for engines whose `heat` was written.
+    world.clear_trackers();
+    let running = world.spawn(Engine { fuel: 5.0, heat: 0.0 });
+    let idle = world.spawn(Engine { fuel: 5.0, heat: 0.0 });
+    world.clear_trackers();
+    for (entity, mut engine) in world.query::<(Entity, Mut<Engine>)>() {
+        if entity == running {
+            *engine.fuel -= 1.0;
+            *engine.heat += 3.0;
+        } else {
+            let _ = *engine.fuel; // a read records nothing
+        }
+    }
+    let hot: Vec<Entity> =
+        world.query_filtered::<Entity, FieldChanged<Engine, { Engine::FIELD_HEAT }>>().into_iter().collect();
+    println!("engines whose heat changed: {hot:?} (the idle one, {idle}, is not among them)");
 }

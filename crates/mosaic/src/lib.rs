@@ -91,7 +91,8 @@ pub use hierarchy::{GlobalTransform, LocalTransform};
 pub use hierarchy::{HierarchyError, Relationship};
 pub use mosaic_macros::{Component, QueryData};
 pub use query::{
-    Added, Changed, ExclusiveQuery, Has, Mut, Or, Query, QueryData, QueryError, QueryIter, With, Without,
+    Added, Changed, ExclusiveQuery, FieldChanged, FieldMut, Has, Mut, Or, Query, QueryData, QueryError,
+    QueryIter, With, Without,
 };
 pub use schedule::ParCommands;
 pub use schedule::{Commands, ExecutorKind, Local, Res, ResMut, Schedule, ScheduleError};
@@ -111,7 +112,7 @@ pub use world::{
 #[doc(hidden)]
 pub mod __private {
     pub use crate::storage::{
-        ColumnInfo, FieldColumn, SoaLayout, SoaReader, SoaWriter, SparseSet, StorageInfo, Stored,
+        ColumnInfo, FieldColumn, RowStamp, SoaLayout, SoaReader, SoaWriter, SparseSet, StorageInfo, Stored,
     };
 }
 

@@ -1,4 +1,5 @@
-//! Change-detection filters: [`Added`] and [`Changed`].
+//! Change-detection filters: [`Added`], [`Changed`], and [`FieldChanged`] for one field of a
+//! struct-of-arrays component.
 
 use std::marker::PhantomData;
 
@@ -6,7 +7,7 @@ use super::QueryFilter;
 use super::access::{ComponentAccess, FilterSet};
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
-use crate::storage::{ChangeTracker, RowLookup, SparseSet, TickWindow, Ticks};
+use crate::storage::{ChangeTracker, RowLookup, SparseSet, StorageInfo, TickWindow, Ticks};
 
 /// Filter: the entity's `T` was added since the reader last ran (bevy's `Added`).
 ///
@@ -170,3 +171,128 @@ macro_rules! change_filter {
 // the added tick.
 change_filter!(Added, "Added", added, false);
 change_filter!(Changed, "Changed", changed, true);
+
+/// Filter: field `FIELD` (declaration order) of the entity's struct-of-arrays `T` was written
+/// since the reader last ran. No peer ECS has it: bevy and flecs track whole components, EnTT
+/// reports `patch` calls.
+///
+/// Name the field with the index constant the derive generates for each field of a
+/// `#[component(storage = "soa")]` struct: `FieldChanged<Position, { Position::FIELD_X }>`
+/// (the field's name in upper case after `FIELD_`).
+///
+/// A field is written by the [`FieldMut`](crate::FieldMut) of a [`Mut<T>`](crate::Mut) item
+/// when written through, and by every whole-row change, which counts for every field: a
+/// `&mut T` item (the generated `TMut` view), a chunk of `T`, `World::get_mut`, an insert or a
+/// replacing `insert`, a snapshot load. Windows and the start of tracking as for
+/// [`Changed`](crate::Changed). Requires `T`.
+///
+/// Cost: as `Changed<T>` (a walk of `T`'s row change log when the filter is a term of the
+/// query's filter), plus one tick read per candidate row to confirm the field. Each row of a
+/// tracked struct-of-arrays pool keeps 4 bytes per field for these ticks.
+///
+/// # Panics
+/// When the query is made (through `&mut World` or as a system parameter) or first walked, if
+/// `T` is stored array-of-structs, or if `FIELD` is not below its field count; and as [`Changed`](crate::Changed) when `T`'s tracking is off under `&World`.
+///
+/// # Examples
+/// ```
+/// use mosaic::{Component, Entity, FieldChanged, World};
+///
+/// #[derive(Component)]
+/// #[component(storage = "soa", track_changes)]
+/// struct Body { mass: f32, heat: f32 }
+///
+/// let mut world = World::new();
+/// let cold = world.spawn(Body { mass: 1.0, heat: 0.0 });
+/// let hot = world.spawn(Body { mass: 1.0, heat: 0.0 });
+/// world.clear_trackers();
+/// world.query::<mosaic::Mut<Body>>().for_each(|mut body| {
+///     let _ = *body.mass; // a read marks nothing
+/// });
+/// *world.query::<mosaic::Mut<Body>>().get(hot).unwrap().heat += 2.0;
+/// let heated: Vec<Entity> =
+///     world.query_filtered::<Entity, FieldChanged<Body, { Body::FIELD_HEAT }>>().into_iter().collect();
+/// assert_eq!(heated, [hot]);
+/// # let _ = cold;
+/// ```
+pub struct FieldChanged<T, const FIELD: usize>(PhantomData<fn() -> T>);
+
+/// Panics unless `T` is stored struct-of-arrays with more than `FIELD` fields.
+#[track_caller]
+fn check_field<T: Component, const FIELD: usize>() {
+    let fields = match T::storage_info() {
+        StorageInfo::Soa(info) => info.field_count(),
+        StorageInfo::Aos(_) => panic!(
+            "`FieldChanged<{}, {FIELD}>` needs a struct-of-arrays component \
+             (`#[component(storage = \"soa\")]`); use `Changed` for this one",
+            std::any::type_name::<T>()
+        ),
+    };
+    assert!(
+        FIELD < fields,
+        "`FieldChanged<{}, {FIELD}>`: the component has {fields} field(s); name the field with \
+         its generated constant (`FIELD_<NAME>`)",
+        std::any::type_name::<T>()
+    );
+}
+
+/// What [`FieldChanged`] captures: `T`'s pool and tracker, and the reader's window.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct FieldChangeFetch<'w> {
+    inner: ChangeFetch<'w>,
+}
+
+impl<T: Component, const FIELD: usize> QueryFilter for FieldChanged<T, FIELD> {
+    type Fetch<'w> = FieldChangeFetch<'w>;
+
+    fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>)) {
+        visit(components.pool_of::<T>());
+    }
+    #[track_caller]
+    fn register_ids(_: &mut Components, _: &mut dyn FnMut(ComponentId), _: &mut dyn FnMut(ComponentId)) {
+        panic!(
+            "a watch cannot follow the filter `{}`: watches track which components entities \
+             have, not when they changed",
+            std::any::type_name::<Self>()
+        );
+    }
+    fn visit_filter(filter: &mut FilterSet) {
+        // SAFETY: `matches` rejects every entity not in `T`'s pool (no row, no tick).
+        unsafe { filter.add_with_unchecked(std::any::TypeId::of::<T>()) };
+    }
+    fn visit_access(visit: &mut dyn FnMut(ComponentAccess)) {
+        // The ticks are written by writers of `T`: reading them is a read of `T`.
+        visit(ComponentAccess::of::<T>(false));
+    }
+    #[track_caller]
+    fn init_fetch(components: &Components, ticks: Ticks) -> Self::Fetch<'_> {
+        check_field::<T, FIELD>();
+        FieldChangeFetch { inner: ChangeFetch::new::<T>(components, ticks, "FieldChanged") }
+    }
+    #[track_caller]
+    fn track_changes(components: &mut Components) {
+        check_field::<T, FIELD>();
+        components.track_changes::<T>();
+    }
+    fn change_driver(components: &Components) -> Option<&SparseSet> {
+        tracked_pool::<T>(components)
+    }
+    #[inline(always)]
+    fn matches(fetch: &Self::Fetch<'_>, entity: Entity) -> bool {
+        let fetch = &fetch.inner;
+        fetch.tracked.is_some_and(|(lookup, changes)| {
+            lookup.row_of(entity).is_some_and(|row| fetch.window.is_newer(changes.field_changed(row, FIELD)))
+        })
+    }
+    #[inline(always)]
+    fn matches_at(fetch: &Self::Fetch<'_>, entity: Entity, driver: &[Entity], row: usize) -> bool {
+        match fetch.inner.tracked {
+            // Walking this pool: `row` is the entity's row here.
+            Some((lookup, changes)) if lookup.is_of(driver) => {
+                fetch.inner.window.is_newer(changes.field_changed(row, FIELD))
+            }
+            _ => Self::matches(fetch, entity),
+        }
+    }
+}

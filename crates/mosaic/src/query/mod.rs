@@ -2,7 +2,8 @@
 //!
 //! A query is a [`QueryData`] (what each item holds: `&T`, `&mut T`, `Option<&T>`,
 //! `Option<&mut T>`, [`Has<T>`], [`Mut<T>`], [`Entity`](crate::Entity), or a tuple of those) and a
-//! [`QueryFilter`] ([`With`], [`Without`], [`Or`], or a tuple of those). Iteration walks the
+//! [`QueryFilter`] ([`With`], [`Without`], [`Or`], [`Added`], [`Changed`], [`FieldChanged`], or a
+//! tuple of those). Iteration walks the
 //! smallest pool among the fetched components (or a much smaller `With` pool) and looks the entity
 //! up in the others (O(1) each), so its cost is O(n * c) for the walked pool's n entities and the
 //! query's c components.
@@ -14,6 +15,7 @@ mod combinations;
 mod core;
 mod data;
 mod error;
+mod field_mut;
 mod filter;
 mod iter;
 mod mut_ref;
@@ -25,11 +27,12 @@ pub use self::core::{ExclusiveQuery, Query};
 #[doc(hidden)]
 pub use access::ComponentAccess;
 pub use access::FilterSet;
-pub use change::{Added, ChangeFetch, Changed};
+pub use change::{Added, ChangeFetch, Changed, FieldChangeFetch, FieldChanged};
 pub use chunk::ChunkQueryData;
 pub use combinations::QueryCombinations;
 pub use data::{Driving, Has, QueryData, ReadOnlyQueryData};
 pub use error::QueryError;
+pub use field_mut::FieldMut;
 pub use filter::{Or, QueryFilter, With, Without};
 pub use iter::QueryIter;
 pub use mut_ref::{Mut, MutFetch};

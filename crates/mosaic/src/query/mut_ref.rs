@@ -7,7 +7,7 @@ use super::access::{ComponentAccess, FilterSet};
 use super::data::{Driving, PoolFetchMut};
 use crate::component::{ComponentId, Components, MutableComponent};
 use crate::entity::Entity;
-use crate::storage::{ChangeMarker, SparseSet, Stored, Ticks};
+use crate::storage::{RowStamp, SparseSet, Ticks};
 
 /// Mutable access to one component value that records a change only when written through
 /// (bevy's `Mut<T>`): both the query term (`Query<Mut<Health>>`) and its item.
@@ -20,9 +20,12 @@ use crate::storage::{ChangeMarker, SparseSet, Stored, Ticks};
 /// (three plain stores when `T`'s changes are tracked, nothing otherwise); later ones test one
 /// flag.
 ///
-/// For array-of-structs components only (those whose `&mut T` item is a plain `&mut T`); the
-/// term accesses `T` mutably, so the aliasing rules of `&mut T` apply to it. `Option<Mut<T>>`
-/// is the optional form, as `Option<&mut T>` is for `&mut T`.
+/// The item is `Mut<'w, T>` for array-of-structs components. For a struct-of-arrays component
+/// (`#[component(storage = "soa")]`) it is the generated `TTracked` view: one
+/// [`FieldMut`](crate::FieldMut) per field, each recording a write of its own field as well as
+/// of the row, so [`FieldChanged`](crate::FieldChanged) readers see which fields were written.
+/// The term accesses `T` mutably, so the aliasing rules of `&mut T` apply to it.
+/// `Option<Mut<T>>` is the optional form, as `Option<&mut T>` is for `&mut T`.
 ///
 /// # Examples
 /// ```
@@ -48,26 +51,32 @@ use crate::storage::{ChangeMarker, SparseSet, Stored, Ticks};
 /// ```
 pub struct Mut<'w, T: MutableComponent> {
     value: &'w mut T,
-    /// Where the write is recorded: `T`'s change marker and the row, when `T` is tracked.
-    stamp: Option<(ChangeMarker<'w>, usize)>,
-    /// The reader's change window, for [`Mut::is_changed`] / [`Mut::is_added`].
-    ticks: Ticks,
+    /// Where the write is recorded (the row, and `T`'s change marker when `T` is tracked), and
+    /// the reader's change window, for [`Mut::is_changed`] / [`Mut::is_added`].
+    stamp: RowStamp<'w>,
     /// Whether this item already recorded its write.
     marked: bool,
 }
 
 impl<'w, T: MutableComponent> Mut<'w, T> {
+    /// The item over `value`, recording its write through `stamp`. Called by the code
+    /// `#[derive(Component)]` generates; not for use elsewhere.
+    ///
+    /// # Safety
+    /// `value` is the value of the row `stamp` was made for, and the item's holder holds that
+    /// row exclusively for `'w` (see [`RowStamp::new`]).
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn from_stamp(value: &'w mut T, stamp: RowStamp<'w>) -> Self {
+        Self { value, stamp, marked: false }
+    }
+
     /// Records the row as changed without writing (bevy's `set_changed`). O(1).
     #[inline]
     pub fn set_changed(&mut self) {
         if !self.marked {
             self.marked = true;
-            if let Some((marker, row)) = self.stamp {
-                // SAFETY: this item holds `row` of `T`'s pool exclusively (it holds the only
-                // `&mut T` to it, handed out once per borrow of the query), so no other access to
-                // the row's ticks runs while the marker writes them.
-                unsafe { marker.mark(row) };
-            }
+            self.stamp.mark_row();
         }
     }
 
@@ -83,20 +92,14 @@ impl<'w, T: MutableComponent> Mut<'w, T> {
     /// changes are not tracked, since then no change can be ruled out. O(1).
     #[inline]
     pub fn is_changed(&self) -> bool {
-        match self.stamp {
-            Some((marker, row)) => self.ticks.is_newer(marker.changed(row)),
-            None => true,
-        }
+        self.stamp.is_changed()
     }
 
     /// Whether the value was added within the reader's window (see [`Mut::is_changed`]); `true`
     /// when `T`'s changes are not tracked. O(1).
     #[inline]
     pub fn is_added(&self) -> bool {
-        match self.stamp {
-            Some((marker, row)) => self.ticks.is_newer(marker.added(row)),
-            None => true,
-        }
+        self.stamp.is_added()
     }
 
     /// The `&mut T` inside for the item's whole lifetime, recording the change first (as one
@@ -146,24 +149,21 @@ impl<'w, T: MutableComponent> MutFetch<'w, T> {
     /// # Safety
     /// `row` is a row of `T`'s pool that the caller hands out exclusively for 'w.
     #[inline(always)]
-    unsafe fn item(&self, row: usize) -> Mut<'w, T>
-    where
-        T: for<'a> Stored<Mut<'a> = &'a mut T>,
-    {
+    unsafe fn item(&self, row: usize) -> T::Tracked<'w> {
         // SAFETY: forwarded from the caller: the columns belong to `T`'s pool, which exists
-        // since a row of it was found, and nothing else touches `row` for 'w.
-        let value = unsafe { T::row_mut(self.pool.columns(), row) };
-        Mut { value, stamp: self.pool.marker().map(|marker| (marker, row)), ticks: self.ticks, marked: false }
+        // since a row of it was found, nothing else touches `row` for 'w, and the stamp is made
+        // for that row of that pool.
+        unsafe {
+            let stamp = RowStamp::new(self.pool.marker(), row, self.ticks);
+            T::row_tracked(self.pool.columns(), row, stamp)
+        }
     }
 }
 
 // SAFETY: reports its one write of `T`; `fetch` hands out only the row of `entity` in `T`'s
 // pool, as `&mut T` does.
-unsafe impl<T> QueryData for Mut<'_, T>
-where
-    T: MutableComponent + for<'a> Stored<Mut<'a> = &'a mut T>,
-{
-    type Item<'w> = Mut<'w, T>;
+unsafe impl<T: MutableComponent> QueryData for Mut<'_, T> {
+    type Item<'w> = T::Tracked<'w>;
     type Fetch<'w> = MutFetch<'w, T>;
 
     fn visit_access(visit: &mut dyn FnMut(ComponentAccess)) {
@@ -186,7 +186,7 @@ where
         MutFetch { pool: <&mut T as QueryData>::init_fetch(components, driver, ticks), ticks }
     }
     #[inline(always)]
-    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<Mut<'w, T>> {
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<T::Tracked<'w>> {
         let row = fetch.pool.row(entity, row)?;
         // SAFETY: `row` is a pool row, not otherwise touched for 'w: the query holds the world
         // exclusively, its access set has no other access to `T` (aliasing check), and each
@@ -198,7 +198,7 @@ where
         <&mut T as QueryData>::aligned_rows(&fetch.pool)
     }
     #[inline(always)]
-    unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, _: Entity, row: usize) -> Mut<'w, T> {
+    unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, _: Entity, row: usize) -> T::Tracked<'w> {
         // SAFETY: as in `fetch`; `row < aligned` (caller), so `row + offset` is a pool row.
         unsafe { fetch.item(row + fetch.pool.offset) }
     }
@@ -207,11 +207,8 @@ where
 
 // SAFETY: reports its one write of `T`, like `Option<&mut T>`; `fetch` hands out only the row of
 // `entity` in `T`'s pool, or `None` when it has no `T`.
-unsafe impl<T> QueryData for Option<Mut<'_, T>>
-where
-    T: MutableComponent + for<'a> Stored<Mut<'a> = &'a mut T>,
-{
-    type Item<'w> = Option<Mut<'w, T>>;
+unsafe impl<T: MutableComponent> QueryData for Option<Mut<'_, T>> {
+    type Item<'w> = Option<T::Tracked<'w>>;
     type Fetch<'w> = MutFetch<'w, T>;
 
     fn visit_access(visit: &mut dyn FnMut(ComponentAccess)) {
@@ -227,7 +224,11 @@ where
         <Mut<'_, T> as QueryData>::init_fetch(components, driver, ticks)
     }
     #[inline(always)]
-    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<Option<Mut<'w, T>>> {
+    unsafe fn fetch<'w>(
+        fetch: &Self::Fetch<'w>,
+        entity: Entity,
+        row: usize,
+    ) -> Option<Option<T::Tracked<'w>>> {
         // SAFETY: forwarded from the caller.
         Some(unsafe { <Mut<'_, T> as QueryData>::fetch(fetch, entity, row) })
     }
@@ -235,7 +236,11 @@ where
         usize::MAX
     }
     #[inline(always)]
-    unsafe fn fetch_aligned<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<Mut<'w, T>> {
+    unsafe fn fetch_aligned<'w>(
+        fetch: &Self::Fetch<'w>,
+        entity: Entity,
+        row: usize,
+    ) -> Option<T::Tracked<'w>> {
         // SAFETY: forwarded from the caller; an optional term checks presence itself.
         unsafe { <Mut<'_, T> as QueryData>::fetch(fetch, entity, row) }
     }

@@ -78,6 +78,84 @@ impl RowCells {
     }
 }
 
+/// Per row and per field of a struct-of-arrays component, the tick the field last changed at:
+/// `stride` cells per row, row-major, so one row's fields share a cache line. Empty (`stride`
+/// 0) for array-of-structs pools. Written through a shared borrow only by the holder of the row
+/// (see `ChangeMarker`), like `RowCell::changed`.
+//
+// Invariant: `ticks.len() == stride * rows` of the tracker.
+#[derive(Debug, Default)]
+struct FieldCells {
+    stride: usize,
+    ticks: Vec<UnsafeCell<u32>>,
+}
+
+// SAFETY: as for `RowCells`: a cell is written through `&FieldCells` only by
+// `ChangeMarker::mark` / `mark_field` for a row the marker's caller holds exclusively, and read
+// through it only by that holder or by readers with read access to the component, when no
+// marker can run. Every other write needs `&mut FieldCells`.
+unsafe impl Sync for FieldCells {}
+
+impl FieldCells {
+    fn new(stride: usize, rows: usize, now: u32) -> Self {
+        Self { stride, ticks: (0..stride * rows).map(|_| UnsafeCell::new(now)).collect() }
+    }
+    #[inline(always)]
+    fn get(&self, row: usize, field: usize) -> u32 {
+        debug_assert!(field < self.stride, "field {field} of {}", self.stride);
+        // SAFETY: see the `Sync` argument: no write to this cell races with this read.
+        unsafe { *self.ticks[row * self.stride + field].get() }
+    }
+    /// Writes one field's tick through a shared borrow.
+    ///
+    /// # Safety
+    /// The caller holds row `row` exclusively (no other access to its cells runs meanwhile).
+    #[inline(always)]
+    unsafe fn set(&self, row: usize, field: usize, tick: u32) {
+        debug_assert!(field < self.stride, "field {field} of {}", self.stride);
+        // SAFETY: the caller holds the row, so no other access to the cell runs.
+        unsafe { *self.ticks[row * self.stride + field].get() = tick };
+    }
+    /// Writes every field's tick of row `row` through a shared borrow.
+    ///
+    /// # Safety
+    /// As [`FieldCells::set`].
+    #[inline(always)]
+    unsafe fn set_row(&self, row: usize, tick: u32) {
+        for cell in &self.ticks[row * self.stride..(row + 1) * self.stride] {
+            // SAFETY: the caller holds the row, so no other access to its cells runs.
+            unsafe { *cell.get() = tick };
+        }
+    }
+    fn set_row_mut(&mut self, row: usize, tick: u32) {
+        for cell in &mut self.ticks[row * self.stride..(row + 1) * self.stride] {
+            *cell.get_mut() = tick;
+        }
+    }
+    fn push(&mut self, tick: u32) {
+        self.ticks.extend((0..self.stride).map(|_| UnsafeCell::new(tick)));
+    }
+    fn swap_remove(&mut self, row: usize) {
+        if self.stride == 0 {
+            return;
+        }
+        let last = self.ticks.len() / self.stride - 1;
+        for field in 0..self.stride {
+            self.ticks.swap(row * self.stride + field, last * self.stride + field);
+        }
+        self.ticks.truncate(last * self.stride);
+    }
+    fn swap(&mut self, a: usize, b: usize) {
+        for field in 0..self.stride {
+            self.ticks.swap(a * self.stride + field, b * self.stride + field);
+        }
+    }
+    fn reset(&mut self, rows: usize, tick: u32) {
+        self.ticks.clear();
+        self.ticks.extend((0..self.stride * rows).map(|_| UnsafeCell::new(tick)));
+    }
+}
+
 /// Rows stamped by queries and not yet in the change log: a flag byte per row and per block of
 /// 64 rows (atomics written with plain stores; drained with swaps under the log's lock).
 #[derive(Debug, Default)]
@@ -114,18 +192,23 @@ impl Pending {
 //
 // Invariants:
 // - `added.len() == cells.len() == pending.rows.len() ==` the pool's row count, row for row, and
-//   `pending.blocks` has `ceil(rows / 64)` flags; every pending flag is drained into the log
-//   before a reader reads it and before the pool's rows move (`settle`);
+//   `pending.blocks` has `ceil(rows / 64)` flags; `fields` holds `fields.stride` ticks per row;
+//   every pending flag is drained into the log before a reader reads it and before the pool's
+//   rows move (`settle`);
 // - ticks along `log` and along `removed` never decrease in age order (older first);
 // - for every row r with `slots[r] != NO_SLOT`: `log[slots[r]].entity` is the row's entity, and
 //   that entry's tick is `changed[r]` or newer (see `drain`): the log is a superset of the
-//   changes, and readers confirm each candidate with `changed`.
+//   changes, and readers confirm each candidate with `changed`;
+// - every field tick of a row is `changed[r]` or older: a field stamp stamps its row too, so
+//   walking the row log finds every changed field.
 #[derive(Debug)]
 pub struct ChangeTracker {
     clock: Arc<Clock>,
     added: Vec<Tick>,
     /// Per row: changed tick and log slot.
     cells: RowCells,
+    /// Per row and field of a struct-of-arrays component: the field's changed tick.
+    fields: FieldCells,
     /// Stamped by a query (`ChangeMarker::mark`) and not yet in the log: one flag byte per row,
     /// and one per block of 64 rows, set with plain (relaxed) stores, so stamping needs no
     /// read-modify-write and parallel chunks never contend.
@@ -142,10 +225,12 @@ pub struct ChangeTracker {
 
 impl ChangeTracker {
     /// Starts tracking a pool whose rows hold `entities`: every row counts as added and changed
-    /// now (what came before is unknown).
-    pub fn new(clock: Arc<Clock>, entities: &[Entity]) -> Self {
+    /// now (what came before is unknown). `fields` is the number of per-field ticks kept per
+    /// row: the field count of a struct-of-arrays component, 0 for array-of-structs.
+    pub fn new(clock: Arc<Clock>, entities: &[Entity], fields: usize) -> Self {
         let now = clock.now();
         let mut tracker = Self {
+            fields: FieldCells::new(fields, entities.len(), now.get()),
             clock,
             added: vec![now; entities.len()],
             cells: RowCells::default(),
@@ -225,6 +310,7 @@ impl ChangeTracker {
         log.push(LogEntry { tick: now, row, entity });
         self.added.push(now);
         self.cells.push(now.get(), slot);
+        self.fields.push(now.get());
         self.pending.resize(self.added.len());
     }
 
@@ -233,6 +319,7 @@ impl ChangeTracker {
     pub fn mark_mut(&mut self, row: usize, entity: Entity, lookup: RowLookup<'_>) {
         self.settle(lookup);
         let now = self.clock.now();
+        self.fields.set_row_mut(row, now.get());
         if self.cells.changed(row) == now.get() && self.cells.slot(row) != NO_SLOT {
             return;
         }
@@ -254,6 +341,7 @@ impl ChangeTracker {
         debug_assert!(!*self.any_pending.get_mut(), "settle before the rows change");
         self.added.swap_remove(row);
         self.cells.0.swap_remove(row);
+        self.fields.swap_remove(row);
         self.pending.resize(self.added.len());
         self.record_removal(entity);
     }
@@ -263,6 +351,7 @@ impl ChangeTracker {
         debug_assert!(!*self.any_pending.get_mut(), "settle before the rows change");
         self.added.swap(a, b);
         self.cells.0.swap(a, b);
+        self.fields.swap(a, b);
     }
 
     /// Records that every entity of `entities` left the pool, which is now empty.
@@ -270,6 +359,7 @@ impl ChangeTracker {
         debug_assert!(!*self.any_pending.get_mut(), "settle before the rows change");
         self.added.clear();
         self.cells.0.clear();
+        self.fields.reset(0, 0);
         self.pending.resize(0);
         self.log_mut().clear();
         for &entity in entities {
@@ -287,6 +377,7 @@ impl ChangeTracker {
         self.added.clear();
         self.added.resize(entities.len(), now);
         self.cells.0.clear();
+        self.fields.reset(entities.len(), now.get());
         // Stamps pending from before the restore name rows that no longer mean the same.
         *self.any_pending.get_mut() = false;
         self.pending.resize(0);
@@ -353,6 +444,25 @@ impl ChangeTracker {
     #[inline(always)]
     pub fn changed(&self, row: usize) -> Tick {
         Tick::new(self.cells.changed(row))
+    }
+
+    /// The tick field `field` of row `row` last changed at: for struct-of-arrays components,
+    /// whose fields are tracked one by one. Any whole-row change (an insert, `&mut T`,
+    /// `World::get_mut`) counts as a change of every field.
+    ///
+    /// # Panics
+    /// If `field` is not below [`ChangeTracker::field_count`] (in debug builds; in release
+    /// builds a wrong field reads another field's tick or panics out of bounds).
+    #[inline(always)]
+    pub fn field_changed(&self, row: usize, field: usize) -> Tick {
+        Tick::new(self.fields.get(row, field))
+    }
+
+    /// Number of per-field ticks kept per row: the field count of a struct-of-arrays
+    /// component, 0 for array-of-structs.
+    #[inline]
+    pub fn field_count(&self) -> usize {
+        self.fields.stride
     }
 
     /// The change-log entries newer than `ticks.last_run` (live or superseded), in place, with the
@@ -430,6 +540,10 @@ impl ChangeTracker {
         }
         for cell in &mut self.cells.0 {
             let tick = cell.changed.get_mut();
+            *tick = clock.clamp(Tick::new(*tick)).get();
+        }
+        for cell in &mut self.fields.ticks {
+            let tick = cell.get_mut();
             *tick = clock.clamp(Tick::new(*tick)).get();
         }
         let log = self.log.get_mut().unwrap_or_else(|e| e.into_inner());
@@ -571,7 +685,21 @@ impl ChangeMarker<'_> {
         self.tracker.added(row)
     }
 
-    /// Records that row `row` is handed out mutably now. O(1).
+    /// The tick field `field` of row `row` last changed at (see
+    /// [`ChangeTracker::field_changed`]).
+    #[inline(always)]
+    pub fn field_changed(&self, row: usize, field: usize) -> Tick {
+        self.tracker.field_changed(row, field)
+    }
+
+    /// Number of per-field ticks per row (see [`ChangeTracker::field_count`]).
+    #[inline(always)]
+    pub fn field_count(&self) -> usize {
+        self.tracker.fields.stride
+    }
+
+    /// Records that row `row` is handed out mutably now: its changed tick and, for a
+    /// struct-of-arrays component, every field's. O(1) (O(fields) for struct-of-arrays).
     ///
     /// # Safety
     /// - `row` is a row of the tracked pool;
@@ -584,6 +712,35 @@ impl ChangeMarker<'_> {
     /// row of the hot loops (measured: option_iter 11.0 -> 15.8 us).
     #[inline(always)]
     pub unsafe fn mark(self, row: usize) {
+        if self.tracker.fields.stride != 0 {
+            // SAFETY: the caller holds the row exclusively.
+            unsafe { self.tracker.fields.set_row(row, self.tick.get()) };
+        }
+        // SAFETY: forwarded from the caller.
+        unsafe { self.mark_row(row) };
+    }
+
+    /// Records that field `field` of row `row` (of a struct-of-arrays component) is written
+    /// now: the field's tick and the row's changed tick, not the other fields'. O(1).
+    ///
+    /// # Safety
+    /// As [`ChangeMarker::mark`]; and `field` is below [`ChangeMarker::field_count`] (checked:
+    /// a wrong field panics out of bounds or stamps a neighbouring field of the same row).
+    #[inline(always)]
+    pub unsafe fn mark_field(self, row: usize, field: usize) {
+        // SAFETY: the caller holds the row exclusively.
+        unsafe {
+            self.tracker.fields.set(row, field, self.tick.get());
+            self.mark_row(row);
+        }
+    }
+
+    /// Stamps the row's changed tick and pending flags (not the field ticks).
+    ///
+    /// # Safety
+    /// As [`ChangeMarker::mark`].
+    #[inline(always)]
+    unsafe fn mark_row(self, row: usize) {
         let cell = &self.tracker.cells.0[row].changed;
         // SAFETY: the caller holds the row exclusively, so no other access to this cell runs.
         unsafe {
@@ -594,6 +751,94 @@ impl ChangeMarker<'_> {
                 if !self.tracker.any_pending.load(Ordering::Relaxed) {
                     self.tracker.any_pending.store(true, Ordering::Release);
                 }
+            }
+        }
+    }
+}
+
+/// Where a change-detecting view records its writes: one row of a pool, its marker when the
+/// pool is tracked, and the reader's window for `is_changed` / `is_added`. Copied into each
+/// field view of a struct-of-arrays row.
+///
+/// Made only by [`RowStamp::new`], which is `unsafe`: marking writes the row's ticks through a
+/// shared borrow of the pool, which is sound only for the row's one holder.
+#[derive(Clone, Copy, Debug)]
+pub struct RowStamp<'w> {
+    marker: Option<ChangeMarker<'w>>,
+    row: usize,
+    ticks: Ticks,
+}
+
+impl<'w> RowStamp<'w> {
+    /// The stamp of row `row`, recording through `marker` (`None`: the pool is not tracked),
+    /// judged against the reader's `ticks`.
+    ///
+    /// # Safety
+    /// - `row` is a row of `marker`'s pool;
+    /// - for `'w`, the stamp and its copies are used only by the one holder of the row: no
+    ///   other code reads or writes the row's values or ticks meanwhile, and no two copies are
+    ///   used on different threads at once (views that split a row hold their copies on one
+    ///   thread: they are not `Send`).
+    #[inline(always)]
+    pub unsafe fn new(marker: Option<ChangeMarker<'w>>, row: usize, ticks: Ticks) -> Self {
+        debug_assert!(marker.is_none_or(|m| row < m.tracker.len()), "row {row} out of the pool");
+        Self { marker, row, ticks }
+    }
+
+    /// Whether the row changed (or was added) within the reader's window; `true` when the
+    /// pool is not tracked (no change can be ruled out). O(1).
+    #[inline]
+    pub fn is_changed(&self) -> bool {
+        self.marker.is_none_or(|m| self.ticks.is_newer(m.changed(self.row)))
+    }
+
+    /// Whether the row was added within the reader's window; `true` when the pool is not
+    /// tracked. O(1).
+    #[inline]
+    pub fn is_added(&self) -> bool {
+        self.marker.is_none_or(|m| self.ticks.is_newer(m.added(self.row)))
+    }
+
+    /// Whether field `field` changed within the reader's window; `true` when the pool is not
+    /// tracked. O(1).
+    ///
+    /// # Panics
+    /// If the pool keeps per-field ticks and `field` is not below their count.
+    #[inline]
+    pub fn is_field_changed(&self, field: usize) -> bool {
+        self.marker.is_none_or(|m| {
+            if m.field_count() == 0 {
+                self.ticks.is_newer(m.changed(self.row))
+            } else {
+                assert!(field < m.field_count(), "field {field} of {}", m.field_count());
+                self.ticks.is_newer(m.field_changed(self.row, field))
+            }
+        })
+    }
+
+    /// Records a write of the whole row (every field). O(fields).
+    #[inline]
+    pub fn mark_row(self) {
+        if let Some(marker) = self.marker {
+            // SAFETY: `new`'s caller vouched that this stamp's user holds the row exclusively.
+            unsafe { marker.mark(self.row) };
+        }
+    }
+
+    /// Records a write of field `field` (and so of the row). O(1).
+    ///
+    /// # Panics
+    /// If the pool keeps per-field ticks and `field` is not below their count.
+    #[inline]
+    pub fn mark_field(self, field: usize) {
+        if let Some(marker) = self.marker {
+            if marker.field_count() == 0 {
+                // SAFETY: as in `mark_row`.
+                unsafe { marker.mark(self.row) };
+            } else {
+                assert!(field < marker.field_count(), "field {field} of {}", marker.field_count());
+                // SAFETY: as in `mark_row`; `field` is in range (checked).
+                unsafe { marker.mark_field(self.row, field) };
             }
         }
     }

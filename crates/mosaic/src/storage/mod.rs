@@ -27,7 +27,7 @@ mod sparse_set;
 mod stored;
 mod tick;
 
-pub use changes::{ChangeMarker, ChangeTracker, LogEntry};
+pub use changes::{ChangeMarker, ChangeTracker, LogEntry, RowStamp};
 pub use column::{Column, ColumnInfo};
 #[cfg(feature = "rollback")]
 pub use image::PoolImage;

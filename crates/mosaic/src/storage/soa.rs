@@ -59,6 +59,12 @@ impl SoaInfo {
         self.type_name
     }
 
+    /// Number of fields (columns).
+    #[inline]
+    pub fn field_count(&self) -> usize {
+        self.fields.len()
+    }
+
     /// The info of `T`.
     pub fn of<T: SoaLayout>() -> Self {
         /// # Safety

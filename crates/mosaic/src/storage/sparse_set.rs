@@ -94,7 +94,11 @@ impl SparseSet {
     /// changed now. Does nothing if it is on already. O(len).
     pub fn track_changes(&mut self, clock: &Arc<Clock>) {
         if self.changes.is_none() {
-            self.changes = Some(Box::new(ChangeTracker::new(Arc::clone(clock), &self.dense)));
+            let fields = match &self.data {
+                PoolData::Aos(_) => 0,
+                PoolData::Soa(columns) => columns.info().field_count(),
+            };
+            self.changes = Some(Box::new(ChangeTracker::new(Arc::clone(clock), &self.dense, fields)));
         }
     }
 

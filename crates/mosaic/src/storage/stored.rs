@@ -1,6 +1,6 @@
 //! The storage protocol of a component type: how its values are laid out and viewed.
 
-use super::{ColumnInfo, SoaInfo, SoaLayout, SparseSet};
+use super::{ColumnInfo, RowStamp, SoaInfo, SoaLayout, SparseSet};
 use crate::entity::Entity;
 
 /// The row order of `pool` sorted by `compare` on the stored views: element `i` is the row that
@@ -96,6 +96,10 @@ pub unsafe trait Stored: Sized + Send + Sync + 'static {
     type SliceMut<'a>;
     /// Typed base pointers of a pool's columns, captured once per query.
     type Columns<'a>: Copy + Send + Sync;
+    /// The change-detecting exclusive view a `Mut<Self>` query term hands out: `Mut<'a, Self>`,
+    /// or a generated struct of one `FieldMut` per field that records writes field by field
+    /// (`&'a Self` for immutable components, which have no `Mut` term).
+    type Tracked<'a>;
 
     /// The layout of a pool of `Self`.
     fn storage_info() -> StorageInfo;
@@ -119,6 +123,16 @@ pub unsafe trait Stored: Sized + Send + Sync + 'static {
     /// - `row` is below the pool's length, and the pool is not changed for `'a`;
     /// - no other reference to the row's values exists or is created for `'a`.
     unsafe fn row_mut<'a>(columns: Self::Columns<'a>, row: usize) -> Self::Mut<'a>;
+
+    /// The change-detecting view of row `row`, recording writes through `stamp`.
+    ///
+    /// # Safety
+    /// As [`Stored::row_mut`]; and `stamp` was made for this row of this pool.
+    unsafe fn row_tracked<'a>(
+        columns: Self::Columns<'a>,
+        row: usize,
+        stamp: RowStamp<'a>,
+    ) -> Self::Tracked<'a>;
 
     /// The views of rows `start..start + len`.
     ///
