@@ -319,7 +319,9 @@ impl ChangeTracker {
     pub fn mark_mut(&mut self, row: usize, entity: Entity, lookup: RowLookup<'_>) {
         self.settle(lookup);
         let now = self.clock.now();
-        self.fields.set_row_mut(row, now.get());
+        if self.fields.stride != 0 {
+            self.fields.set_row_mut(row, now.get());
+        }
         if self.cells.changed(row) == now.get() && self.cells.slot(row) != NO_SLOT {
             return;
         }
