@@ -170,6 +170,12 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, Q, F> {
             // when nothing is tracked (the type's invariant).
             return Some(unsafe { self.fast_item(row) });
         }
+        // Tells the register allocator which loop is hot: without it, a `for` loop over the
+        // fast run kept its row counter and column bases in stack slots, spilled in favour of
+        // the slow path's state (simple_iter_for: 9.6 us against 5.4 us, 230k against 180k
+        // instructions per 10,000 items). Filtered and optional loops lose nothing measurable:
+        // they take this path every item, and a branch hint does not slow a taken branch.
+        std::hint::cold_path();
         self.next_slow()
     }
 
