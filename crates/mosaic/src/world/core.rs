@@ -15,6 +15,18 @@ use crate::entity::{Entities, Entity, EntityError};
 /// no heap allocation for it; a spilled list keeps its buffer when the slot is reused.
 pub(crate) type ComponentList = SmallVec<[ComponentId; 4]>;
 
+/// Takes `id` out of an entity's component list (order is not kept: the last id moves into its
+/// place). A swap and a `pop`, both inlined: `SmallVec::swap_remove` stayed a call, 23
+/// instructions per remove in the peer suite's add_remove.
+#[inline]
+fn unlist(list: &mut ComponentList, id: ComponentId) {
+    if let Some(at) = list.iter().position(|&c| c == id) {
+        let last = list.len() - 1;
+        list.swap(at, last);
+        list.pop();
+    }
+}
+
 /// The container of entities, their components, and resources.
 ///
 /// Every component type has its own packed pool (a sparse set, see
@@ -422,10 +434,7 @@ impl World {
             return self.remove_observed::<T>(entity, id).ok_or_else(missing);
         }
         let value = T::remove(self.components.pool_mut(id), entity).ok_or_else(missing)?;
-        let list = &mut self.component_lists[entity.index() as usize];
-        if let Some(at) = list.iter().position(|&c| c == id) {
-            list.swap_remove(at);
-        }
+        unlist(&mut self.component_lists[entity.index() as usize], id);
         Ok(value)
     }
 
@@ -439,10 +448,7 @@ impl World {
         self.fire_hook(entity, id, HookKind::Remove);
         self.groups_before_remove(entity, id);
         let value = T::remove(self.components.pool_mut(id), entity)?;
-        let list = &mut self.component_lists[entity.index() as usize];
-        if let Some(at) = list.iter().position(|&c| c == id) {
-            list.swap_remove(at);
-        }
+        unlist(&mut self.component_lists[entity.index() as usize], id);
         self.fire_watches(entity, &transitions, true);
         self.flush_deferred();
         Some(value)
