@@ -24,7 +24,7 @@ pub fn start_position(i: usize) -> Vec3 {
 
 /// Whether entity `i` of `filter_iter` / `option_iter` has the tag: every second one.
 pub fn tagged(i: usize) -> bool {
-    i % 2 == 0
+    i.is_multiple_of(2)
 }
 
 /// The velocity every entity starts with.

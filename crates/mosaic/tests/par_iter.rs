@@ -157,7 +157,7 @@ fn record(value: &Value, entity: mosaic::Entity, buffer: &mut mosaic::CommandBuf
     if value.0 % 2 == 1 {
         buffer.despawn(entity);
     }
-    if value.0 % 3 == 0 {
+    if value.0.is_multiple_of(3) {
         buffer.spawn_at_apply((Child(value.0),));
     }
 }

@@ -104,13 +104,13 @@ fn step(world: &mut World) {
     for _ in 0..7 {
         let r = rng.next();
         let e = world.spawn((Body { x: (r % 100) as f32, y: 1.0 }, Heat((r >> 8) as u32 % 50)));
-        if r % 2 == 0 {
+        if r.is_multiple_of(2) {
             world.insert(e, Label(format!("late{r}")));
         }
-        if r % 3 == 0 {
+        if r.is_multiple_of(3) {
             world.insert(e, Spin { w: 1.0, turns: 1 });
         }
-        if r % 4 == 0 {
+        if r.is_multiple_of(4) {
             let parent = living[(r >> 16) as usize % living.len()];
             if world.is_alive(parent) {
                 world.set_parent(e, parent).unwrap();

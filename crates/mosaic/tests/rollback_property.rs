@@ -152,11 +152,10 @@ proptest! {
                     }
                 }
                 Op::Nudge(i, d) => {
-                    if let Some(e) = pick(&world, i) {
-                        if let Ok(p) = world.get_mut::<Pos>(e) {
+                    if let Some(e) = pick(&world, i)
+                        && let Ok(p) = world.get_mut::<Pos>(e) {
                             p.1 = p.1.wrapping_add(d);
                         }
-                    }
                 }
                 Op::SetParent(c, p) => {
                     if let (Some(child), Some(parent)) = (pick(&world, c), pick(&world, p)) {

@@ -185,7 +185,7 @@ fn frame(world: &mut World, number: u32) {
     if let Some(e) = pick::<&Debris>(world, &mut rng) {
         world.despawn(e);
     }
-    if number % 7 == 0 {
+    if number.is_multiple_of(7) {
         world.sort_by::<Rank>(|a, b| a.0.cmp(&b.0)).unwrap();
     }
     world.insert_resource(rng);

@@ -166,7 +166,7 @@ impl Schedule {
                 || (segment.sequential_ns >= self.parallel_threshold_ns
                     && (segment.parallel_ns.is_nan()
                         || segment.parallel_ns < segment.sequential_ns
-                        || segment.runs % REPROBE_EVERY == 0)))
+                        || segment.runs.is_multiple_of(REPROBE_EVERY))))
         {
             // A zero threshold puts the segment on the pool every frame, the first included (when
             // `sequential_ns` is still unknown) and whatever the measured times say.

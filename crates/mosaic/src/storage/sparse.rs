@@ -46,6 +46,20 @@ impl SparseArray {
         page[index % PAGE_SIZE] = row;
     }
 
+    /// The entry for `index`, mutably, allocating its page if needed: [`SparseArray::get`] and
+    /// [`SparseArray::insert`] in one page lookup. The entry reads `u32::MAX` when empty; store
+    /// only rows below it.
+    #[inline]
+    pub fn entry_mut(&mut self, index: u32) -> &mut u32 {
+        let index = index as usize;
+        let page_index = index / PAGE_SIZE;
+        if page_index >= self.pages.len() {
+            self.pages.resize_with(page_index + 1, || None);
+        }
+        let page = self.pages[page_index].get_or_insert_with(|| Box::new([EMPTY; PAGE_SIZE]));
+        &mut page[index % PAGE_SIZE]
+    }
+
     /// Clears the entry for `index`. Does nothing if there is none.
     #[inline]
     pub fn remove(&mut self, index: u32) {
@@ -119,6 +133,18 @@ impl SparseView<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entry_mut_reads_and_writes_through_one_lookup() {
+        let mut sparse = SparseArray::new();
+        let index = 2 * PAGE_SIZE as u32 + 5;
+        assert_eq!(*sparse.entry_mut(index), EMPTY, "a fresh entry is empty");
+        assert_eq!(sparse.page_count(), 1, "the page is allocated on first use");
+        *sparse.entry_mut(index) = 9;
+        assert_eq!(sparse.get(index), Some(9));
+        assert_eq!(*sparse.entry_mut(index), 9);
+        assert_eq!(sparse.get(index + 1), None);
+    }
 
     #[test]
     fn pages_on_demand() {

@@ -326,15 +326,29 @@ impl SparseSet {
     #[inline]
     #[track_caller]
     pub fn insert<T: 'static>(&mut self, entity: Entity, value: T) -> Option<T> {
-        if let Some(row) = self.row_of(entity) {
-            let old = self.aos_mut().replace(row, value);
+        self.settle_changes();
+        let len = self.dense.len();
+        let PoolData::Aos(column) = &mut self.data else {
+            self.aos_mut(); // panics, naming the layout
+            unreachable!("the pool is struct-of-arrays");
+        };
+        // One page lookup finds the entry and, for a new entity, is where its row goes. The
+        // entry is written only after the value and the entity are in (a typed push that
+        // panics leaves the index unchanged), and only a stored entity's entry names its row.
+        let entry = self.sparse.entry_mut(entity.index());
+        let row = *entry as usize;
+        if row < len && self.dense[row] == entity {
+            let old = column.replace(row, value);
             self.mark_changed(entity);
             return Some(old);
         }
-        self.settle_changes();
-        self.aos_mut().push(value);
-        self.sparse.insert(entity.index(), self.dense.len() as u32);
+        assert!(
+            len < u32::MAX as usize,
+            "sparse set row overflow: more than u32::MAX - 1 values in one pool"
+        );
+        column.push(value);
         self.dense.push(entity);
+        *entry = len as u32;
         self.version += 1;
         self.track_push(entity);
         None
@@ -382,15 +396,27 @@ impl SparseSet {
     /// If the pool is array-of-structs or `T` is not its type.
     #[track_caller]
     pub fn insert_soa<T: SoaLayout>(&mut self, entity: Entity, value: T) -> Option<T> {
-        if let Some(row) = self.row_of(entity) {
-            let old = self.soa_mut().replace(row, value);
+        self.settle_changes();
+        let len = self.dense.len();
+        let PoolData::Soa(columns) = &mut self.data else {
+            self.soa_mut(); // panics, naming the layout
+            unreachable!("the pool is array-of-structs");
+        };
+        // As in `insert`: one page lookup, the entry written last.
+        let entry = self.sparse.entry_mut(entity.index());
+        let row = *entry as usize;
+        if row < len && self.dense[row] == entity {
+            let old = columns.replace(row, value);
             self.mark_changed(entity);
             return Some(old);
         }
-        self.settle_changes();
-        self.soa_mut().push(value);
-        self.sparse.insert(entity.index(), self.dense.len() as u32);
+        assert!(
+            len < u32::MAX as usize,
+            "sparse set row overflow: more than u32::MAX - 1 values in one pool"
+        );
+        columns.push(value);
         self.dense.push(entity);
+        *entry = len as u32;
         self.version += 1;
         self.track_push(entity);
         None
