@@ -51,6 +51,13 @@ impl Schedule {
     /// Runs every system once (one frame), then the [`FrameEndTasks`], then one round of lazy
     /// garbage collection ([`World::collect_lazy`]).
     ///
+    /// Threads: parallel work goes to the current rayon pool. Call `run` from a thread of that
+    /// pool (run the game loop inside `ThreadPool::install`). Called from outside the pool, the
+    /// frame's sequential work runs on one thread more than the pool has, and rayon's idle
+    /// workers spin beside it. With 2 workers on 2 cores, the arena's 1,000-entity scene ran
+    /// 2.7x slower on 2 threads than on 1 from `main`, and 0.9x inside the pool
+    /// (docs/scaling.md).
+    ///
     /// # Panics
     /// If the schedule cannot be built (see [`Schedule::try_run`]); if a system needs a resource
     /// that is missing, naming the system and the resource (unless it was added with
