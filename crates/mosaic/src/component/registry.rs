@@ -191,19 +191,11 @@ impl Components {
     ///
     /// # Panics
     /// If more than `u32::MAX` component types are registered.
-    #[inline(always)]
+    #[inline]
     pub fn register<T: Component>(&mut self) -> ComponentId {
-        match self.id::<T>() {
-            Some(id) => id,
-            None => self.register_new::<T>(),
+        if let Some(id) = self.id::<T>() {
+            return id;
         }
-    }
-
-    /// [`Components::register`] for a type not registered yet: out of line, so the common
-    /// case (an index and a compare) inlines into every insert.
-    #[cold]
-    #[inline(never)]
-    fn register_new<T: Component>(&mut self) -> ComponentId {
         let id = ComponentId(u32::try_from(self.pools.len()).expect("too many component types"));
         self.by_type.insert(TypeId::of::<T>(), id);
         if let Some(slot) = T::type_slot() {

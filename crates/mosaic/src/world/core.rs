@@ -327,7 +327,13 @@ impl World {
     ) -> Result<Option<T>, ComponentError> {
         self.flush();
         self.check_alive(entity)?;
-        let id = self.components.register::<T>();
+        // The lookup inlined, registration (once per type) through the call: measured 5% of
+        // add_remove's instructions. Inlining it inside `register` instead changed the code of
+        // unrelated query loops (option_iter 9.8 -> 17.7 us).
+        let id = match self.components.id::<T>() {
+            Some(id) => id,
+            None => self.components.register::<T>(),
+        };
         if self.observers.any {
             return Ok(self.insert_observed(entity, id, value));
         }
