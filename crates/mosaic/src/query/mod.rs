@@ -3,10 +3,9 @@
 //! A query is a [`QueryData`] (what each item holds: `&T`, `&mut T`, `Option<&T>`,
 //! `Option<&mut T>`, [`Has<T>`], [`Mut<T>`], [`Entity`](crate::Entity), or a tuple of those) and a
 //! [`QueryFilter`] ([`With`], [`Without`], [`Or`], [`Added`], [`Changed`], [`FieldChanged`], or a
-//! tuple of those). Iteration walks the
-//! smallest pool among the fetched components (or a much smaller `With` pool) and looks the entity
-//! up in the others (O(1) each), so its cost is O(n * c) for the walked pool's n entities and the
-//! query's c components.
+//! tuple of those). Iteration walks the smallest pool among the fetched components (or a much
+//! smaller `With` pool) and looks the entity up in the others (O(1) each), so its cost is
+//! O(n * c) for the walked pool's n entities and the query's c components.
 
 mod access;
 mod change;
