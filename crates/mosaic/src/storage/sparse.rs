@@ -60,6 +60,26 @@ impl SparseArray {
         &mut page[index % PAGE_SIZE]
     }
 
+    /// The entry for `index`, mutably, if its page exists (the entry reads `u32::MAX` when
+    /// empty). Allocates nothing.
+    #[inline]
+    pub fn get_mut(&mut self, index: u32) -> Option<&mut u32> {
+        let index = index as usize;
+        let page = self.pages.get_mut(index / PAGE_SIZE)?.as_deref_mut()?;
+        Some(&mut page[index % PAGE_SIZE])
+    }
+
+    /// Stores `row` for an `index` that already has an entry (its page exists): the entry of an
+    /// entity that moved rows. One page lookup and no allocation check; falls back to
+    /// [`SparseArray::insert`] if the page is missing after all.
+    #[inline]
+    pub fn set_existing(&mut self, index: u32, row: u32) {
+        match self.get_mut(index) {
+            Some(entry) => *entry = row,
+            None => self.insert(index, row),
+        }
+    }
+
     /// Clears the entry for `index`. Does nothing if there is none.
     #[inline]
     pub fn remove(&mut self, index: u32) {
@@ -133,6 +153,21 @@ impl SparseView<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn get_mut_and_set_existing() {
+        let mut sparse = SparseArray::new();
+        assert!(sparse.get_mut(7).is_none(), "no page, no entry, nothing allocated");
+        assert_eq!(sparse.page_count(), 0);
+        sparse.insert(7, 1);
+        assert_eq!(sparse.get_mut(8).copied(), Some(EMPTY));
+        sparse.set_existing(7, 4);
+        assert_eq!(sparse.get(7), Some(4));
+        *sparse.get_mut(7).unwrap() = EMPTY;
+        assert_eq!(sparse.get(7), None);
+        sparse.set_existing(3 * PAGE_SIZE as u32, 2); // no page yet: inserts
+        assert_eq!(sparse.get(3 * PAGE_SIZE as u32), Some(2));
+    }
 
     #[test]
     fn entry_mut_reads_and_writes_through_one_lookup() {

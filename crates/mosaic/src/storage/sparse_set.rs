@@ -46,6 +46,9 @@ pub struct SparseSet {
     changes: Option<Box<ChangeTracker>>,
 }
 
+/// A sparse entry with no row (`SparseArray`'s empty marker).
+const EMPTY_ROW: u32 = u32::MAX;
+
 /// The values of a pool, in either layout.
 #[derive(Debug)]
 enum PoolData {
@@ -383,9 +386,26 @@ impl SparseSet {
     #[inline]
     #[track_caller]
     pub fn remove<T: 'static>(&mut self, entity: Entity) -> Option<T> {
-        let row = self.row_of(entity)?;
-        let value = self.aos_mut().swap_remove::<T>(row);
-        self.unlink(entity, row);
+        if self.lazy {
+            let row = self.row_of(entity)?;
+            let value = self.aos_mut().swap_remove::<T>(row);
+            self.unlink(entity, row);
+            return Some(value);
+        }
+        self.settle_changes();
+        let PoolData::Aos(column) = &mut self.data else {
+            self.aos_mut(); // panics, naming the layout
+            unreachable!("the pool is struct-of-arrays");
+        };
+        // One page lookup finds the row and clears the entry, after the typed (checked) removal.
+        let entry = self.sparse.get_mut(entity.index())?;
+        let row = *entry as usize;
+        if row >= self.dense.len() || self.dense[row] != entity {
+            return None;
+        }
+        let value = column.swap_remove::<T>(row);
+        *entry = EMPTY_ROW;
+        self.unlink_cleared(entity, row);
         Some(value)
     }
 
@@ -428,9 +448,26 @@ impl SparseSet {
     /// If the pool is array-of-structs or `T` is not its type.
     #[track_caller]
     pub fn remove_soa<T: SoaLayout>(&mut self, entity: Entity) -> Option<T> {
-        let row = self.row_of(entity)?;
-        let value = self.soa_mut().swap_remove::<T>(row);
-        self.unlink(entity, row);
+        if self.lazy {
+            let row = self.row_of(entity)?;
+            let value = self.soa_mut().swap_remove::<T>(row);
+            self.unlink(entity, row);
+            return Some(value);
+        }
+        self.settle_changes();
+        let PoolData::Soa(columns) = &mut self.data else {
+            self.soa_mut(); // panics, naming the layout
+            unreachable!("the pool is array-of-structs");
+        };
+        // As in `remove`.
+        let entry = self.sparse.get_mut(entity.index())?;
+        let row = *entry as usize;
+        if row >= self.dense.len() || self.dense[row] != entity {
+            return None;
+        }
+        let value = columns.swap_remove::<T>(row);
+        *entry = EMPTY_ROW;
+        self.unlink_cleared(entity, row);
         Some(value)
     }
 
@@ -441,11 +478,28 @@ impl SparseSet {
     /// # Panics
     /// If the value's `Drop` panics (the pool is then still consistent and the value dropped).
     pub fn remove_and_drop(&mut self, entity: Entity) -> bool {
-        let Some(row) = self.row_of(entity) else {
-            return false;
+        let row = if self.lazy {
+            let Some(row) = self.row_of(entity) else {
+                return false;
+            };
+            // Fix the index first, so a panicking drop leaves a consistent pool.
+            self.unlink(entity, row);
+            row
+        } else {
+            self.settle_changes();
+            // One page lookup finds the row and clears the entry; the index is fixed before the
+            // drop, so a panicking drop leaves a consistent pool.
+            let Some(entry) = self.sparse.get_mut(entity.index()) else {
+                return false;
+            };
+            let row = *entry as usize;
+            if row >= self.dense.len() || self.dense[row] != entity {
+                return false;
+            }
+            *entry = EMPTY_ROW;
+            self.unlink_cleared(entity, row);
+            row
         };
-        // Fix the index first, so a panicking drop leaves a consistent pool.
-        self.unlink(entity, row);
         match &mut self.data {
             PoolData::Aos(column) => column.swap_remove_and_drop(row),
             PoolData::Soa(columns) => columns.swap_remove_and_drop(row),
@@ -515,6 +569,22 @@ impl SparseSet {
                 position[displaced] = current;
                 position[wanted] = target;
             }
+        }
+    }
+
+    /// The rest of [`SparseSet::unlink`] in a pool with no stale rows, once the changes are
+    /// settled and `entity`'s sparse entry is cleared: the dense row goes (the last moves into
+    /// it, and its entry follows), and the tracker's row with it.
+    #[inline]
+    fn unlink_cleared(&mut self, entity: Entity, row: usize) {
+        debug_assert!(!self.lazy && self.sparse.get(entity.index()).is_none());
+        self.version += 1;
+        if let Some(changes) = self.changes.as_deref_mut() {
+            changes.swap_remove(row, entity);
+        }
+        self.dense.swap_remove(row);
+        if let Some(&moved) = self.dense.get(row) {
+            self.sparse.set_existing(moved.index(), row as u32);
         }
     }
 
