@@ -278,6 +278,35 @@ fn derive_soa(input: &DeriveInput, lazy: &TokenStream, mutable: bool) -> syn::Re
     } else {
         (quote! { #ref_name<'a> }, quote! { { let _ = stamp; unsafe { Self::row_ref(columns, row) } } })
     };
+    // `View` (via `cloned`) and `ViewMut` (via `set`) for a generated view type.
+    // The `Clone` bounds here and below are higher-ranked (`for<'__clone> F: Clone`): a plain bound on a
+    // concrete field type that is not `Clone` would be a compile error ("trivial bound",
+    // rust-lang/rust#48214); this way the impl simply does not apply.
+    let view_impl = |view: &syn::Ident| {
+        quote! {
+            impl ::mosaic::View for #view<'_> where #( for<'__clone> #types: ::core::clone::Clone, )* {
+                type Value = #name;
+                fn read(&self) -> #name {
+                    self.cloned()
+                }
+            }
+        }
+    };
+    let view_mut_impl = |view: &syn::Ident| {
+        let read = view_impl(view);
+        quote! {
+            #read
+
+            impl ::mosaic::ViewMut for #view<'_> where #( for<'__clone> #types: ::core::clone::Clone, )* {
+                fn write(&mut self, value: #name) {
+                    self.set(value);
+                }
+            }
+        }
+    };
+    let tracked_views = view_mut_impl(&tracked_name);
+    let ref_view = view_impl(&ref_name);
+    let mut_views = view_mut_impl(&mut_name);
     let tracked_items = mutable.then(|| {
         quote! {
             #[doc = #tracked_doc]
@@ -323,23 +352,9 @@ fn derive_soa(input: &DeriveInput, lazy: &TokenStream, mutable: bool) -> syn::Re
                 }
             }
 
-            impl ::mosaic::View for #tracked_name<'_> where #( for<'__clone> #types: ::core::clone::Clone, )* {
-                type Value = #name;
-                fn read(&self) -> #name {
-                    self.cloned()
-                }
-            }
-
-            impl ::mosaic::ViewMut for #tracked_name<'_> where #( for<'__clone> #types: ::core::clone::Clone, )* {
-                fn write(&mut self, value: #name) {
-                    self.set(value);
-                }
-            }
+            #tracked_views
         }
     });
-    // The `Clone` bounds below are higher-ranked (`for<'__clone> F: Clone`): a plain bound on a
-    // concrete field type that is not `Clone` would be a compile error ("trivial bound",
-    // rust-lang/rust#48214); this way the impl simply does not apply.
 
     Ok(quote! {
         #[doc = #ref_doc]
@@ -390,25 +405,9 @@ fn derive_soa(input: &DeriveInput, lazy: &TokenStream, mutable: bool) -> syn::Re
             }
         }
 
-        impl ::mosaic::View for #ref_name<'_> where #( for<'__clone> #types: ::core::clone::Clone, )* {
-            type Value = #name;
-            fn read(&self) -> #name {
-                self.cloned()
-            }
-        }
+        #ref_view
 
-        impl ::mosaic::View for #mut_name<'_> where #( for<'__clone> #types: ::core::clone::Clone, )* {
-            type Value = #name;
-            fn read(&self) -> #name {
-                self.cloned()
-            }
-        }
-
-        impl ::mosaic::ViewMut for #mut_name<'_> where #( for<'__clone> #types: ::core::clone::Clone, )* {
-            fn write(&mut self, value: #name) {
-                self.set(value);
-            }
-        }
+        #mut_views
 
         // SAFETY: `fields`, `split` and `join` list every field once, in declaration order, with
         // its own type.

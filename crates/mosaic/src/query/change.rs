@@ -7,7 +7,7 @@ use super::QueryFilter;
 use super::access::{ComponentAccess, FilterSet};
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
-use crate::storage::{ChangeTracker, RowLookup, SparseSet, StorageInfo, TickWindow, Ticks};
+use crate::storage::{ChangeTracker, RowLookup, SparseSet, StorageInfo, Tick, TickWindow, Ticks};
 
 /// Filter: the entity's `T` was added since the reader last ran (bevy's `Added`).
 ///
@@ -77,7 +77,7 @@ pub struct Added<T>(PhantomData<fn() -> T>);
 /// ```
 pub struct Changed<T>(PhantomData<fn() -> T>);
 
-/// What [`Added`] and [`Changed`] capture: `T`'s pool and tracker, and the reader's window.
+/// What [`Added`], [`Changed`] and [`FieldChanged`] capture: `T`'s pool and tracker, and the reader's window.
 #[doc(hidden)]
 #[derive(Clone, Copy)]
 pub struct ChangeFetch<'w> {
@@ -102,6 +102,40 @@ impl<'w> ChangeFetch<'w> {
         });
         Self { tracked, window: ticks.window() }
     }
+
+    /// Whether `entity` is in the pool and `tick(changes, row)` of its row is in the window.
+    #[inline(always)]
+    fn matches(&self, entity: Entity, tick: impl Fn(&ChangeTracker, usize) -> Tick) -> bool {
+        self.tracked.is_some_and(|(lookup, changes)| {
+            lookup.row_of(entity).is_some_and(|row| self.window.is_newer(tick(changes, row)))
+        })
+    }
+
+    /// [`ChangeFetch::matches`] for `entity` at row `row` of the walked pool `driver`: when
+    /// that is this pool, the row is the entity's and needs no lookup.
+    #[inline(always)]
+    fn matches_at(
+        &self,
+        entity: Entity,
+        driver: &[Entity],
+        row: usize,
+        tick: impl Fn(&ChangeTracker, usize) -> Tick,
+    ) -> bool {
+        match self.tracked {
+            Some((lookup, changes)) if lookup.is_of(driver) => self.window.is_newer(tick(changes, row)),
+            _ => self.matches(entity, tick),
+        }
+    }
+}
+
+/// The answer of every change filter to a watch: watches follow which components entities have.
+#[track_caller]
+fn refuse_watch<F>() -> ! {
+    panic!(
+        "a watch cannot follow the filter `{}`: watches track which components entities have, \
+         not when they changed",
+        std::any::type_name::<F>()
+    );
 }
 
 fn tracked_pool<T: Component>(components: &Components) -> Option<&SparseSet> {
@@ -123,11 +157,7 @@ macro_rules! change_filter {
                 _: &mut dyn FnMut(ComponentId),
                 _: &mut dyn FnMut(ComponentId),
             ) {
-                panic!(
-                    "a watch cannot follow the filter `{}`: watches track which components \
-                     entities have, not when they changed",
-                    std::any::type_name::<Self>()
-                );
+                refuse_watch::<Self>()
             }
             fn visit_filter(filter: &mut FilterSet) {
                 // SAFETY: `matches` rejects every entity not in `T`'s pool (no row, no tick).
@@ -149,19 +179,11 @@ macro_rules! change_filter {
             }
             #[inline(always)]
             fn matches(fetch: &Self::Fetch<'_>, entity: Entity) -> bool {
-                fetch.tracked.is_some_and(|(lookup, changes)| {
-                    lookup.row_of(entity).is_some_and(|row| fetch.window.is_newer(changes.$tick(row)))
-                })
+                fetch.matches(entity, |changes, row| changes.$tick(row))
             }
             #[inline(always)]
             fn matches_at(fetch: &Self::Fetch<'_>, entity: Entity, driver: &[Entity], row: usize) -> bool {
-                match fetch.tracked {
-                    // Walking this pool: `row` is the entity's row here.
-                    Some((lookup, changes)) if lookup.is_of(driver) => {
-                        fetch.window.is_newer(changes.$tick(row))
-                    }
-                    _ => Self::matches(fetch, entity),
-                }
+                fetch.matches_at(entity, driver, row, |changes, row| changes.$tick(row))
             }
         }
     };
@@ -217,12 +239,21 @@ change_filter!(Changed, "Changed", changed, true);
 /// ```
 pub struct FieldChanged<T, const FIELD: usize>(PhantomData<fn() -> T>);
 
-/// Panics unless `T` is stored struct-of-arrays with more than `FIELD` fields.
+/// Panics unless `T` is stored struct-of-arrays with more than `FIELD` fields. Reads the
+/// layout from `T`'s pool when it is registered (no allocation: this runs at every query
+/// made), else from `T::storage_info()`.
 #[track_caller]
-fn check_field<T: Component, const FIELD: usize>() {
-    let fields = match T::storage_info() {
-        StorageInfo::Soa(info) => info.field_count(),
-        StorageInfo::Aos(_) => panic!(
+fn check_field<T: Component, const FIELD: usize>(components: &Components) {
+    let soa_fields = match components.pool_of::<T>() {
+        Some(pool) => pool.is_soa().then(|| pool.soa().info().field_count()),
+        None => match T::storage_info() {
+            StorageInfo::Soa(info) => Some(info.field_count()),
+            StorageInfo::Aos(_) => None,
+        },
+    };
+    let fields = match soa_fields {
+        Some(fields) => fields,
+        None => panic!(
             "`FieldChanged<{}, {FIELD}>` needs a struct-of-arrays component \
              (`#[component(storage = \"soa\")]`); use `Changed` for this one",
             std::any::type_name::<T>()
@@ -236,26 +267,15 @@ fn check_field<T: Component, const FIELD: usize>() {
     );
 }
 
-/// What [`FieldChanged`] captures: `T`'s pool and tracker, and the reader's window.
-#[doc(hidden)]
-#[derive(Clone, Copy)]
-pub struct FieldChangeFetch<'w> {
-    inner: ChangeFetch<'w>,
-}
-
 impl<T: Component, const FIELD: usize> QueryFilter for FieldChanged<T, FIELD> {
-    type Fetch<'w> = FieldChangeFetch<'w>;
+    type Fetch<'w> = ChangeFetch<'w>;
 
     fn visit_required<'w>(components: &'w Components, visit: &mut dyn FnMut(Option<&'w SparseSet>)) {
         visit(components.pool_of::<T>());
     }
     #[track_caller]
     fn register_ids(_: &mut Components, _: &mut dyn FnMut(ComponentId), _: &mut dyn FnMut(ComponentId)) {
-        panic!(
-            "a watch cannot follow the filter `{}`: watches track which components entities \
-             have, not when they changed",
-            std::any::type_name::<Self>()
-        );
+        refuse_watch::<Self>()
     }
     fn visit_filter(filter: &mut FilterSet) {
         // SAFETY: `matches` rejects every entity not in `T`'s pool (no row, no tick).
@@ -267,12 +287,12 @@ impl<T: Component, const FIELD: usize> QueryFilter for FieldChanged<T, FIELD> {
     }
     #[track_caller]
     fn init_fetch(components: &Components, ticks: Ticks) -> Self::Fetch<'_> {
-        check_field::<T, FIELD>();
-        FieldChangeFetch { inner: ChangeFetch::new::<T>(components, ticks, "FieldChanged") }
+        check_field::<T, FIELD>(components);
+        ChangeFetch::new::<T>(components, ticks, "FieldChanged")
     }
     #[track_caller]
     fn track_changes(components: &mut Components) {
-        check_field::<T, FIELD>();
+        check_field::<T, FIELD>(components);
         components.track_changes::<T>();
     }
     fn change_driver(components: &Components) -> Option<&SparseSet> {
@@ -280,19 +300,10 @@ impl<T: Component, const FIELD: usize> QueryFilter for FieldChanged<T, FIELD> {
     }
     #[inline(always)]
     fn matches(fetch: &Self::Fetch<'_>, entity: Entity) -> bool {
-        let fetch = &fetch.inner;
-        fetch.tracked.is_some_and(|(lookup, changes)| {
-            lookup.row_of(entity).is_some_and(|row| fetch.window.is_newer(changes.field_changed(row, FIELD)))
-        })
+        fetch.matches(entity, |changes, row| changes.field_changed(row, FIELD))
     }
     #[inline(always)]
     fn matches_at(fetch: &Self::Fetch<'_>, entity: Entity, driver: &[Entity], row: usize) -> bool {
-        match fetch.inner.tracked {
-            // Walking this pool: `row` is the entity's row here.
-            Some((lookup, changes)) if lookup.is_of(driver) => {
-                fetch.inner.window.is_newer(changes.field_changed(row, FIELD))
-            }
-            _ => Self::matches(fetch, entity),
-        }
+        fetch.matches_at(entity, driver, row, |changes, row| changes.field_changed(row, FIELD))
     }
 }

@@ -26,7 +26,7 @@ pub use self::core::{ExclusiveQuery, Query};
 #[doc(hidden)]
 pub use access::ComponentAccess;
 pub use access::FilterSet;
-pub use change::{Added, ChangeFetch, Changed, FieldChangeFetch, FieldChanged};
+pub use change::{Added, ChangeFetch, Changed, FieldChanged};
 pub use chunk::ChunkQueryData;
 pub use combinations::QueryCombinations;
 pub use data::{Driving, Has, QueryData, ReadOnlyQueryData};

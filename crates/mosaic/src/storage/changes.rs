@@ -116,26 +116,35 @@ impl FieldCells {
         // SAFETY: the caller holds the row, so no other access to the cell runs.
         unsafe { *self.ticks[row * self.stride + field].get() = tick };
     }
+    // Array-of-structs pools keep no field ticks (`stride` 0): the methods below return at once
+    // for them, so the hot paths of tracked array-of-structs pools pay one compare, not a slice
+    // computation (about 10 instructions on every tracked insert and `get_mut`).
+
     /// Writes every field's tick of row `row` through a shared borrow.
     ///
     /// # Safety
     /// As [`FieldCells::set`].
     #[inline(always)]
     unsafe fn set_row(&self, row: usize, tick: u32) {
+        if self.stride == 0 {
+            return;
+        }
         for cell in &self.ticks[row * self.stride..(row + 1) * self.stride] {
             // SAFETY: the caller holds the row, so no other access to its cells runs.
             unsafe { *cell.get() = tick };
         }
     }
+    #[inline]
     fn set_row_mut(&mut self, row: usize, tick: u32) {
+        if self.stride == 0 {
+            return;
+        }
         for cell in &mut self.ticks[row * self.stride..(row + 1) * self.stride] {
             *cell.get_mut() = tick;
         }
     }
     #[inline]
     fn push(&mut self, tick: u32) {
-        // Array-of-structs pools keep no field ticks: skip the (empty) extend, about 10
-        // instructions on every tracked insert.
         if self.stride != 0 {
             self.ticks.extend((0..self.stride).map(|_| UnsafeCell::new(tick)));
         }
@@ -324,9 +333,7 @@ impl ChangeTracker {
     pub fn mark_mut(&mut self, row: usize, entity: Entity, lookup: RowLookup<'_>) {
         self.settle(lookup);
         let now = self.clock.now();
-        if self.fields.stride != 0 {
-            self.fields.set_row_mut(row, now.get());
-        }
+        self.fields.set_row_mut(row, now.get());
         if self.cells.changed(row) == now.get() && self.cells.slot(row) != NO_SLOT {
             return;
         }
@@ -719,12 +726,11 @@ impl ChangeMarker<'_> {
     /// row of the hot loops (measured: option_iter 11.0 -> 15.8 us).
     #[inline(always)]
     pub unsafe fn mark(self, row: usize) {
-        if self.tracker.fields.stride != 0 {
-            // SAFETY: the caller holds the row exclusively.
-            unsafe { self.tracker.fields.set_row(row, self.tick.get()) };
+        // SAFETY: the caller holds the row exclusively; then forwarded from the caller.
+        unsafe {
+            self.tracker.fields.set_row(row, self.tick.get());
+            self.mark_row(row);
         }
-        // SAFETY: forwarded from the caller.
-        unsafe { self.mark_row(row) };
     }
 
     /// Records that field `field` of row `row` (of a struct-of-arrays component) is written

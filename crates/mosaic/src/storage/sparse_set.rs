@@ -56,6 +56,36 @@ enum PoolData {
     Soa(SoaColumns),
 }
 
+impl PoolData {
+    /// The array-of-structs column.
+    ///
+    /// # Panics
+    /// If the pool is struct-of-arrays.
+    #[inline]
+    #[track_caller]
+    fn column_mut(&mut self) -> &mut Column {
+        match self {
+            Self::Aos(column) => column,
+            Self::Soa(columns) => {
+                panic!("the pool of `{}` is struct-of-arrays, not a column", columns.info().type_name())
+            }
+        }
+    }
+
+    /// The struct-of-arrays columns.
+    ///
+    /// # Panics
+    /// If the pool is array-of-structs.
+    #[inline]
+    #[track_caller]
+    fn soa_mut(&mut self) -> &mut SoaColumns {
+        match self {
+            Self::Soa(columns) => columns,
+            Self::Aos(column) => panic!("the pool of `{}` is array-of-structs", column.info().type_name()),
+        }
+    }
+}
+
 /// Entries of the alignment cache per pool (distinct driver pools remembered).
 const ALIGNMENT_CACHE: usize = 4;
 
@@ -191,12 +221,7 @@ impl SparseSet {
     #[inline]
     #[track_caller]
     fn aos_mut(&mut self) -> &mut Column {
-        match &mut self.data {
-            PoolData::Aos(column) => column,
-            PoolData::Soa(columns) => {
-                panic!("the pool of `{}` is struct-of-arrays, not a column", columns.info().type_name())
-            }
-        }
+        self.data.column_mut()
     }
 
     /// The struct-of-arrays columns.
@@ -207,17 +232,6 @@ impl SparseSet {
     #[track_caller]
     pub fn soa(&self) -> &SoaColumns {
         match &self.data {
-            PoolData::Soa(columns) => columns,
-            PoolData::Aos(column) => {
-                panic!("the pool of `{}` is array-of-structs", column.info().type_name())
-            }
-        }
-    }
-
-    #[inline]
-    #[track_caller]
-    fn soa_mut(&mut self) -> &mut SoaColumns {
-        match &mut self.data {
             PoolData::Soa(columns) => columns,
             PoolData::Aos(column) => {
                 panic!("the pool of `{}` is array-of-structs", column.info().type_name())
@@ -329,32 +343,12 @@ impl SparseSet {
     #[inline]
     #[track_caller]
     pub fn insert<T: 'static>(&mut self, entity: Entity, value: T) -> Option<T> {
-        self.settle_changes();
-        let len = self.dense.len();
-        let PoolData::Aos(column) = &mut self.data else {
-            self.aos_mut(); // panics, naming the layout
-            unreachable!("the pool is struct-of-arrays");
-        };
-        // One page lookup finds the entry and, for a new entity, is where its row goes. The
-        // entry is written only after the value and the entity are in (a typed push that
-        // panics leaves the index unchanged), and only a stored entity's entry names its row.
-        let entry = self.sparse.entry_mut(entity.index());
-        let row = *entry as usize;
-        if row < len && self.dense[row] == entity {
-            let old = column.replace(row, value);
-            self.mark_changed(entity);
-            return Some(old);
-        }
-        assert!(
-            len < u32::MAX as usize,
-            "sparse set row overflow: more than u32::MAX - 1 values in one pool"
-        );
-        column.push(value);
-        self.dense.push(entity);
-        *entry = len as u32;
-        self.version += 1;
-        self.track_push(entity);
-        None
+        self.insert_with(
+            entity,
+            value,
+            |data, row, value| data.column_mut().replace(row, value),
+            |data, value| data.column_mut().push(value),
+        )
     }
 
     /// The value of `entity`, if present.
@@ -386,27 +380,7 @@ impl SparseSet {
     #[inline]
     #[track_caller]
     pub fn remove<T: 'static>(&mut self, entity: Entity) -> Option<T> {
-        if self.lazy {
-            let row = self.row_of(entity)?;
-            let value = self.aos_mut().swap_remove::<T>(row);
-            self.unlink(entity, row);
-            return Some(value);
-        }
-        self.settle_changes();
-        let PoolData::Aos(column) = &mut self.data else {
-            self.aos_mut(); // panics, naming the layout
-            unreachable!("the pool is struct-of-arrays");
-        };
-        // One page lookup finds the row and clears the entry, after the typed (checked) removal.
-        let entry = self.sparse.get_mut(entity.index())?;
-        let row = *entry as usize;
-        if row >= self.dense.len() || self.dense[row] != entity {
-            return None;
-        }
-        let value = column.swap_remove::<T>(row);
-        *entry = EMPTY_ROW;
-        self.unlink_cleared(entity, row);
-        Some(value)
+        self.remove_with(entity, |data, row| data.column_mut().swap_remove::<T>(row))
     }
 
     /// Inserts or replaces `entity`'s value in a struct-of-arrays pool; returns the replaced
@@ -416,30 +390,12 @@ impl SparseSet {
     /// If the pool is array-of-structs or `T` is not its type.
     #[track_caller]
     pub fn insert_soa<T: SoaLayout>(&mut self, entity: Entity, value: T) -> Option<T> {
-        self.settle_changes();
-        let len = self.dense.len();
-        let PoolData::Soa(columns) = &mut self.data else {
-            self.soa_mut(); // panics, naming the layout
-            unreachable!("the pool is array-of-structs");
-        };
-        // As in `insert`: one page lookup, the entry written last.
-        let entry = self.sparse.entry_mut(entity.index());
-        let row = *entry as usize;
-        if row < len && self.dense[row] == entity {
-            let old = columns.replace(row, value);
-            self.mark_changed(entity);
-            return Some(old);
-        }
-        assert!(
-            len < u32::MAX as usize,
-            "sparse set row overflow: more than u32::MAX - 1 values in one pool"
-        );
-        columns.push(value);
-        self.dense.push(entity);
-        *entry = len as u32;
-        self.version += 1;
-        self.track_push(entity);
-        None
+        self.insert_with(
+            entity,
+            value,
+            |data, row, value| data.soa_mut().replace(row, value),
+            |data, value| data.soa_mut().push(value),
+        )
     }
 
     /// Removes `entity` from a struct-of-arrays pool and returns its value, rebuilt. O(fields).
@@ -448,24 +404,68 @@ impl SparseSet {
     /// If the pool is array-of-structs or `T` is not its type.
     #[track_caller]
     pub fn remove_soa<T: SoaLayout>(&mut self, entity: Entity) -> Option<T> {
+        self.remove_with(entity, |data, row| data.soa_mut().swap_remove::<T>(row))
+    }
+
+    /// The layout-independent part of [`SparseSet::insert`] and [`SparseSet::insert_soa`]:
+    /// `replace` overwrites a present row, `push` appends a value; both do the typed work and
+    /// panic on a wrong layout or type before anything changes.
+    ///
+    /// One page lookup finds the entry and, for a new entity, is where its row goes. The entry
+    /// is written only after the value and the entity are in, and only a stored entity's entry
+    /// names its row.
+    #[inline(always)]
+    #[track_caller]
+    fn insert_with<T>(
+        &mut self,
+        entity: Entity,
+        value: T,
+        replace: impl FnOnce(&mut PoolData, usize, T) -> T,
+        push: impl FnOnce(&mut PoolData, T),
+    ) -> Option<T> {
+        self.settle_changes();
+        let len = self.dense.len();
+        let entry = self.sparse.entry_mut(entity.index());
+        let row = *entry as usize;
+        if row < len && self.dense[row] == entity {
+            let old = replace(&mut self.data, row, value);
+            self.mark_changed(entity);
+            return Some(old);
+        }
+        assert!(
+            len < u32::MAX as usize,
+            "sparse set row overflow: more than u32::MAX - 1 values in one pool"
+        );
+        push(&mut self.data, value);
+        self.dense.push(entity);
+        *entry = len as u32;
+        self.version += 1;
+        self.track_push(entity);
+        None
+    }
+
+    /// The layout-independent part of [`SparseSet::remove`] and [`SparseSet::remove_soa`]:
+    /// `take` swap-removes the value at a row, doing the typed work and panicking on a wrong
+    /// layout or type before anything changes.
+    ///
+    /// In a pool with no stale rows, one page lookup finds the row and, after `take`, clears the
+    /// entry.
+    #[inline(always)]
+    #[track_caller]
+    fn remove_with<T>(&mut self, entity: Entity, take: impl FnOnce(&mut PoolData, usize) -> T) -> Option<T> {
         if self.lazy {
             let row = self.row_of(entity)?;
-            let value = self.soa_mut().swap_remove::<T>(row);
+            let value = take(&mut self.data, row);
             self.unlink(entity, row);
             return Some(value);
         }
         self.settle_changes();
-        let PoolData::Soa(columns) = &mut self.data else {
-            self.soa_mut(); // panics, naming the layout
-            unreachable!("the pool is array-of-structs");
-        };
-        // As in `remove`.
         let entry = self.sparse.get_mut(entity.index())?;
         let row = *entry as usize;
         if row >= self.dense.len() || self.dense[row] != entity {
             return None;
         }
-        let value = columns.swap_remove::<T>(row);
+        let value = take(&mut self.data, row);
         *entry = EMPTY_ROW;
         self.unlink_cleared(entity, row);
         Some(value)
