@@ -173,11 +173,11 @@ fn derive_aos(input: &DeriveInput, lazy: &TokenStream, mutable: bool) -> TokenSt
             unsafe fn slice_mut<'a>(columns: Self::Columns<'a>, start: usize, len: usize) -> &'a mut [Self] {
                 unsafe { columns.slice_mut(start, len) }
             }
-            #[inline]
+            #[inline(always)]
             fn insert(pool: &mut ::mosaic::__private::SparseSet, entity: ::mosaic::Entity, value: Self) -> ::core::option::Option<Self> {
                 pool.insert(entity, value)
             }
-            #[inline]
+            #[inline(always)]
             fn remove(pool: &mut ::mosaic::__private::SparseSet, entity: ::mosaic::Entity) -> ::core::option::Option<Self> {
                 pool.remove(entity)
             }
@@ -469,11 +469,11 @@ fn derive_soa(input: &DeriveInput, lazy: &TokenStream, mutable: bool) -> syn::Re
             unsafe fn slice_mut<'a>(columns: Self::Columns<'a>, start: usize, len: usize) -> Self::SliceMut<'a> {
                 #slices_mut_name { #( #names: unsafe { columns.#names.slice_mut(start, len) }, )* }
             }
-            #[inline]
+            #[inline(always)]
             fn insert(pool: &mut ::mosaic::__private::SparseSet, entity: ::mosaic::Entity, value: Self) -> ::core::option::Option<Self> {
                 pool.insert_soa(entity, value)
             }
-            #[inline]
+            #[inline(always)]
             fn remove(pool: &mut ::mosaic::__private::SparseSet, entity: ::mosaic::Entity) -> ::core::option::Option<Self> {
                 pool.remove_soa(entity)
             }

@@ -281,7 +281,7 @@ impl Column {
     ///
     /// # Panics
     /// If `T` is not the stored type or `row >= len`.
-    #[inline]
+    #[inline(always)]
     #[track_caller]
     pub fn swap_remove<T: 'static>(&mut self, row: usize) -> T {
         self.check_type::<T>();

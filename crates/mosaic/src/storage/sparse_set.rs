@@ -575,7 +575,7 @@ impl SparseSet {
     /// The rest of [`SparseSet::unlink`] in a pool with no stale rows, once the changes are
     /// settled and `entity`'s sparse entry is cleared: the dense row goes (the last moves into
     /// it, and its entry follows), and the tracker's row with it.
-    #[inline]
+    #[inline(always)]
     fn unlink_cleared(&mut self, entity: Entity, row: usize) {
         debug_assert!(!self.lazy && self.sparse.get(entity.index()).is_none());
         self.version += 1;
