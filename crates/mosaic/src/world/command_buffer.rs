@@ -42,61 +42,56 @@ enum Command {
     Run { queue: u32 },
 }
 
-/// A FIFO of bundles of one type, consumed in recording order during `apply`.
-trait BundleQueue: Any + Send + Sync {
+/// The values of one type recorded for later, consumed in recording order during `apply`:
+/// bundles to insert, or closures to run. `apply` says what to do with one value.
+struct Queue<V> {
+    values: Vec<V>,
+    apply: fn(V, &mut World, Option<Entity>),
+}
+
+impl<V> Queue<V> {
+    fn new(apply: fn(V, &mut World, Option<Entity>)) -> Self {
+        Self { values: Vec::new(), apply }
+    }
+}
+
+/// Inserts a queued bundle into its target.
+fn insert_queued<B: Bundle>(bundle: B, world: &mut World, entity: Option<Entity>) {
+    world.insert_bundle(entity.expect("a bundle is applied to an entity"), bundle);
+}
+
+/// Runs a queued closure.
+fn run_queued<F: FnOnce(&mut World)>(f: F, world: &mut World, _: Option<Entity>) {
+    f(world);
+}
+
+/// A [`Queue`] of any value type, as the buffer stores it.
+trait ErasedQueue: Any + Send + Sync {
     /// Reverses the stored values so `pop` yields them in recording order.
     fn start_apply(&mut self);
-    /// Inserts the next bundle into `entity`, which the caller checked is alive.
-    fn insert_next(&mut self, world: &mut World, entity: Entity);
-    /// Drops the next bundle (its target died).
+    /// Applies the next value: inserts a bundle into `entity`, which the caller checked is
+    /// alive, or runs a closure (`entity` is `None`).
+    fn apply_next(&mut self, world: &mut World, entity: Option<Entity>);
+    /// Drops the next value (its target died).
     fn skip_next(&mut self);
-    /// Drops every stored bundle, keeping the capacity.
+    /// Drops every stored value, keeping the capacity.
     fn clear(&mut self);
     fn as_any_mut(&mut self) -> &mut dyn Any;
-    /// Runs the next stored closure on `world` (queues of closures only).
-    fn run_next(&mut self, _world: &mut World) {
-        unreachable!("a bundle queue holds no closures")
-    }
 }
 
-/// The closures of one closure type recorded by [`CommandBuffer::queue`].
-struct FnQueue<F>(Vec<F>);
-
-impl<F: FnOnce(&mut World) + Send + Sync + 'static> BundleQueue for FnQueue<F> {
+impl<V: Send + Sync + 'static> ErasedQueue for Queue<V> {
     fn start_apply(&mut self) {
-        self.0.reverse();
+        self.values.reverse();
     }
-    fn insert_next(&mut self, _: &mut World, _: Entity) {
-        unreachable!("a closure queue holds no bundles")
+    fn apply_next(&mut self, world: &mut World, entity: Option<Entity>) {
+        let value = self.values.pop().expect("a queue holds one value per command");
+        (self.apply)(value, world, entity);
     }
     fn skip_next(&mut self) {
-        self.0.pop();
+        self.values.pop();
     }
     fn clear(&mut self) {
-        self.0.clear();
-    }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
-    fn run_next(&mut self, world: &mut World) {
-        (self.0.pop().expect("queue holds one closure per command"))(world);
-    }
-}
-
-struct TypedQueue<B>(Vec<B>);
-
-impl<B: Bundle> BundleQueue for TypedQueue<B> {
-    fn start_apply(&mut self) {
-        self.0.reverse();
-    }
-    fn insert_next(&mut self, world: &mut World, entity: Entity) {
-        world.insert_bundle(entity, self.0.pop().expect("queue holds one bundle per command"));
-    }
-    fn skip_next(&mut self) {
-        self.0.pop();
-    }
-    fn clear(&mut self) {
-        self.0.clear();
+        self.values.clear();
     }
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
@@ -175,7 +170,7 @@ impl std::ops::AddAssign for ApplyReport {
 #[derive(Default)]
 pub struct CommandBuffer {
     commands: Vec<Command>,
-    queues: Vec<Box<dyn BundleQueue>>,
+    queues: Vec<Box<dyn ErasedQueue>>,
     queue_of: FxHashMap<TypeId, u32>,
 }
 
@@ -201,26 +196,30 @@ impl CommandBuffer {
         self.commands.is_empty()
     }
 
-    /// The queue of type `Q` kept for values of type `T` (made empty on first use), and its
-    /// index.
-    fn typed_queue<T: 'static, Q: BundleQueue>(&mut self, empty: fn() -> Q) -> (u32, &mut Q) {
+    /// Appends `value` to the queue kept for values of type `V` (made on first use, applying
+    /// values with `apply`) and returns the queue's index.
+    fn push_queued<V: Send + Sync + 'static>(
+        &mut self,
+        value: V,
+        apply: fn(V, &mut World, Option<Entity>),
+    ) -> u32 {
         let queues = &mut self.queues;
-        let queue = *self.queue_of.entry(TypeId::of::<T>()).or_insert_with(|| {
-            queues.push(Box::new(empty()));
+        let queue = *self.queue_of.entry(TypeId::of::<V>()).or_insert_with(|| {
+            queues.push(Box::new(Queue::new(apply)));
             (queues.len() - 1) as u32
         });
-        let typed = self.queues[queue as usize]
+        self.queues[queue as usize]
             .as_any_mut()
-            .downcast_mut::<Q>()
-            .expect("queue registered under its value type's TypeId");
-        (queue, typed)
+            .downcast_mut::<Queue<V>>()
+            .expect("queue registered under its value type's TypeId")
+            .values
+            .push(value);
+        queue
     }
 
     /// Stores `bundle` in its typed queue and returns the queue's index.
     fn push_bundle<B: Bundle>(&mut self, bundle: B) -> u32 {
-        let (queue, typed) = self.typed_queue::<B, _>(|| TypedQueue::<B>(Vec::new()));
-        typed.0.push(bundle);
-        queue
+        self.push_queued(bundle, insert_queued::<B>)
     }
 
     /// Records spawning an entity with `bundle` and returns its handle at once, reserved through
@@ -329,8 +328,7 @@ impl CommandBuffer {
     /// assert_eq!(world.resource::<Score>().0, 7);
     /// ```
     pub fn queue<F: FnOnce(&mut World) + Send + Sync + 'static>(&mut self, f: F) {
-        let (queue, typed) = self.typed_queue::<F, _>(|| FnQueue::<F>(Vec::new()));
-        typed.0.push(f);
+        let queue = self.push_queued(f, run_queued::<F>);
         self.commands.push(Command::Run { queue });
     }
 
@@ -373,7 +371,7 @@ impl CommandBuffer {
                 Command::Spawn { entity, queue } => {
                     let queue = &mut this.0.queues[queue as usize];
                     if world.is_alive(entity) {
-                        queue.insert_next(world, entity);
+                        queue.apply_next(world, Some(entity));
                         report.spawned += 1;
                         OpOutcome::Applied { despawned: 0 }
                     } else {
@@ -383,14 +381,14 @@ impl CommandBuffer {
                 }
                 Command::SpawnAtApply { queue } => {
                     let entity = world.spawn_empty();
-                    this.0.queues[queue as usize].insert_next(world, entity);
+                    this.0.queues[queue as usize].apply_next(world, Some(entity));
                     report.spawned += 1;
                     OpOutcome::Applied { despawned: 0 }
                 }
                 Command::Insert { entity, queue } => {
                     let queue = &mut this.0.queues[queue as usize];
                     if world.is_alive(entity) {
-                        queue.insert_next(world, entity);
+                        queue.apply_next(world, Some(entity));
                         OpOutcome::Applied { despawned: 0 }
                     } else {
                         queue.skip_next();
@@ -411,7 +409,7 @@ impl CommandBuffer {
                 },
                 Command::Op { entity, other, op } => op(world, entity, other),
                 Command::Run { queue } => {
-                    this.0.queues[queue as usize].run_next(world);
+                    this.0.queues[queue as usize].apply_next(world, None);
                     OpOutcome::Applied { despawned: 0 }
                 }
             };
