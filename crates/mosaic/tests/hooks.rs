@@ -72,6 +72,20 @@ fn hooks_fire_for_batches_and_command_buffers() {
 }
 
 #[test]
+fn hooks_fire_for_insert_batch_and_remove_batch() {
+    let (mut world, log) = logging_world();
+    let a = world.spawn(Health(1));
+    let b = world.spawn_empty();
+    let c = world.spawn_empty();
+    take(&log);
+    world.insert_batch([(a, Health(10)), (b, Health(20))]);
+    assert_eq!(take(&log), ["replace 1", "add 20"]);
+    assert_eq!(world.remove_batch::<Health>([a, c, b]), 2);
+    assert_eq!(take(&log), ["remove 10", "remove 20"], "an entity without one fires nothing");
+    assert!(!world.contains::<Health>(a) && !world.contains::<Health>(b));
+}
+
+#[test]
 fn hooks_can_defer_structural_changes() {
     let mut world = World::new();
     // Health at zero or below marks the entity dead; a Dead entity is despawned by another hook.

@@ -5,7 +5,9 @@ mod common;
 
 use std::any::type_name;
 
-use common::{Marker, Name, Position, Velocity, assert_pools_consistent, panic_message, pool_len};
+use common::{
+    DropCounter, Marker, Name, Position, Tracked, Velocity, assert_pools_consistent, panic_message, pool_len,
+};
 use mosaic::{Component, ComponentError, Entity, EntityError, World};
 
 #[test]
@@ -253,6 +255,62 @@ fn insert_batch_panics_on_a_dead_entity_after_the_rows_before_it() {
         world.insert_batch([(a, Velocity(1)), (b, Velocity(2))]);
     }));
     assert_eq!(world.get::<Velocity>(a), Ok(&Velocity(1)), "rows before the dead entity are kept");
+    std::panic::resume_unwind(result.unwrap_err());
+}
+
+#[test]
+fn remove_batch_takes_the_component_off_each_entity_that_has_it_and_drops_it() {
+    let counter = DropCounter::new();
+    let mut world = World::new();
+    let entities: Vec<Entity> =
+        (0..100).map(|i| world.spawn((Position::new(i, i), counter.track(i as u32)))).collect();
+    let bare = world.spawn(Position::new(-1, -1));
+    // Every other entity, the one without a `Tracked`, and one entity twice.
+    let targets = entities.iter().step_by(2).copied().chain([bare, entities[0]]);
+    assert_eq!(world.remove_batch::<Tracked>(targets), 50, "only entities that had one count");
+    assert_eq!(counter.drops(), 50, "removed values are dropped");
+    for (i, &e) in entities.iter().enumerate() {
+        assert_eq!(world.contains::<Tracked>(e), i % 2 == 1, "{e}");
+        assert_eq!(world.component_ids(e).unwrap().len(), if i % 2 == 1 { 2 } else { 1 });
+        assert_eq!(world.get::<Position>(e), Ok(&Position::new(i as i32, i as i32)));
+    }
+    assert_eq!(world.query::<&Tracked>().iter().count(), 50);
+    assert_pools_consistent(&world);
+    assert_eq!(world.remove_batch::<Velocity>(entities.iter().copied()), 0, "a type never registered");
+}
+
+#[test]
+fn remove_batch_runs_remove_hooks_and_keeps_groups_packed() {
+    let mut world = World::new();
+    let removed = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = removed.clone();
+    world.on_remove::<Velocity>(move |ctx| {
+        log.lock().unwrap().push(ctx.world.get::<Velocity>(ctx.entity).unwrap().0);
+    });
+    world.group::<(Position, Velocity)>();
+    let entities: Vec<Entity> = (0..10).map(|i| world.spawn((Position::new(i, 0), Velocity(i)))).collect();
+    assert_eq!(world.remove_batch::<Velocity>([entities[2], entities[5], entities[9]]), 3);
+    assert_eq!(*removed.lock().unwrap(), [2, 5, 9]);
+    let mut grouped: Vec<i32> = world.query::<(&Position, &Velocity)>().iter().map(|(_, v)| v.0).collect();
+    grouped.sort();
+    assert_eq!(grouped, [0, 1, 3, 4, 6, 7, 8]);
+    assert_pools_consistent(&world);
+}
+
+#[test]
+#[should_panic(
+    expected = "cannot remove `insert_remove::common::Velocity` from 1v1: entity 1v1 does not exist"
+)]
+fn remove_batch_panics_on_a_dead_entity_after_the_entities_before_it() {
+    let mut world = World::new();
+    let a = world.spawn(Velocity(1));
+    let b = world.spawn(Velocity(2));
+    world.despawn(b);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        world.remove_batch::<Velocity>([a, b]);
+    }));
+    assert!(!world.contains::<Velocity>(a), "entities before the dead one lost their value");
+    assert_pools_consistent(&world);
     std::panic::resume_unwind(result.unwrap_err());
 }
 

@@ -83,6 +83,10 @@ enum Op {
     Insert(Pick, Value),
     InsertBundle(Pick, u32, String),
     Remove(Pick, Kind),
+    /// `World::insert_batch` of `A`s on the picked live entities (a pick may repeat).
+    InsertBatch(Vec<(Pick, u32)>),
+    /// `World::remove_batch` of one kind from the picked live entities (a pick may repeat).
+    RemoveBatch(Vec<Pick>, Kind),
     Get(Pick),
     /// Uses the picked handle with its generation moved by one: stale or not yet issued.
     Forge(Pick, bool),
@@ -147,6 +151,8 @@ fn op() -> impl Strategy<Value = Op> {
         6 => (pick(), value()).prop_map(|(p, v)| Op::Insert(p, v)),
         1 => (pick(), value_a(), value_b()).prop_map(|(p, a, b)| Op::InsertBundle(p, a, b)),
         4 => (pick(), kind()).prop_map(|(p, k)| Op::Remove(p, k)),
+        1 => proptest::collection::vec((pick(), value_a()), 0..=MAX_BATCH).prop_map(Op::InsertBatch),
+        1 => (proptest::collection::vec(pick(), 0..=MAX_BATCH), kind()).prop_map(|(p, k)| Op::RemoveBatch(p, k)),
         2 => pick().prop_map(Op::Get),
         1 => (pick(), any::<bool>()).prop_map(|(p, up)| Op::Forge(p, up)),
         1 => Just(Op::Query),
@@ -348,6 +354,39 @@ impl Harness {
                 }
             }
             Op::Remove(pick, kind) => self.remove(self.resolve(pick), kind),
+            Op::InsertBatch(rows) => {
+                let rows: Vec<(Entity, u32)> = rows
+                    .iter()
+                    .map(|&(pick, a)| (self.resolve(pick), a))
+                    .filter(|(entity, _)| self.model.contains_key(entity))
+                    .collect();
+                self.world.insert_batch(rows.iter().map(|&(entity, a)| (entity, A(a))));
+                for (entity, a) in rows {
+                    self.model.get_mut(&entity).unwrap().a = Some(a);
+                }
+            }
+            Op::RemoveBatch(picks, kind) => {
+                let entities: Vec<Entity> = picks
+                    .iter()
+                    .map(|&pick| self.resolve(pick))
+                    .filter(|e| self.model.contains_key(e))
+                    .collect();
+                let removed = match kind {
+                    Kind::A => self.world.remove_batch::<A>(entities.iter().copied()),
+                    Kind::B => self.world.remove_batch::<B>(entities.iter().copied()),
+                    Kind::C => self.world.remove_batch::<C>(entities.iter().copied()),
+                };
+                let mut expected = 0;
+                for entity in &entities {
+                    let row = self.model.get_mut(entity).unwrap();
+                    expected += usize::from(match kind {
+                        Kind::A => row.a.take().is_some(),
+                        Kind::B => row.b.take().is_some(),
+                        Kind::C => std::mem::take(&mut row.c),
+                    });
+                }
+                assert_eq!(removed, expected, "remove_batch counts the entities that had one");
+            }
             Op::Get(pick) => self.check_entity(self.resolve(pick)),
             Op::Forge(pick, up) => {
                 let entity = self.resolve(pick);

@@ -165,13 +165,12 @@ impl Mosaic {
             Workload::AddRemove => {
                 let mut world = World::new();
                 let entities = world.spawn_batch((0..N_ADD_REMOVE).map(|_| sched::A(0.0)));
+                // The batch forms, as bevy's row uses `insert_batch` and specs' and shipyard's
+                // fetch the storage once; the per-entity `insert`/`remove` loop is measured
+                // beside it in analysis.md.
                 repeat((world, entities), |(w, entities)| {
-                    for &e in entities.iter() {
-                        w.insert(e, sched::B(0.0));
-                    }
-                    for &e in entities.iter() {
-                        w.remove::<sched::B>(e);
-                    }
+                    w.insert_batch(entities.iter().map(|&e| (e, sched::B(0.0))));
+                    w.remove_batch::<sched::B>(entities.iter().copied());
                 })
             }
             Workload::SerializeBinary | Workload::SerializeText => {
