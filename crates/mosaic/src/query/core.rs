@@ -210,7 +210,7 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
             changes,
             lookup: pool.lookup(),
             entries: entries.iter(),
-            next_index: first,
+            end: first + entries.len(),
             window: self.ticks.window(),
         })
     }
@@ -692,8 +692,9 @@ pub(crate) struct ChangedWalk<'w> {
     changes: &'w crate::storage::ChangeTracker,
     lookup: crate::storage::RowLookup<'w>,
     entries: std::slice::Iter<'w, crate::storage::LogEntry>,
-    /// The log index of the next entry.
-    next_index: usize,
+    /// The log index one past the last entry (the log index of an entry follows from the
+    /// entries left; only debug builds use it).
+    end: usize,
     /// The window candidates are confirmed against.
     window: crate::storage::TickWindow,
 }
@@ -709,9 +710,8 @@ impl ChangedWalk<'_> {
     #[inline(always)]
     pub(crate) fn next_row(&mut self) -> Option<(usize, Entity)> {
         let window = self.window;
-        for entry in self.entries.by_ref() {
-            let index = self.next_index;
-            self.next_index += 1;
+        while let Some(entry) = self.entries.next() {
+            let index = self.end - self.entries.len() - 1;
             if let Some((row, changed)) = self.changes.live_row_changed(entry, index, self.lookup)
                 && window.is_newer(changed)
             {

@@ -101,6 +101,25 @@ impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, Q, F> {
     /// 8.6 us for 10,000 items in the peer suite's simple_iter_for).
     #[inline(always)]
     fn next_slow(&mut self) -> Option<Q::Item<'w>> {
+        // A change walk first: its iterator has no rows of its own (`entities` is empty).
+        if let Some(walk) = self.changed.as_mut() {
+            let dense = walk.driving.pool.entities();
+            while let Some((row, entity)) = walk.next_row() {
+                if self.live_check.is_none_or(|alive| alive.is_alive(entity))
+                    && (F::PASSED_BY_CHANGE_WALK || F::matches_at(&self.filter, entity, dense, row))
+                {
+                    // SAFETY: the fetch was made with this pool as driver from the world this
+                    // iterator borrows, unchanged for 'w; `entity` is live (pools hold only live
+                    // entities; a lazy pool's dead rows fail the check) and `row` is its row in
+                    // the driver; the walk yields each entity's row once (one live log entry per
+                    // row), so each row is fetched once.
+                    if let Some(item) = unsafe { Q::fetch(&self.data, entity, row) } {
+                        return Some(item);
+                    }
+                }
+            }
+            return None;
+        }
         while self.row < self.aligned {
             let row = self.row;
             self.row += 1;
@@ -122,24 +141,6 @@ impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, Q, F> {
                     return Some(item);
                 }
             }
-        }
-        if let Some(walk) = self.changed.as_mut() {
-            let dense = walk.driving.pool.entities();
-            while let Some((row, entity)) = walk.next_row() {
-                if self.live_check.is_none_or(|alive| alive.is_alive(entity))
-                    && (F::PASSED_BY_CHANGE_WALK || F::matches_at(&self.filter, entity, dense, row))
-                {
-                    // SAFETY: the fetch was made with this pool as driver from the world this
-                    // iterator borrows, unchanged for 'w; `entity` is live (pools hold only live
-                    // entities; a lazy pool's dead rows fail the check) and `row` is its row in
-                    // the driver; the walk yields each entity's row once (one live log entry per
-                    // row), so each row is fetched once.
-                    if let Some(item) = unsafe { Q::fetch(&self.data, entity, row) } {
-                        return Some(item);
-                    }
-                }
-            }
-            return None;
         }
         let all = self.all.as_mut()?;
         for entity in all.by_ref() {

@@ -12,21 +12,27 @@ use crate::entity::Entity;
 /// Marks a row whose change has no entry in the log.
 const NO_SLOT: u32 = u32::MAX;
 
+/// The `row` of a change-log entry superseded by a later change of its row, or whose row left
+/// the pool; and the `row` of every removal entry.
+const DEAD_ROW: u32 = u32::MAX;
+
 /// One entry of a change or removal log: `entity` changed (or lost the component) at `tick`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LogEntry {
-    /// When.
+    /// When, as the log orders entries: never older than the entry before (see `drain`).
     pub tick: Tick,
-    /// Where the entity's row was when logged: a hint, right unless rows moved since (removal
-    /// entries: `u32::MAX`).
+    /// The tick the row changed at, which readers judge: `tick` or older.
+    pub changed: Tick,
+    /// The entity's row, kept exact as rows move; `DEAD_ROW` once the entry is superseded or
+    /// the row left the pool (removal entries: always `DEAD_ROW`).
     pub row: u32,
     /// Which entity.
     pub entity: Entity,
 }
 
-/// Per row, the changed tick and the change-log slot, side by side so a reader confirming a
-/// candidate touches one cache line. A query may write them through a shared borrow of the pool,
-/// one row per thread.
+/// Per row, the changed tick and the change-log slot (the index of the row's live entry), side by
+/// side. A query may write them through a shared borrow of the pool, one row per thread. Readers
+/// walking the log do not read them: a live entry carries its row and tick.
 #[derive(Debug, Default)]
 struct RowCells(Vec<RowCell>);
 
@@ -195,14 +201,17 @@ impl Pending {
 /// The change state of one tracked pool, kept in step with its rows by the pool.
 ///
 /// Shape: for each row, the tick it was added at, the tick it last changed at, and the index of
-/// its latest entry in the change log (`slots`). The change log holds `(tick, entity)` in the
-/// order changes were made, so ticks never decrease along it; an entry is *live* when its
-/// entity is still in the pool and that row's slot points back at it, so each entity has at most
-/// one live entry, at its latest change. Readers binary-search the first entry newer than their
-/// last run and walk from there: O(log n + entries since). The log is compacted to its live
-/// entries when it outgrows twice the pool (amortised O(1) per change), so its length stays
-/// O(rows). Removals are logged as `(tick, entity)` too, kept while a registered reader (or the
-/// world's own window) has not seen them.
+/// its latest entry in the change log (`slots`). The change log holds `(tick, changed, row,
+/// entity)` in the order changes were made, so ticks never decrease along it. An entry is
+/// *live* until a later change of its row supersedes it or its row leaves the pool; both mark it
+/// dead (`row == DEAD_ROW`) at once, and a row that moves updates its live entry's `row`. So
+/// each entity has at most one live entry, at its latest change, and a reader confirms an entry
+/// from the entry alone, without touching the rows' ticks: one sequential stream, then the
+/// value. Readers binary-search the first entry newer than their last run and walk from there:
+/// O(log n + entries since). The log is compacted to its live entries when it outgrows twice
+/// the pool (amortised O(1) per change), so its length stays O(rows). Removals are logged as
+/// `(tick, entity)` too, kept while a registered reader (or the world's own window) has not seen
+/// them.
 //
 // Invariants:
 // - `added.len() == cells.len() == pending.rows.len() ==` the pool's row count, row for row, and
@@ -210,9 +219,11 @@ impl Pending {
 //   every pending flag is drained into the log before a reader reads it and before the pool's
 //   rows move (`settle`);
 // - ticks along `log` and along `removed` never decrease in age order (older first);
-// - for every row r with `slots[r] != NO_SLOT`: `log[slots[r]].entity` is the row's entity, and
-//   that entry's tick is `changed[r]` or newer (see `drain`): the log is a superset of the
-//   changes, and readers confirm each candidate with `changed`;
+// - for every row r with `slots[r] != NO_SLOT`: `log[slots[r]]` is live, its `row` is r, its
+//   `entity` the row's entity, its `changed` is `changed[r]` unless r is pending (stamped since),
+//   and its `tick` is `changed[r]` or newer (see `drain`);
+// - every live entry is `log[slots[r]]` for its row r: every other entry is dead, so the live
+//   entries are exactly each row's latest logged change;
 // - every field tick of a row is `changed[r]` or older: a field stamp stamps its row too, so
 //   walking the row log finds every changed field.
 #[derive(Debug)]
@@ -258,7 +269,7 @@ impl ChangeTracker {
         let log = tracker.log.get_mut().unwrap_or_else(|e| e.into_inner());
         for (row, &entity) in entities.iter().enumerate() {
             tracker.cells.push(now.get(), row as u32);
-            log.push(LogEntry { tick: now, row: row as u32, entity });
+            log.push(LogEntry { tick: now, changed: now, row: row as u32, entity });
         }
         tracker
     }
@@ -321,7 +332,7 @@ impl ChangeTracker {
         let row = self.added.len() as u32;
         let log = self.log_mut();
         let slot = log.len() as u32;
-        log.push(LogEntry { tick: now, row, entity });
+        log.push(LogEntry { tick: now, changed: now, row, entity });
         self.added.push(now);
         self.cells.push(now.get(), slot);
         self.fields.push(now.get());
@@ -339,13 +350,14 @@ impl ChangeTracker {
         }
         self.cells.set_changed_mut(row, now.get());
         let log = self.log.get_mut().unwrap_or_else(|e| e.into_inner());
+        supersede(log, self.cells.slot(row));
         let slot = log.len() as u32;
-        log.push(LogEntry { tick: now, row: row as u32, entity });
+        log.push(LogEntry { tick: now, changed: now, row: row as u32, entity });
         self.cells.set_slot_mut(row, slot);
         if log.len() > 2 * self.added.len() + 64 {
             let log = self.log.get_mut().unwrap_or_else(|e| e.into_inner());
             // SAFETY: `&mut self` holds the log exclusively.
-            unsafe { compact(log, &self.cells, lookup) };
+            unsafe { compact(log, &self.cells) };
         }
     }
 
@@ -353,6 +365,12 @@ impl ChangeTracker {
     /// the pool removes its values (the last row moves into `row`).
     pub fn swap_remove(&mut self, row: usize, entity: Entity) {
         debug_assert!(!*self.any_pending.get_mut(), "settle before the rows change");
+        let log = self.log.get_mut().unwrap_or_else(|e| e.into_inner());
+        supersede(log, self.cells.slot(row));
+        let last = self.added.len() - 1;
+        if row != last {
+            follow(log, self.cells.slot(last), row);
+        }
         self.added.swap_remove(row);
         self.cells.0.swap_remove(row);
         self.fields.swap_remove(row);
@@ -363,6 +381,10 @@ impl ChangeTracker {
     /// Exchanges the ticks of rows `a` and `b`, as the pool exchanges their values.
     pub fn swap(&mut self, a: usize, b: usize) {
         debug_assert!(!*self.any_pending.get_mut(), "settle before the rows change");
+        let log = self.log.get_mut().unwrap_or_else(|e| e.into_inner());
+        let (slot_a, slot_b) = (self.cells.slot(a), self.cells.slot(b));
+        follow(log, slot_a, b);
+        follow(log, slot_b, a);
         self.added.swap(a, b);
         self.cells.0.swap(a, b);
         self.fields.swap(a, b);
@@ -400,13 +422,14 @@ impl ChangeTracker {
         log.clear();
         for (row, &entity) in entities.iter().enumerate() {
             self.cells.push(now.get(), row as u32);
-            log.push(LogEntry { tick: now, row: row as u32, entity });
+            log.push(LogEntry { tick: now, changed: now, row: row as u32, entity });
         }
         *self.log_mut() = log;
     }
 
     fn record_removal(&mut self, entity: Entity) {
-        self.removed.push(LogEntry { tick: self.clock.now(), row: u32::MAX, entity });
+        let now = self.clock.now();
+        self.removed.push(LogEntry { tick: now, changed: now, row: DEAD_ROW, entity });
         if self.removed.len() > 64 && self.removed.len() >= 2 * self.removed_trimmed {
             self.trim_removals();
         }
@@ -502,19 +525,17 @@ impl ChangeTracker {
         (start, unsafe { std::slice::from_raw_parts(ptr, len) })
     }
 
-    /// The row of `entry` (at `index` in the log) if it is live: its entity is in the pool and that
-    /// row's slot points back at it. O(1): the row hint, or a lookup when rows moved.
+    /// The row of `entry` (at `index` in the log) if it is live: neither superseded by a later
+    /// change of its row nor left behind by a removal. O(1), from the entry alone (a live entry's
+    /// row is kept exact as rows move). `index` and `lookup` serve debug assertions only.
     ///
-    /// Reads slots without the log's lock: callers hold read access to the component, so no
-    /// marker of another query flushes meanwhile (a query's own marker flushes when it is
-    /// dropped, after its walk).
+    /// Callers hold read access to the component, so no drain rewrites entries meanwhile.
     #[inline(always)]
     pub fn live_row(&self, entry: &LogEntry, index: usize, lookup: RowLookup<'_>) -> Option<usize> {
         live_row(&self.cells, entry, index, lookup)
     }
 
-    /// [`ChangeTracker::live_row`] and the row's changed tick, read together from the row's
-    /// cell. O(1).
+    /// [`ChangeTracker::live_row`] and the row's changed tick, both read from the entry. O(1).
     #[inline(always)]
     pub fn live_row_changed(
         &self,
@@ -535,6 +556,42 @@ impl ChangeTracker {
                 && ticks.is_newer(self.changed(row))
             {
                 out.push(entry.entity);
+            }
+        }
+    }
+
+    /// Checks the change log against the rows (`dense`, the pool's entities): every live entry
+    /// is its row's latest, names the row's entity and, unless the row is pending, carries the
+    /// row's changed tick; every row's slot names a live entry of that row. O(rows + log).
+    ///
+    /// # Panics
+    /// If any of these fails (the message names the entry or row).
+    pub fn assert_log_exact(&self, dense: &[Entity]) {
+        let log = self.lock();
+        for (index, entry) in log.iter().enumerate() {
+            if entry.row == DEAD_ROW {
+                continue;
+            }
+            let row = entry.row as usize;
+            assert!(row < dense.len(), "log entry {index} names row {row} of {}", dense.len());
+            assert_eq!(dense[row], entry.entity, "log entry {index} names row {row} of another entity");
+            assert_eq!(
+                self.cells.slot(row),
+                index as u32,
+                "log entry {index} is live but not row {row}'s latest"
+            );
+            if self.pending.rows[row].load(Ordering::Relaxed) == 0 {
+                assert_eq!(
+                    entry.changed.get(),
+                    self.cells.changed(row),
+                    "log entry {index}'s tick is not row {row}'s"
+                );
+            }
+        }
+        for row in 0..dense.len() {
+            let slot = self.cells.slot(row);
+            if slot != NO_SLOT {
+                assert_eq!(log[slot as usize].row, row as u32, "row {row}'s slot {slot} names another row");
             }
         }
     }
@@ -561,6 +618,9 @@ impl ChangeTracker {
             *tick = clock.clamp(Tick::new(*tick)).get();
         }
         let log = self.log.get_mut().unwrap_or_else(|e| e.into_inner());
+        for entry in log.iter_mut() {
+            entry.changed = clock.clamp(entry.changed);
+        }
         let stale = log.partition_point(|e| clock.too_old(e.tick));
         if stale > 0 {
             log.drain(..stale);
@@ -582,7 +642,8 @@ fn live_row(cells: &RowCells, entry: &LogEntry, index: usize, lookup: RowLookup<
     live_row_changed(cells, entry, index, lookup).map(|(row, _)| row)
 }
 
-/// [`live_row`] and the row's changed tick, from one read of the row's cell.
+/// [`live_row`] and the row's changed tick, both read from the entry: a live entry's row is
+/// exact and its `changed` is the row's (see the invariants of [`ChangeTracker`]).
 #[inline(always)]
 fn live_row_changed(
     cells: &RowCells,
@@ -590,35 +651,43 @@ fn live_row_changed(
     index: usize,
     lookup: RowLookup<'_>,
 ) -> Option<(usize, Tick)> {
-    // The hint's slot naming this entry proves the row holds the entry's entity: every entry is
-    // written with its own row's entity, that row alone takes its index as slot, slots move with
-    // their rows, and compaction renumbers slots and hints together. So the common case reads one
-    // cache line (the row's cells), not the entity array too.
-    let hint = entry.row as usize;
-    if let Some(cell) = cells.0.get(hint) {
-        // SAFETY: see the `Sync` argument of `RowCells`: no write to this cell races with reads.
-        let (slot, changed) = unsafe { (*cell.slot.get(), *cell.changed.get()) };
-        if slot == index as u32 {
-            return Some((hint, Tick::new(changed)));
-        }
+    if entry.row == DEAD_ROW {
+        return None;
     }
-    let row = lookup.row_of(entry.entity)?;
-    (cells.slot(row) == index as u32).then(|| (row, Tick::new(cells.changed(row))))
+    let row = entry.row as usize;
+    debug_assert_eq!(cells.slot(row), index as u32, "a live entry is its row's latest");
+    debug_assert_eq!(lookup.entity_at(row), entry.entity, "a live entry's row holds its entity");
+    Some((row, entry.changed))
 }
 
-/// Keeps the live entries of `log` (each row's latest), in order, renumbers the slots and
-/// refreshes the row hints.
+/// Marks the entry at `slot` (a row's slot, or `NO_SLOT`) dead: its row changed again or left.
+#[inline]
+fn supersede(log: &mut [LogEntry], slot: u32) {
+    if slot != NO_SLOT {
+        log[slot as usize].row = DEAD_ROW;
+    }
+}
+
+/// Points the entry at `slot` (a row's slot, or `NO_SLOT`) at the row's new place `row`.
+#[inline]
+fn follow(log: &mut [LogEntry], slot: u32, row: usize) {
+    if slot != NO_SLOT {
+        log[slot as usize].row = row as u32;
+    }
+}
+
+/// Keeps the live entries of `log`, in order, and renumbers their rows' slots.
 ///
 /// # Safety
 /// The caller holds the log exclusively: its mutex, or `&mut` to the tracker.
-unsafe fn compact(log: &mut Vec<LogEntry>, cells: &RowCells, lookup: RowLookup<'_>) {
+unsafe fn compact(log: &mut Vec<LogEntry>, cells: &RowCells) {
     let mut kept = 0;
     for index in 0..log.len() {
         let entry = log[index];
-        if let Some(row) = live_row(cells, &entry, index, lookup) {
-            log[kept] = LogEntry { row: row as u32, ..entry };
+        if entry.row != DEAD_ROW {
+            log[kept] = entry;
             // SAFETY: the caller holds the log exclusively (its mutex, or `&mut`).
-            unsafe { cells.set_slot(row, kept as u32) };
+            unsafe { cells.set_slot(entry.row as usize, kept as u32) };
             kept += 1;
         }
     }
@@ -660,20 +729,22 @@ fn drain(
             let changed = Tick::new(cells.changed(row));
             // Two queries writing disjoint rows of this pool (`With<X>` / `Without<X>`) may run
             // at once with different ticks: an entry never goes in older than the last one, so
-            // the log stays ordered. Readers confirm each candidate with the row's own tick.
+            // the log stays ordered. The entry keeps the row's own tick as `changed`, which
+            // readers judge.
             let tick = match log.last() {
                 Some(last) if clock.ticks(changed, now).is_newer(last.tick) => last.tick,
                 _ => changed,
             };
+            supersede(log, cells.slot(row));
             let slot = log.len() as u32;
-            log.push(LogEntry { tick, row: row as u32, entity: lookup.entity_at(row) });
+            log.push(LogEntry { tick, changed, row: row as u32, entity: lookup.entity_at(row) });
             // SAFETY: the caller holds the log exclusively, under which slots are written.
             unsafe { cells.set_slot(row, slot) };
         }
     }
     if log.len() > 2 * rows + 64 {
         // SAFETY: the caller holds the log exclusively.
-        unsafe { compact(log, cells, lookup) };
+        unsafe { compact(log, cells) };
     }
 }
 
@@ -898,5 +969,99 @@ mod tests {
         assert_eq!(sorted.len(), out.len(), "each entity once");
         assert_eq!(out.len(), 99, "every entity but the removed one changed since `start`");
         assert_eq!(changes.removed_since(clock.ticks(start, clock.now())).len(), 1);
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Insert(u32),
+        Remove(u32),
+        Swap(usize, usize),
+        /// A write through `&mut` (`World::get_mut`): logged at once.
+        MarkMut(u32),
+        /// A write by a query: stamped, drained into the log by the next reader or row move.
+        Stamp(u32),
+        Advance,
+        Read,
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        prop_oneof![
+            3 => (0u32..24).prop_map(Op::Insert),
+            2 => (0u32..24).prop_map(Op::Remove),
+            2 => (0usize..24, 0usize..24).prop_map(|(a, b)| Op::Swap(a, b)),
+            2 => (0u32..24).prop_map(Op::MarkMut),
+            3 => (0u32..24).prop_map(Op::Stamp),
+            2 => Just(Op::Advance),
+            2 => Just(Op::Read),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 256 }))]
+
+        /// Entries stay exact through inserts, removals, swaps, `&mut` writes and query stamps,
+        /// and a reader sees exactly the entities whose latest change is in its window, once
+        /// each.
+        #[test]
+        fn the_log_follows_rows_and_readers_see_each_latest_change_once(
+            ops in proptest::collection::vec(op(), 1..if cfg!(miri) { 24 } else { 120 })
+        ) {
+            let clock = Arc::new(Clock::new(32));
+            let mut pool = SparseSet::new(StorageInfo::aos::<u32>());
+            pool.track_changes(&clock);
+            let mut model: std::collections::BTreeMap<u32, u32> = Default::default();
+            let mut last_read = clock.now();
+            for op in ops {
+                let now = clock.now();
+                match op {
+                    Op::Insert(i) => {
+                        pool.insert(entity(i), i);
+                        model.insert(i, now.get());
+                    }
+                    Op::Remove(i) => {
+                        assert_eq!(pool.remove::<u32>(entity(i)).is_some(), model.remove(&i).is_some());
+                    }
+                    Op::Swap(a, b) => {
+                        if a < pool.len() && b < pool.len() {
+                            pool.swap_rows(a, b);
+                        }
+                    }
+                    Op::MarkMut(i) => {
+                        pool.mark_changed(entity(i));
+                        if let Some(tick) = model.get_mut(&i) {
+                            *tick = now.get();
+                        }
+                    }
+                    Op::Stamp(i) => {
+                        if let Some(row) = pool.lookup().row_of(entity(i)) {
+                            let marker = pool.changes().unwrap().marker(now);
+                            // SAFETY: `row` is a row of the pool, and nothing else touches it
+                            // while this single-threaded test stamps it.
+                            unsafe { marker.mark(row) };
+                            model.insert(i, now.get());
+                        }
+                    }
+                    Op::Advance => {
+                        clock.advance();
+                    }
+                    Op::Read => {
+                        let ticks = clock.ticks(last_read, now);
+                        let mut seen = Vec::new();
+                        pool.changes().unwrap().changed_since(ticks, pool.lookup(), &mut seen);
+                        let mut seen: Vec<u32> = seen.iter().map(|e| e.index()).collect();
+                        let count = seen.len();
+                        seen.sort();
+                        seen.dedup();
+                        assert_eq!(seen.len(), count, "each entity once");
+                        let expected: Vec<u32> =
+                            model.iter().filter(|&(_, &t)| ticks.is_newer(Tick::new(t))).map(|(&i, _)| i).collect();
+                        assert_eq!(seen, expected);
+                        last_read = now;
+                    }
+                }
+                pool.assert_invariants();
+            }
+        }
     }
 }

@@ -713,6 +713,7 @@ impl SparseSet {
         assert_eq!(self.dense.len(), values, "dense and value lengths differ");
         if let Some(changes) = self.changes() {
             assert_eq!(changes.len(), self.dense.len(), "change ticks and rows differ in number");
+            changes.assert_log_exact(&self.dense);
         }
         for (row, entity) in self.dense.iter().enumerate() {
             let linked = self.sparse.get(entity.index());
