@@ -736,7 +736,7 @@ fn make_iter<'a, Q: QueryData, F: QueryFilter>(
         let data = Q::init_fetch(components, Some(walk.driving), ticks);
         let live_check = walk.driving.pool.is_lazy().then_some(entities);
         let mut iter = QueryIter::new(data, F::init_fetch(components, ticks), &[], None, live_check);
-        iter.changed = Some(Box::new(walk));
+        iter.changed = Some(walk);
         return iter;
     }
     let (pool, rows, all) = match driver {
