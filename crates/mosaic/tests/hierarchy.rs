@@ -471,6 +471,86 @@ fn incremental_propagation_matches_a_naive_walk() {
     }
 }
 
+/// Incremental propagation over forests whose local and global pools line up with the
+/// relationship pool (every node has both transforms), where it recomputes a changed subtree by
+/// scanning its rows: laid out depth first (`sort_hierarchy`: each subtree a run of rows) and
+/// level by level (parents first, subtrees interleaved: the scan must notice and walk the links
+/// instead), with changed nodes nested inside other changed nodes' subtrees.
+#[test]
+#[cfg(feature = "transform")]
+fn incremental_propagation_over_lined_up_pools_matches_a_naive_walk() {
+    use glam::{Affine3A, Quat, Vec3};
+    use mosaic::hierarchy::{GlobalTransform3d, Transform3d, propagate_transforms_3d};
+    let (trees, size, rounds) = if cfg!(miri) { (2, 12, 3) } else { (8, 60, 12) };
+    for depth_first in [true, false] {
+        let mut world = World::new();
+        let mut state = 7u64 + u64::from(depth_first);
+        let mut random = move |m: usize| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((state >> 33) % m as u64) as usize
+        };
+        let local = |k: usize| Transform3d {
+            translation: Vec3::new(1.0, 0.5, 0.1 * k as f32),
+            rotation: Quat::from_rotation_z(0.05 * k as f32),
+            scale: Vec3::ONE,
+        };
+        // Spawned level by level: node k of a tree sits on level `k / 6` under a random node of
+        // the level above.
+        let mut nodes: Vec<Entity> = Vec::new();
+        for tree in 0..trees {
+            for k in 0..size {
+                let e = world.spawn((local(k), GlobalTransform3d::default()));
+                if k > 0 {
+                    let level = k / 6;
+                    let above = if level == 0 { 0..1 } else { (level - 1) * 6..level * 6 };
+                    let parent = tree * size + above.start + random(above.len().max(1)).min(k - 1);
+                    world.set_parent(e, nodes[parent]).unwrap();
+                }
+                nodes.push(e);
+            }
+        }
+        world.sort_hierarchy().unwrap();
+        if !depth_first {
+            // A few nodes move under another node of their parent's level: re-placed by swaps,
+            // parents stay first but subtrees no longer form runs of rows. The first propagation
+            // then lines the transform pools up with that order.
+            for _ in 0..4 {
+                let k = 6 + random(size - 6);
+                let level = k / 6;
+                let above = if level == 1 { 0 } else { (level - 1) * 6 + random(6) };
+                let tree = random(trees);
+                world.set_parent(nodes[tree * size + k], nodes[tree * size + above]).unwrap();
+            }
+            let report = world.update_hierarchy_order().unwrap();
+            assert!(!report.full_sort && report.swaps > 0, "{report:?}");
+        }
+        propagate_transforms_3d(&mut world);
+        for round in 0..rounds {
+            // A few changed nodes, some of them inside others' subtrees (near roots and leaves).
+            for _ in 0..1 + random(6) {
+                let e = nodes[random(nodes.len())];
+                world.get_mut::<Transform3d>(e).unwrap().translation.x += 0.25;
+            }
+            if round % 4 == 3 {
+                let root = nodes[random(trees) * size];
+                world.get_mut::<Transform3d>(root).unwrap().rotation *= Quat::from_rotation_x(0.2);
+            }
+            propagate_transforms_3d(&mut world);
+            for &e in &nodes {
+                let mut expected = Affine3A::IDENTITY;
+                for a in std::iter::once(e).chain(world.ancestors(e)) {
+                    expected = world.get::<Transform3d>(a).unwrap().matrix() * expected;
+                }
+                let got = world.get::<GlobalTransform3d>(e).unwrap().0;
+                assert!(
+                    got.abs_diff_eq(expected, 1e-3),
+                    "depth first {depth_first}, round {round}: {e}: got {got:?}, expected {expected:?}"
+                );
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Model-based property test.
 

@@ -213,7 +213,7 @@ impl Library for Mosaic {
             Variant::Plain => {
                 "`World::extend` (batch spawn), `Query::for_each`, a `for` loop over the query (simple_iter_for), \
                  `With<Tag>` / `Option<&Tag>` filters, `par_for_each` (heavy_compute), `Schedule` \
-                 with the parallel executor, `insert`/`remove` per entity; serialize: query results copied \
+                 with the parallel executor, `insert_batch` then `remove_batch` (add_remove); serialize: query results copied \
                  into a `Vec` of rows, serde, `extend` into a new world (its snapshots are the `mosaic (snapshot)` row)"
             }
             Variant::Group => {

@@ -257,7 +257,9 @@ fn full<K: TransformKind>(world: &mut World) {
 /// was added, or whose parent changed, since `last_run`: each such entity's global is its
 /// parent's global (up to date: parents are visited first, and untouched ones are unchanged)
 /// times its local, and so on down its descendants. Each affected entity is computed once.
-/// O(s log s + affected * log s) for s seeds, with a lookup per affected entity.
+/// O(s log s + affected * log s) for s seeds, with a lookup per affected entity; O(s log s +
+/// affected) with none where a subtree is a run of rows the transform pools line up with (see
+/// `scan_subtree`).
 fn incremental<K: TransformKind>(world: &mut World, last_run: Tick, this_run: Tick, reparented: Vec<Entity>) {
     let local_id = world.components.id::<K::Local>().expect("registered by the caller");
     let global_id = world.components.id::<K::Global>().expect("registered by the caller");
@@ -308,6 +310,15 @@ fn incremental<K: TransformKind>(world: &mut World, last_run: Tick, this_run: Ti
     rooted.dedup_by_key(|&mut (row, _)| row);
     // Which seeds a subtree walked so far has already covered: O(seeds), not O(rows).
     let mut done = vec![false; rooted.len()];
+    // With the local and global pools lined up with the relationship pool (as the full pass
+    // leaves them) and each subtree contiguous in pre-order (as `sort_hierarchy` leaves it), a
+    // subtree is a run of rows: it is recomputed by one forward scan with no lookups
+    // (`scan_subtree`). A scan that finds the layout otherwise stops, and the subtree is walked
+    // through the links instead.
+    let len = rels.len();
+    let lined_up = matches!(locals.aligned_with_pool(rels), (0, n) if n == len)
+        && matches!(globals.aligned_with_pool(rels), (0, n) if n == len);
+    let mut scan = Scan::default();
     let mut stack: Vec<(Entity, K::Matrix)> = Vec::new();
     for i in 0..rooted.len() {
         let seed = rooted[i].1;
@@ -319,6 +330,19 @@ fn incremental<K: TransformKind>(world: &mut World, last_run: Tick, this_run: Ti
             Some(parent) => global_of::<K>(rels, locals, globals, parent),
             None => K::IDENTITY,
         };
+        if lined_up
+            && scan_subtree::<K>(
+                rels,
+                locals,
+                globals,
+                parent_global,
+                &rooted[i..],
+                &mut done[i..],
+                &mut scan,
+            )
+        {
+            continue;
+        }
         stack.push((seed, parent_global));
         while let Some((entity, parent_global)) = stack.pop() {
             let global = parent_global * local_of(entity);
@@ -339,6 +363,91 @@ fn incremental<K: TransformKind>(world: &mut World, last_run: Tick, this_run: Ti
             }
         }
     }
+}
+
+/// Buffers of [`scan_subtree`], reused across seeds.
+#[derive(Default)]
+struct Scan {
+    /// The rows of the open ancestors, innermost last (their globals are read back by row).
+    open: Vec<usize>,
+    /// Rows whose global was written, to be marked changed once the scan is over.
+    written: Vec<usize>,
+}
+
+/// Recomputes the subtree of the seed `seeds[0]` (its relationship row and entity; its parent's
+/// global is `parent_global`) by one forward scan over the rows, when the local and global pools
+/// line up with the relationship pool row for row. `seeds` are the seeds from this one on,
+/// sorted by row, and `done` their flags: seeds met in the scan are flagged.
+///
+/// Returns `false`, having stopped early, unless the subtree is contiguous in pre-order from
+/// `seed_row`: each node's first child on the next row, and each node's next sibling on the row
+/// after the node's subtree. Then the caller walks the subtree through its links instead (the
+/// rows scanned were computed right: every node's parent was the open ancestor it was checked
+/// against). O(subtree).
+fn scan_subtree<K: TransformKind>(
+    rels: &SparseSet,
+    locals: &SparseSet,
+    globals: &mut SparseSet,
+    parent_global: K::Matrix,
+    seeds: &[(usize, Entity)],
+    done: &mut [bool],
+    scan: &mut Scan,
+) -> bool {
+    let (entities, links) = (rels.entities(), rels.values::<Relationship>());
+    let local_values = locals.values::<K::Local>();
+    let global_values = globals.values_mut::<K::Global>();
+    let len = entities.len();
+    let seed_row = seeds[0].0;
+    // Whether row `row`'s node has its first child on the next row, if it has children.
+    let child_follows =
+        |row: usize| links[row].first_child().is_none_or(|c| row + 1 < len && entities[row + 1] == c);
+    scan.open.clear();
+    scan.written.clear();
+    let mut contiguous = child_follows(seed_row);
+    let seed_global = parent_global * K::local(&local_values[seed_row]);
+    K::set_global(&mut global_values[seed_row], seed_global);
+    scan.written.push(seed_row);
+    scan.open.push(seed_row);
+    let mut next_seed = 1;
+    let mut row = seed_row + 1;
+    while contiguous && row < len {
+        let parent = links[row].parent();
+        // Close the ancestors whose subtrees ended before this row.
+        while let Some(&top) = scan.open.last() {
+            if parent == Some(entities[top]) {
+                break;
+            }
+            // A closed node other than the seed has its next sibling, if any, on this row.
+            if top != seed_row && links[top].next_sibling().is_some_and(|s| s != entities[row]) {
+                contiguous = false;
+            }
+            scan.open.pop();
+        }
+        let Some(&parent_row) = scan.open.last() else { break };
+        if !contiguous {
+            break;
+        }
+        let global = K::global(&global_values[parent_row]) * K::local(&local_values[row]);
+        K::set_global(&mut global_values[row], global);
+        scan.written.push(row);
+        while next_seed < seeds.len() && seeds[next_seed].0 < row {
+            next_seed += 1;
+        }
+        if next_seed < seeds.len() && seeds[next_seed].0 == row {
+            done[next_seed] = true;
+        }
+        contiguous = child_follows(row);
+        scan.open.push(row);
+        row += 1;
+    }
+    // At the end of the pool, the open nodes (the seed aside) must have no next sibling left.
+    if contiguous && row == len {
+        contiguous = scan.open.iter().all(|&open| open == seed_row || links[open].next_sibling().is_none());
+    }
+    for &row in &scan.written {
+        globals.mark_changed_at(row);
+    }
+    contiguous
 }
 
 /// The global matrix of `entity`: its global transform if it has one (current: unchanged, or

@@ -159,6 +159,19 @@ impl SparseSet {
         }
     }
 
+    /// Records that the value at `row` changed now (when changes are tracked): what
+    /// [`SparseSet::mark_changed`] does once it found the entity's row. O(1) amortised.
+    ///
+    /// # Panics
+    /// If `row` is out of bounds.
+    #[track_caller]
+    pub fn mark_changed_at(&mut self, row: usize) {
+        let entity = self.dense[row];
+        if let Some(changes) = self.changes.as_deref_mut() {
+            changes.mark_mut(row, entity, RowLookup { sparse: self.sparse.view(), dense: &self.dense });
+        }
+    }
+
     /// Drains the rows queries stamped into the change log, before the rows move.
     #[inline]
     fn settle_changes(&mut self) {
