@@ -473,18 +473,22 @@ fn incremental_propagation_matches_a_naive_walk() {
 
 /// Incremental propagation over forests whose local and global pools line up with the
 /// relationship pool (every node has both transforms), where it recomputes a changed subtree by
-/// scanning its rows: laid out depth first (`sort_hierarchy`: each subtree a run of rows) and
-/// level by level (parents first, subtrees interleaved: the scan must notice and walk the links
-/// instead), with changed nodes nested inside other changed nodes' subtrees.
+/// scanning its rows: laid out depth first (`sort_hierarchy`: each subtree a run of rows), and
+/// after moves that leave subtrees split over the pool (parents still first: the scan must notice
+/// and walk the links instead), with changed nodes nested inside other changed nodes' subtrees.
+/// Dropping either of the scan's layout checks makes this test fail.
 #[test]
 #[cfg(feature = "transform")]
 fn incremental_propagation_over_lined_up_pools_matches_a_naive_walk() {
     use glam::{Affine3A, Quat, Vec3};
     use mosaic::hierarchy::{GlobalTransform3d, Transform3d, propagate_transforms_3d};
-    let (trees, size, rounds) = if cfg!(miri) { (2, 12, 3) } else { (8, 60, 12) };
-    for depth_first in [true, false] {
+    let (trees, size, rounds) = if cfg!(miri) { (3, 12, 3) } else { (8, 60, 12) };
+    // 0: depth first; 1: a subtree appended to another tree's root, its rows left in place (the
+    // scan meets a closed node whose next sibling is elsewhere); 2: that, and a subtree moved
+    // under a later root, re-placed by swaps (parents stay first, subtrees interleave).
+    for layout in 0..3u64 {
         let mut world = World::new();
-        let mut state = 7u64 + u64::from(depth_first);
+        let mut state = 7u64 + layout;
         let mut random = move |m: usize| {
             state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             ((state >> 33) % m as u64) as usize
@@ -510,19 +514,17 @@ fn incremental_propagation_over_lined_up_pools_matches_a_naive_walk() {
             }
         }
         world.sort_hierarchy().unwrap();
-        if !depth_first {
-            // A few nodes move under another node of their parent's level: re-placed by swaps,
-            // parents stay first but subtrees no longer form runs of rows. The first propagation
-            // then lines the transform pools up with that order.
-            for _ in 0..4 {
-                let k = 6 + random(size - 6);
-                let level = k / 6;
-                let above = if level == 1 { 0 } else { (level - 1) * 6 + random(6) };
-                let tree = random(trees);
-                world.set_parent(nodes[tree * size + k], nodes[tree * size + above]).unwrap();
-            }
+        // Subtrees move to another tree's root, so no cycle can form. The first propagation then
+        // lines the transform pools up with the resulting order.
+        if layout >= 1 {
+            world.set_parent(nodes[size + 1], nodes[0]).unwrap();
+        }
+        if layout == 2 {
+            world.set_parent(nodes[1], nodes[2 * size]).unwrap();
+        }
+        if layout >= 1 {
             let report = world.update_hierarchy_order().unwrap();
-            assert!(!report.full_sort && report.swaps > 0, "{report:?}");
+            assert!(!report.full_sort && (report.swaps > 0) == (layout == 2), "{report:?}");
         }
         propagate_transforms_3d(&mut world);
         for round in 0..rounds {
@@ -532,7 +534,7 @@ fn incremental_propagation_over_lined_up_pools_matches_a_naive_walk() {
                 world.get_mut::<Transform3d>(e).unwrap().translation.x += 0.25;
             }
             if round % 4 == 3 {
-                let root = nodes[random(trees) * size];
+                let root = nodes[(round / 4 % trees) * size]; // the first tree's root first
                 world.get_mut::<Transform3d>(root).unwrap().rotation *= Quat::from_rotation_x(0.2);
             }
             propagate_transforms_3d(&mut world);
@@ -544,7 +546,7 @@ fn incremental_propagation_over_lined_up_pools_matches_a_naive_walk() {
                 let got = world.get::<GlobalTransform3d>(e).unwrap().0;
                 assert!(
                     got.abs_diff_eq(expected, 1e-3),
-                    "depth first {depth_first}, round {round}: {e}: got {got:?}, expected {expected:?}"
+                    "layout {layout}, round {round}: {e}: got {got:?}, expected {expected:?}"
                 );
             }
         }
