@@ -309,6 +309,19 @@ impl World {
         for &id in &ids {
             self.components.pool_mut(id).reserve(reserve);
         }
+        if !self.observers.any && self.groups.is_empty() {
+            // No hook, watch or group can appear during the loop (the iterator has no access to
+            // the world), so neither is tested per entity.
+            let pools = self.components.pools_mut();
+            for bundle in iter {
+                let entity = alloc_entity(&mut self.entities, &mut self.component_lists)
+                    .unwrap_or_else(|error| panic!("cannot spawn: {error}"));
+                let list = &mut self.component_lists[entity.index() as usize];
+                bundle.put_each(&mut InsertSink { pools, ids: &ids, next: 0, entity, list });
+                on_spawn(entity);
+            }
+            return;
+        }
         for bundle in iter {
             let entity = self.alloc_entity().unwrap_or_else(|error| panic!("cannot spawn: {error}"));
             if self.observers.any {
