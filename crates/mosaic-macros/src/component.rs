@@ -234,6 +234,21 @@ fn derive_soa(input: &DeriveInput, lazy: &TokenStream, mutable: bool) -> syn::Re
     let slices_mut_name = format_ident!("{}SlicesMut", name);
     let columns_name = format_ident!("{}Columns", name);
     let tracked_name = format_ident!("{}Tracked", name);
+    // The views as query terms of their own (see `mosaic::query::view_term`), so a derived
+    // `QueryData` struct can hold them: `&T` as `TRef`, and for mutable components `&mut T` as
+    // `TMut` and `Mut<T>` as `TTracked`.
+    let view_terms = {
+        let mutable_terms = mutable.then(|| {
+            quote! {
+                ::mosaic::__view_query_data!(#mut_name, &'static mut #name);
+                ::mosaic::__view_query_data!(#tracked_name, ::mosaic::Mut<'static, #name>);
+            }
+        });
+        quote! {
+            ::mosaic::__view_query_data!(#ref_name, &'static #name, read_only);
+            #mutable_terms
+        }
+    };
     let field_consts: Vec<_> = names
         .iter()
         .map(|n| format_ident!("FIELD_{}", n.to_string().trim_start_matches("r#").to_uppercase()))
@@ -483,5 +498,6 @@ fn derive_soa(input: &DeriveInput, lazy: &TokenStream, mutable: bool) -> syn::Re
         #[automatically_derived]
         impl ::mosaic::Component for #name {}
         #mutable_impl
+        #view_terms
     })
 }

@@ -13,8 +13,11 @@ use proc_macro::TokenStream;
 /// - `storage = "soa"`: for structs with named fields and no generics, every field `Send + Sync`;
 ///   each field gets its own
 ///   column, and the derive generates the views `TRef<'a>` / `TMut<'a>` (one reference per field,
-///   same field names and visibility) and `TSlices<'a>` / `TSlicesMut<'a>` (one slice per field).
-///   A tuple struct, enum or generic struct is a compile error saying why.
+///   same field names and visibility), `TTracked<'a>` (the `Mut<T>` item, marking each field
+///   written through) and `TSlices<'a>` / `TSlicesMut<'a>` (one slice per field). `TRef`, `TMut`
+///   and `TTracked` are also query terms fetched as `&T`, `&mut T` and `Mut<T>` are, so a
+///   `#[derive(QueryData)]` struct can hold them as fields. A tuple struct, enum or generic
+///   struct is a compile error saying why.
 ///
 /// - `cleanup = "lazy"`: despawn leaves the entity's value in place; `World::collect_lazy`
 ///   (called by every schedule run) removes dead entities' values by random sampling. Queries
@@ -60,11 +63,13 @@ pub fn derive_component(input: TokenStream) -> TokenStream {
 /// }
 /// ```
 ///
-/// Every field's type must be a term whose item is that type with the lifetime swapped: `&'w T`
-/// and `&'w mut T` of array-of-structs components, `Option`s of those, and `Entity` (not `Has<T>`,
-/// whose item is a `bool`, nor struct-of-arrays components, whose items are views). The fields'
-/// accesses are checked for aliasing when a query or system is made, as a tuple's are; the struct
-/// is also `ReadOnlyQueryData` when every field is. Anything else is a compile error.
+/// Every field's type must be a term whose item is that type with the lifetime swapped: `&'w T`,
+/// `&'w mut T` and `Mut<'w, T>` of array-of-structs components, `Option`s of the references,
+/// `Entity`, and for a struct-of-arrays component `T` its generated views `TRef<'w>`, `TMut<'w>`
+/// and `TTracked<'w>` (fetched as `&T`, `&mut T` and `Mut<T>`; `&'w T` itself is refused there,
+/// since its item is the view). Not `Has<T>`, whose item is a `bool`. The fields' accesses are
+/// checked for aliasing when a query or system is made, as a tuple's are; the struct is also
+/// `ReadOnlyQueryData` when every field is. Anything else is a compile error.
 #[proc_macro_derive(QueryData)]
 pub fn derive_query_data(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);

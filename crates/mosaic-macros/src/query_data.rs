@@ -6,8 +6,9 @@ use syn::{Data, DeriveInput, Fields};
 
 /// Expands the derive: the struct, with its one lifetime as the item's, is both the query's
 /// term and its item; every field's type is a query term whose item is the same type with the
-/// lifetime swapped (`&'w T` and `&'w mut T` of array-of-structs components, `Option` of those,
-/// `Entity`).
+/// lifetime swapped (`&'w T`, `&'w mut T` and `Mut<'w, T>` of array-of-structs components,
+/// `Option` of the references, `Entity`, and the generated views of struct-of-arrays components,
+/// which are terms of their own: `mosaic::query::view_term`).
 pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
     let name = &input.ident;
     let Data::Struct(data) = &input.data else {

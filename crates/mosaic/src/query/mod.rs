@@ -20,6 +20,7 @@ mod iter;
 mod mut_ref;
 mod par;
 mod reduce;
+mod view_term;
 mod watch;
 
 pub use self::core::{ExclusiveQuery, Query};
