@@ -365,13 +365,11 @@ fn incremental<K: TransformKind>(world: &mut World, last_run: Tick, this_run: Ti
     }
 }
 
-/// Buffers of [`scan_subtree`], reused across seeds.
+/// The buffer of [`scan_subtree`], reused across seeds: the rows of the open ancestors, innermost
+/// last (their globals are read back by row).
 #[derive(Default)]
 struct Scan {
-    /// The rows of the open ancestors, innermost last (their globals are read back by row).
     open: Vec<usize>,
-    /// Rows whose global was written, to be marked changed once the scan is over.
-    written: Vec<usize>,
 }
 
 /// Recomputes the subtree of the seed `seeds[0]` (its relationship row and entity; its parent's
@@ -379,8 +377,8 @@ struct Scan {
 /// line up with the relationship pool row for row. `seeds` are the seeds from this one on,
 /// sorted by row, and `done` their flags: seeds met in the scan are flagged.
 ///
-/// Returns `false`, having stopped early, unless the subtree is contiguous in pre-order from
-/// `seed_row`: each node's first child on the next row, and each node's next sibling on the row
+/// Returns `false`, having stopped early, unless the subtree is contiguous in pre-order from the
+/// seed's row: each node's first child on the next row, and each node's next sibling on the row
 /// after the node's subtree. Then the caller walks the subtree through its links instead (the
 /// rows scanned were computed right: every node's parent was the open ancestor it was checked
 /// against). O(subtree).
@@ -402,11 +400,9 @@ fn scan_subtree<K: TransformKind>(
     let child_follows =
         |row: usize| links[row].first_child().is_none_or(|c| row + 1 < len && entities[row + 1] == c);
     scan.open.clear();
-    scan.written.clear();
     let mut contiguous = child_follows(seed_row);
     let seed_global = parent_global * K::local(&local_values[seed_row]);
     K::set_global(&mut global_values[seed_row], seed_global);
-    scan.written.push(seed_row);
     scan.open.push(seed_row);
     let mut next_seed = 1;
     let mut row = seed_row + 1;
@@ -429,7 +425,6 @@ fn scan_subtree<K: TransformKind>(
         }
         let global = K::global(&global_values[parent_row]) * K::local(&local_values[row]);
         K::set_global(&mut global_values[row], global);
-        scan.written.push(row);
         while next_seed < seeds.len() && seeds[next_seed].0 < row {
             next_seed += 1;
         }
@@ -444,8 +439,9 @@ fn scan_subtree<K: TransformKind>(
     if contiguous && row == len {
         contiguous = scan.open.iter().all(|&open| open == seed_row || links[open].next_sibling().is_none());
     }
-    for &row in &scan.written {
-        globals.mark_changed_at(row);
+    // The globals written are those of rows `seed_row..row`: the scan stops before writing.
+    for written in seed_row..row {
+        globals.mark_changed_at(written);
     }
     contiguous
 }

@@ -319,7 +319,7 @@ impl Column {
             // (about 15 instructions per removed component in despawn).
             if row != last {
                 // SAFETY: row and last are distinct rows < len <= capacity, so both pointers are
-                // inside the allocation, valid for `size` bytes and disjoint. The value at `row`
+                // inside the allocation, valid for one value's size and disjoint. The value at `row`
                 // needs no drop and is overwritten; the old last row is no longer owned once
                 // `len` shrinks.
                 unsafe { copy_row(self.row_ptr(last), self.row_ptr(row), self.info.layout.size()) };

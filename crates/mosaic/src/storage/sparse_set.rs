@@ -457,9 +457,10 @@ impl SparseSet {
         None
     }
 
-    /// The layout-independent part of [`SparseSet::remove`] and [`SparseSet::remove_soa`]:
-    /// `take` swap-removes the value at a row, doing the typed work and panicking on a wrong
-    /// layout or type before anything changes.
+    /// The layout-independent part of [`SparseSet::remove`], [`SparseSet::remove_soa`] and
+    /// [`SparseSet::remove_and_drop`]: `take` swap-removes the value at a row, doing the typed
+    /// work and panicking on a wrong layout or type before anything changes (or only reports the
+    /// row, leaving the value in the column: unlinking touches the index alone).
     ///
     /// In a pool with no stale rows, one page lookup finds the row and, after `take`, clears the
     /// entry.
@@ -491,27 +492,10 @@ impl SparseSet {
     /// # Panics
     /// If the value's `Drop` panics (the pool is then still consistent and the value dropped).
     pub fn remove_and_drop(&mut self, entity: Entity) -> bool {
-        let row = if self.lazy {
-            let Some(row) = self.row_of(entity) else {
-                return false;
-            };
-            // Fix the index first, so a panicking drop leaves a consistent pool.
-            self.unlink(entity, row);
-            row
-        } else {
-            self.settle_changes();
-            // One page lookup finds the row and clears the entry; the index is fixed before the
-            // drop, so a panicking drop leaves a consistent pool.
-            let Some(entry) = self.sparse.get_mut(entity.index()) else {
-                return false;
-            };
-            let row = *entry as usize;
-            if row >= self.dense.len() || self.dense[row] != entity {
-                return false;
-            }
-            *entry = EMPTY_ROW;
-            self.unlink_cleared(entity, row);
-            row
+        // The index is fixed first (the `take` step only reports the row; the value stays in the
+        // column until the drop below), so a panicking drop leaves a consistent pool.
+        let Some(row) = self.remove_with(entity, |_, row| row) else {
+            return false;
         };
         match &mut self.data {
             PoolData::Aos(column) => column.swap_remove_and_drop(row),
