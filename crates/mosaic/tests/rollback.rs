@@ -259,8 +259,13 @@ fn frame_world_holds_the_saved_state_and_leaves_the_world_alone() {
     let labels: Vec<(Entity, Label)> =
         world.query::<(Entity, &Label)>().into_iter().map(|(e, l)| (e, l.clone())).collect();
     let parents: Vec<(Entity, Option<Entity>)> = bodies.iter().map(|&(e, _)| (e, world.parent(e))).collect();
+    let kinds: Vec<(Entity, usize)> =
+        world.entities().iter().map(|e| (e, world.component_ids(e).unwrap().len())).collect();
     let len = world.len();
     step(&mut world);
+    ring.save(&mut world, 4).unwrap();
+    let kinds_after: Vec<(Entity, Vec<_>)> =
+        world.entities().iter().map(|e| (e, world.component_ids(e).unwrap().to_vec())).collect();
     let live_hash = ring.hash(&world);
 
     let then = ring.frame_world(3).unwrap();
@@ -276,6 +281,23 @@ fn frame_world_holds_the_saved_state_and_leaves_the_world_alone() {
     }
     assert_eq!(ring.hash(&then), saved_hash, "the same state, by the rollback hash");
     assert_eq!(ring.hash(&world), live_hash, "the live world is untouched");
+    // The scratch world registers the components in its own order, so it reads each entity's
+    // component set back from its pools: counts match, and despawning empties every pool.
+    let mut then = then;
+    for &(e, count) in &kinds {
+        assert_eq!(then.component_ids(e).map(<[_]>::len), Ok(count), "{e}");
+        then.despawn(e);
+    }
+    assert!(then.components().pools().iter().all(|pool| pool.is_empty()), "despawn found every component");
+    // Restoring into the world it came from puts each entity's component set back.
+    ring.restore(3, &mut world).unwrap();
+    for &(e, count) in &kinds {
+        assert_eq!(world.component_ids(e).map(<[_]>::len), Ok(count), "{e}");
+    }
+    ring.restore(4, &mut world).unwrap();
+    for (e, ids) in &kinds_after {
+        assert_eq!(world.component_ids(*e), Ok(ids.as_slice()));
+    }
     assert!(matches!(ring.frame_world(2), Err(RollbackError::FrameNotSaved { frame: 2, .. })));
 }
 

@@ -122,6 +122,12 @@ impl ComponentId {
     pub const fn index(self) -> usize {
         self.0 as usize
     }
+
+    /// The id with index `index` (a position in a per-id table such as [`Components::pools`]).
+    #[inline]
+    pub(crate) const fn from_index(index: usize) -> Self {
+        Self(index as u32)
+    }
 }
 
 /// The component types a world knows, and their pools.

@@ -6,14 +6,47 @@ use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
 use super::tag::TagLease;
 use super::{Entity, EntityError};
 
-/// One slot of the allocator.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Slot {
-    /// The packed generation (world tag and generation, as in [`Entity`]) a live occupant
-    /// carries, or the next occupant will carry when free.
-    generation: NonZeroU32,
+/// One slot of the allocator, in one 4-byte word.
+///
+/// A live slot holds its occupant's packed generation (`world tag << 24 | generation`, as in
+/// [`Entity`]); a free or retired slot holds the generation alone, tag bits zero. World tags are
+/// never 0, so the tag bits tell the two apart and liveness needs no flag of its own (a flag
+/// beside the word made the slot 8 bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Slot(NonZeroU32);
+
+impl Slot {
+    /// A live slot for the handle whose packed generation is `packed` (world tag nonzero).
+    #[inline]
+    fn live(packed: NonZeroU32) -> Self {
+        debug_assert!(packed.get() > Entity::MAX_GENERATION, "a live slot carries a world tag");
+        Self(packed)
+    }
+
+    /// A slot that is not alive, whose next occupant gets `generation`.
+    #[inline]
+    fn vacant(generation: NonZeroU32) -> Self {
+        Self(NonZeroU32::new(generation.get() & Entity::MAX_GENERATION).unwrap_or(NonZeroU32::MIN))
+    }
+
     /// Whether a live entity holds the slot.
-    alive: bool,
+    #[inline]
+    fn is_alive(self) -> bool {
+        self.0.get() > Entity::MAX_GENERATION
+    }
+
+    /// The generation proper, without the tag, in `1..=`[`Entity::MAX_GENERATION`].
+    #[inline]
+    fn generation(self) -> NonZeroU32 {
+        // Every word holds a generation of at least 1 in its low bits.
+        NonZeroU32::new(self.0.get() & Entity::MAX_GENERATION).unwrap_or(NonZeroU32::MIN)
+    }
+
+    /// The handle in slot `index` with world tag `tag`: the occupant if alive, else the next one.
+    #[inline]
+    fn entity(self, index: u32, tag: u8) -> Entity {
+        Entity::new(index, self.generation(), tag)
+    }
 }
 
 /// Hands out and frees [`Entity`] ids.
@@ -35,12 +68,12 @@ pub(crate) struct Slot {
 /// that runs negative to hand out fresh slots past the end.
 ///
 /// Complexity: `alloc`, `free`, `is_alive`, `reserve_entity` are O(1); `flush` is O(reserved);
-/// memory is 8 bytes per slot ever used plus 4 bytes per free slot.
+/// memory is 4 bytes per slot ever used plus 4 bytes per free slot.
 //
 // Invariants:
-// - every index on `free` is < slots.len(), names a slot with `alive == false`, and appears once;
+// - every index on `free` is < slots.len(), names a vacant slot (`!is_alive()`), and appears once;
 // - a slot that is neither alive nor on `free` is retired;
-// - `alive_count` == number of slots with `alive == true`;
+// - `alive_count` == number of live slots;
 // - `free_cursor <= free.len()`; `free[max(free_cursor, 0)..]` are reserved (not yet alive), and
 //   so are the `max(-free_cursor, 0)` fresh indices from `slots.len()` on; with nothing reserved,
 //   `free_cursor == free.len()`;
@@ -127,16 +160,17 @@ impl Entities {
         self.flush();
         let entity = if let Some(index) = self.free.pop() {
             let slot = &mut self.slots[index as usize];
-            debug_assert!(!slot.alive, "free list names a live slot");
-            slot.alive = true;
-            Entity::from_packed(index, slot.generation)
+            debug_assert!(!slot.is_alive(), "free list names a live slot");
+            let entity = slot.entity(index, self.tag.get());
+            *slot = Slot::live(entity.packed_generation());
+            entity
         } else {
             let index = self.slots.len();
             if index >= self.max_slots as usize {
                 return Err(EntityError::Exhausted { limit: self.max_slots });
             }
             let entity = Entity::new(index as u32, NonZeroU32::MIN, self.tag.get());
-            self.slots.push(Slot { generation: entity.packed_generation(), alive: true });
+            self.slots.push(Slot::live(entity.packed_generation()));
             entity
         };
         self.alive_count += 1;
@@ -209,14 +243,16 @@ impl Entities {
         let cursor = *self.free_cursor.get_mut();
         let start = cursor.max(0) as usize;
         let mut flushed = 0;
+        let tag = self.tag.get();
         for &index in &self.free[start..] {
-            self.slots[index as usize].alive = true;
+            let slot = &mut self.slots[index as usize];
+            *slot = Slot::live(slot.entity(index, tag).packed_generation());
             flushed += 1;
         }
         self.free.truncate(start);
         for _ in 0..(-cursor).max(0) {
             let entity = Entity::new(self.slots.len() as u32, NonZeroU32::MIN, self.tag.get());
-            self.slots.push(Slot { generation: entity.packed_generation(), alive: true });
+            self.slots.push(Slot::live(entity.packed_generation()));
             flushed += 1;
         }
         self.alive_count += flushed;
@@ -234,25 +270,28 @@ impl Entities {
         self.flush();
         self.check(entity)?;
         let slot = &mut self.slots[entity.index() as usize];
-        slot.alive = false;
         self.alive_count -= 1;
-        // A slot whose next generation would pass the maximum is retired: never put back. The
-        // generation is the low bits of the packed value, so adding 1 leaves the tag alone.
+        // A slot whose next generation would pass the maximum is retired: never put back, and
+        // left at its last generation.
+        let generation = entity.packed_generation();
         if entity.generation() < self.max_generation {
-            slot.generation = slot.generation.saturating_add(1);
+            *slot = Slot::vacant(generation.saturating_add(1));
             self.free.push(entity.index());
+        } else {
+            *slot = Slot::vacant(generation);
         }
         *self.free_cursor.get_mut() = self.free.len() as i64;
         Ok(())
     }
 
     /// Whether `entity` names a live entity of this allocator. O(1): one compare of the packed
-    /// generation, which also rejects handles of other worlds.
+    /// generation, which also rejects handles of other worlds, and one of the slot's tag bits
+    /// (a handle with tag 0, from [`Entity::from_bits`], never matches a vacant slot).
     #[inline]
     pub fn is_alive(&self, entity: Entity) -> bool {
         self.slots
             .get(entity.index() as usize)
-            .is_some_and(|slot| slot.alive && slot.generation == entity.packed_generation())
+            .is_some_and(|slot| slot.0 == entity.packed_generation() && slot.is_alive())
     }
 
     /// `Ok` if `entity` is alive, else the reason it is not. O(1).
@@ -275,8 +314,8 @@ impl Entities {
     /// The live entity in slot `index`, if any.
     #[inline]
     pub fn alive_at(&self, index: u32) -> Option<Entity> {
-        let slot = self.slots.get(index as usize)?;
-        slot.alive.then(|| Entity::from_packed(index, slot.generation))
+        let slot = *self.slots.get(index as usize)?;
+        slot.is_alive().then(|| Entity::from_packed(index, slot.0))
     }
 
     /// Number of live entities (reserved ids count once flushed).
@@ -331,7 +370,7 @@ impl Entities {
     /// will carry when free (a retired slot keeps its last). For snapshots; length
     /// [`Entities::slot_count`].
     pub fn slot_generations(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
-        self.slots.iter().map(|slot| slot.generation.get() & Entity::MAX_GENERATION)
+        self.slots.iter().map(|slot| slot.generation().get())
     }
 
     /// The free list, in the order it is kept (the last entry is reused first), reserved entries
@@ -357,8 +396,7 @@ impl Entities {
         let mut slots = Vec::with_capacity(generations.len());
         for &generation in generations {
             let generation = NonZeroU32::new(generation).filter(|g| g.get() <= self.max_generation)?;
-            let generation = Entity::new(0, generation, world_tag).packed_generation();
-            slots.push(Slot { generation, alive: false });
+            slots.push(Slot::vacant(generation));
         }
         let mut previous = None;
         for &index in live {
@@ -366,12 +404,13 @@ impl Entities {
                 return None;
             }
             previous = Some(index);
-            slots.get_mut(index as usize)?.alive = true;
+            let slot = slots.get_mut(index as usize)?;
+            *slot = Slot::live(slot.entity(index, world_tag).packed_generation());
         }
         let mut on_free = vec![false; slots.len()];
         for &index in free {
             let i = index as usize;
-            if i >= slots.len() || slots[i].alive || std::mem::replace(&mut on_free[i], true) {
+            if i >= slots.len() || slots[i].is_alive() || std::mem::replace(&mut on_free[i], true) {
                 return None;
             }
         }
@@ -410,7 +449,7 @@ impl Iterator for ReservedIter<'_> {
     fn next(&mut self) -> Option<Entity> {
         if let Some(at) = self.free.next() {
             let index = self.entities.free[at];
-            return Some(Entity::from_packed(index, self.entities.slots[index as usize].generation));
+            return Some(self.entities.slots[index as usize].entity(index, self.entities.tag.get()));
         }
         let index = self.fresh.next()?;
         Some(Entity::new(index, NonZeroU32::MIN, self.entities.tag.get()))
@@ -437,8 +476,8 @@ impl Iterator for AliveIter<'_> {
     fn next(&mut self) -> Option<Entity> {
         self.slots
             .by_ref()
-            .find(|(_, slot)| slot.alive)
-            .map(|(index, slot)| Entity::from_packed(index as u32, slot.generation))
+            .find(|(_, slot)| slot.is_alive())
+            .map(|(index, slot)| Entity::from_packed(index as u32, slot.0))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -474,7 +513,7 @@ impl EntitiesImage {
     /// The first slot index where `self` and `other` differ (generation, liveness), or the free
     /// lists or counts differ (`None` index then); `None` overall if they are equal.
     pub(crate) fn first_difference(&self, other: &Self) -> Option<Option<u32>> {
-        let mask = |s: &Slot| (s.generation.get() & Entity::MAX_GENERATION, s.alive);
+        let mask = |s: &Slot| (s.generation(), s.is_alive());
         let n = self.slots.len().min(other.slots.len());
         if let Some(i) = (0..n).find(|&i| mask(&self.slots[i]) != mask(&other.slots[i])) {
             return Some(Some(i as u32));
@@ -492,7 +531,7 @@ impl Slot {
     /// out.
     #[inline]
     pub(crate) fn word(&self) -> u64 {
-        u64::from(self.generation.get() & Entity::MAX_GENERATION) | (u64::from(self.alive) << 32)
+        u64::from(self.generation().get()) | (u64::from(self.is_alive()) << 32)
     }
 }
 
@@ -609,13 +648,30 @@ mod tests {
     }
 
     #[test]
+    fn a_slot_is_one_word_and_tells_live_from_vacant() {
+        assert_eq!(size_of::<Slot>(), 4);
+        let mut entities = Entities::new();
+        let e = entities.alloc().unwrap();
+        entities.free(e).unwrap();
+        // A handle with tag 0 and the vacant slot's next generation: the word matches, the slot
+        // is not alive.
+        let forged = Entity::from_bits(u64::from(e.generation() + 1) << 32).unwrap();
+        assert_eq!((forged.index(), forged.world_tag()), (0, 0));
+        assert!(!entities.is_alive(forged));
+        let next = entities.alloc().unwrap();
+        assert_eq!(next.generation(), e.generation() + 1);
+        assert!(entities.is_alive(next) && !entities.is_alive(forged));
+    }
+
+    #[test]
     fn retirement_at_the_full_generation_range() {
         let mut entities = Entities::new();
         let e = entities.alloc().unwrap();
         // Jump the slot to the last generation, as if it had been reused 2^24 - 2 times.
-        entities.slots[0].generation =
+        entities.slots[0] = Slot::live(
             Entity::new(0, NonZeroU32::new(Entity::MAX_GENERATION).unwrap(), entities.world_tag())
-                .packed_generation();
+                .packed_generation(),
+        );
         let last = entities.alive_at(0).unwrap();
         assert_ne!(last, e);
         assert_eq!(last.generation(), Entity::MAX_GENERATION);

@@ -8,7 +8,7 @@ use crate::component::ComponentId;
 use crate::entity::EntitiesImage;
 use crate::hierarchy::{OrderState, Relationship};
 use crate::storage::PoolImage;
-use crate::world::{ComponentList, World};
+use crate::world::{SetsImage, World};
 
 /// One saved frame. Every buffer is reused by the next save into the same slot.
 #[derive(Default)]
@@ -16,7 +16,8 @@ pub(crate) struct FrameImage {
     /// The frame number, `None` while empty or half-written.
     frame: Option<u64>,
     entities: EntitiesImage,
-    lists: Vec<ComponentList>,
+    /// Per entity, its component set.
+    sets: SetsImage,
     /// One per registered component, in registry order.
     pools: Vec<PoolImage>,
     relationships: PoolImage,
@@ -122,18 +123,13 @@ impl RollbackRing {
         frames.into_iter()
     }
 
-    /// Bytes saved for frame `frame` (allocator, component lists, pools with their sparse pages,
+    /// Bytes saved for frame `frame` (allocator, component sets, pools with their sparse pages,
     /// the hierarchy; resources and heap data of cloned values not counted): what a plain
     /// `memcpy` of the same state would move. `None` if the frame is not held.
     pub fn frame_bytes(&self, frame: u64) -> Option<usize> {
         let image = self.get(frame).ok()?;
         let pools: usize = image.pools.iter().map(PoolImage::bytes).sum();
-        Some(
-            image.entities.bytes()
-                + image.lists.len() * size_of::<ComponentList>()
-                + pools
-                + image.relationships.bytes(),
-        )
+        Some(image.entities.bytes() + image.sets.bytes() + pools + image.relationships.bytes())
     }
 
     /// Whether frame `frame` is held. O(1).
@@ -185,7 +181,7 @@ impl RollbackRing {
         let image = &mut self.frames[index];
         image.frame = None;
         world.entities.save_image(&mut image.entities);
-        copy_lists(&mut image.lists, &world.component_lists);
+        world.component_sets.save_image(&mut image.sets);
 
         image.pools.resize_with(registry.components.len(), PoolImage::new);
         for (entry, pool) in registry.components.iter().zip(&mut image.pools) {
@@ -286,7 +282,7 @@ impl RollbackRing {
     /// (checked by the caller).
     fn restore_image(&self, image: &FrameImage, world: &mut World) {
         world.entities.restore_image(&image.entities);
-        copy_lists(&mut world.component_lists, &image.lists);
+        let sets_restored = world.component_sets.restore_image(&image.sets);
         for (entry, pool) in self.registry.components.iter().zip(&image.pools) {
             (entry.restore)(world, pool);
         }
@@ -297,6 +293,11 @@ impl RollbackRing {
                 Relationship::duplicate,
                 |dst, src| *dst = src.duplicate(),
             );
+        }
+        if !sets_restored {
+            // Saved from another world (`frame_world`, or a world sharing the tag): its set ids
+            // mean nothing here, so the sets are read back from the restored pools.
+            world.rebuild_component_sets();
         }
         world.restore_hierarchy_order_from(image.order.as_ref());
         for (entry, saved) in self.registry.resources.iter().zip(&image.resources) {
@@ -389,21 +390,6 @@ impl RollbackRing {
         }
         Ok(None)
     }
-}
-
-/// Makes `dst` equal to `src`, writing only the lists that differ (most entities keep their
-/// components from frame to frame, so this mostly reads) and reusing every list's buffer.
-/// O(entities).
-fn copy_lists(dst: &mut Vec<ComponentList>, src: &[ComponentList]) {
-    dst.truncate(src.len());
-    for (to, from) in dst.iter_mut().zip(src) {
-        if to.as_slice() != from.as_slice() {
-            to.clear();
-            to.extend_from_slice(from);
-        }
-    }
-    let common = dst.len();
-    dst.extend(src[common..].iter().cloned());
 }
 
 /// The first row where two images differ, by entity or by value (`values` compares the common

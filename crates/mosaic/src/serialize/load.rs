@@ -480,7 +480,7 @@ fn apply(world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> 
     };
     if pristine {
         world.entities = restored;
-        world.component_lists.resize_with(generations.len(), Default::default);
+        world.component_sets.fit(generations.len());
         world.sampler = sampler;
         for &index in &entities {
             now[index as usize] = Some(saved_entity(index));

@@ -5,36 +5,20 @@ use std::any::TypeId;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
+use super::component_sets::ComponentSets;
 use super::group::Groups;
 use super::observe::{HookKind, Observers};
 use super::{ComponentError, ResourceError, Resources};
 use crate::component::{Component, ComponentId, Components, MutableComponent};
 use crate::entity::{Entities, Entity, EntityError};
 
-/// The component ids one entity has, in insertion order. Inline up to 4, so most entities cost
-/// no heap allocation for it; a spilled list keeps its buffer when the slot is reused.
-pub(crate) type ComponentList = SmallVec<[ComponentId; 4]>;
-
-/// Takes `id` out of an entity's component list (order is not kept: the last id moves into its
-/// place). One slice borrow for the search and the move, then a `truncate`, all inlined:
-/// `SmallVec::swap_remove` stayed a call, 23 instructions per remove in the peer suite's
-/// add_remove, and each `SmallVec` access re-checks whether the list spilled.
-#[inline]
-fn unlist(list: &mut ComponentList, id: ComponentId) {
-    let ids: &mut [ComponentId] = list;
-    if let Some(at) = ids.iter().position(|&c| c == id) {
-        let last = ids.len() - 1;
-        ids[at] = ids[last];
-        list.truncate(last);
-    }
-}
-
 /// The container of entities, their components, and resources.
 ///
 /// Every component type has its own packed pool (a sparse set, see
-/// [`SparseSet`](crate::storage::SparseSet)); the world also keeps, per entity, the list of
-/// component types it has, so despawning costs O(k) in the entity's k components, however many
-/// component types the world knows.
+/// [`SparseSet`](crate::storage::SparseSet)); the world also keeps, per entity, the set of
+/// component types it has (a 4-byte id into a table of the distinct sets seen, as bevy's
+/// archetype graph without the tables), so despawning costs O(k) in the entity's k components,
+/// however many component types the world knows.
 ///
 /// Mutation needs `&mut World`, so no entity can be spawned, despawned or changed while a query
 /// borrows the world; record such changes in a [`CommandBuffer`](crate::CommandBuffer) and apply
@@ -58,10 +42,11 @@ fn unlist(list: &mut ComponentList, id: ComponentId) {
 pub struct World {
     pub(crate) entities: Entities,
     pub(crate) components: Components,
-    /// Indexed by entity index: the components the slot's live entity has (empty when free).
-    pub(crate) component_lists: Vec<ComponentList>,
-    /// Per bundle type, its component ids in bundle order, checked free of duplicates.
-    pub(crate) bundles: FxHashMap<TypeId, SmallVec<[ComponentId; 8]>>,
+    /// Per entity index: the components the slot's live entity has (empty when free).
+    pub(crate) component_sets: ComponentSets,
+    /// Per bundle type, its component ids in bundle order, checked free of duplicates, and the
+    /// component set of an entity spawned with it.
+    pub(crate) bundles: FxHashMap<TypeId, super::spawn::BundleInfo>,
     pub(crate) resources: Resources,
     /// Component hooks, watches, and the commands they defer.
     pub(crate) observers: Observers,
@@ -76,7 +61,7 @@ impl Default for World {
         Self {
             entities: Entities::default(),
             components: Components::default(),
-            component_lists: Vec::new(),
+            component_sets: ComponentSets::default(),
             bundles: FxHashMap::default(),
             resources: Resources::default(),
             observers: Observers::default(),
@@ -146,9 +131,7 @@ impl World {
     /// Pools grow separately; reserve them with [`World::reserve_component`].
     pub fn reserve(&mut self, additional: usize) {
         self.entities.reserve(additional);
-        let fresh =
-            (self.entities.slot_count() as usize + additional).saturating_sub(self.component_lists.len());
-        self.component_lists.reserve(fresh);
+        self.component_sets.reserve_slots(self.entities.slot_count() as usize + additional);
     }
 
     /// Reserves room for `additional` more `T` values in `T`'s pool, registering `T` if needed.
@@ -160,7 +143,7 @@ impl World {
     /// Releases spare capacity of the allocator and of every pool.
     pub fn shrink_to_fit(&mut self) {
         self.entities.shrink_to_fit();
-        self.component_lists.shrink_to_fit();
+        self.component_sets.shrink_to_fit();
         for pool in self.components.pools_mut() {
             pool.shrink_to_fit();
         }
@@ -195,8 +178,7 @@ impl World {
         self.check_alive(entity)?;
         if self.observers.any {
             // Leave callbacks and remove hooks run first, while the entity is intact.
-            let ids: SmallVec<[ComponentId; 8]> =
-                self.component_lists[entity.index() as usize].iter().copied().collect();
+            let ids: SmallVec<[ComponentId; 8]> = self.component_sets.ids(entity.index()).into();
             let transitions = self.watch_transitions(entity, &ids, false);
             self.fire_watches(entity, &transitions, false);
             for &id in &ids {
@@ -204,40 +186,41 @@ impl World {
             }
         }
         if !self.groups.is_empty() {
-            for i in 0..self.component_lists[entity.index() as usize].len() {
-                let id = self.component_lists[entity.index() as usize][i];
+            for i in 0..self.component_sets.ids(entity.index()).len() {
+                let id = self.component_sets.ids(entity.index())[i];
                 self.groups_before_remove(entity, id);
             }
         }
-        // Hooks may have reserved ids: `free` flushes them, and they need component lists.
+        // Hooks may have reserved ids: `free` flushes them, and they need component sets.
         self.entities.free(entity)?;
-        self.fit_lists();
+        self.fit_sets();
         /// Removes the remaining components even if one of their drops panics, so a panic never
         /// leaves a dead entity's values in a pool.
         struct Finish<'a> {
-            list: &'a mut ComponentList,
+            ids: std::slice::Iter<'a, ComponentId>,
             components: &'a mut Components,
             entity: Entity,
         }
-        impl Drop for Finish<'_> {
-            fn drop(&mut self) {
-                while let Some(id) = self.list.pop() {
+        impl Finish<'_> {
+            fn remove_rest(&mut self) {
+                for &id in self.ids.by_ref() {
                     let pool = self.components.pool_mut(id);
+                    // A lazily cleaned pool keeps the dead row for the collector.
                     if !pool.is_lazy() {
                         pool.remove_and_drop(self.entity);
                     }
                 }
             }
         }
-        let list = &mut self.component_lists[entity.index() as usize];
-        let finish = Finish { list, components: &mut self.components, entity };
-        while let Some(id) = finish.list.pop() {
-            let pool = finish.components.pool_mut(id);
-            // A lazily cleaned pool keeps the dead row for the collector.
-            if !pool.is_lazy() {
-                pool.remove_and_drop(entity);
+        impl Drop for Finish<'_> {
+            fn drop(&mut self) {
+                self.remove_rest();
             }
         }
+        let set = self.component_sets.replace(entity.index(), super::component_sets::EMPTY);
+        let ids = self.component_sets.set_ids(set).iter();
+        let mut finish = Finish { ids, components: &mut self.components, entity };
+        finish.remove_rest();
         drop(finish);
         if self.observers.any {
             self.flush_deferred();
@@ -287,9 +270,9 @@ impl World {
         for index in (0..self.entities.slot_count()).rev() {
             if let Some(entity) = self.entities.alive_at(index) {
                 self.entities.free(entity).expect("alive_at yields live entities");
-                self.component_lists[index as usize].clear();
             }
         }
+        self.component_sets.clear_all();
         /// Empties the remaining pools even if a drop panics, so no value of a dead entity is
         /// left behind.
         struct ClearRest<'a>(std::slice::IterMut<'a, crate::storage::SparseSet>);
@@ -341,7 +324,7 @@ impl World {
         }
         let old = T::insert(self.components.pool_mut(id), entity, value);
         if old.is_none() {
-            self.component_lists[entity.index() as usize].push(id);
+            self.component_sets.add(entity.index(), id);
             if !self.groups.is_empty() {
                 self.groups_after_add(entity, &[id]);
             }
@@ -384,7 +367,7 @@ impl World {
                 if self.observers.any {
                     self.insert_observed(entity, id, value);
                 } else if T::insert(self.components.pool_mut(id), entity, value).is_none() {
-                    self.component_lists[entity.index() as usize].push(id);
+                    self.component_sets.add(entity.index(), id);
                     if !self.groups.is_empty() {
                         self.groups_after_add(entity, &[id]);
                     }
@@ -401,7 +384,7 @@ impl World {
                 continue;
             }
             if T::insert(pool, entity, value).is_none() {
-                self.component_lists[entity.index() as usize].push(id);
+                self.component_sets.add(entity.index(), id);
             }
         }
     }
@@ -417,7 +400,7 @@ impl World {
         let transitions = self.watch_transitions(entity, &[id], true);
         self.fire_watches(entity, &transitions, false);
         T::insert(self.components.pool_mut(id), entity, value);
-        self.component_lists[entity.index() as usize].push(id);
+        self.component_sets.add(entity.index(), id);
         if !self.groups.is_empty() {
             self.groups_after_add(entity, &[id]);
         }
@@ -455,7 +438,7 @@ impl World {
             return self.remove_observed::<T>(entity, id).ok_or_else(missing);
         }
         let value = T::remove(self.components.pool_mut(id), entity).ok_or_else(missing)?;
-        unlist(&mut self.component_lists[entity.index() as usize], id);
+        self.component_sets.remove(entity.index(), id);
         Ok(value)
     }
 
@@ -469,7 +452,7 @@ impl World {
         self.fire_hook(entity, id, HookKind::Remove);
         self.groups_before_remove(entity, id);
         let value = T::remove(self.components.pool_mut(id), entity)?;
-        unlist(&mut self.component_lists[entity.index() as usize], id);
+        self.component_sets.remove(entity.index(), id);
         self.fire_watches(entity, &transitions, true);
         self.flush_deferred();
         Some(value)
@@ -518,7 +501,7 @@ impl World {
                     dead(entity, error);
                 }
                 if let Some(value) = T::remove(pool, entity) {
-                    unlist(&mut self.component_lists[entity.index() as usize], id);
+                    self.component_sets.remove(entity.index(), id);
                     removed += 1;
                     drop(value);
                 }
@@ -578,14 +561,14 @@ impl World {
         self.is_alive(entity) && self.components.pool_of::<T>().is_some_and(|p| p.contains(entity))
     }
 
-    /// The ids of the components `entity` has, in insertion order (a removal moves the last id
-    /// into the hole).
+    /// The ids of the components `entity` has, ascending (the order the types were registered
+    /// in), each once. O(1): the slice is the entity's interned component set.
     ///
     /// # Errors
     /// [`EntityError::NoSuchEntity`] if `entity` is not alive.
     pub fn component_ids(&self, entity: Entity) -> Result<&[ComponentId], EntityError> {
         self.check_alive(entity)?;
-        Ok(&self.component_lists[entity.index() as usize])
+        Ok(self.component_sets.ids(entity.index()))
     }
 
     /// Stores resource `value`, returning the previous one of the same type.

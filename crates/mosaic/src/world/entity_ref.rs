@@ -35,9 +35,9 @@ impl<'w> EntityRef<'w> {
         self.world.contains::<T>(self.entity)
     }
 
-    /// The ids of the entity's components (see [`World::component_ids`]).
+    /// The ids of the entity's components, ascending (see [`World::component_ids`]). O(1).
     pub fn component_ids(&self) -> &'w [ComponentId] {
-        &self.world.component_lists[self.entity.index() as usize]
+        self.world.component_sets.ids(self.entity.index())
     }
 }
 

@@ -2,6 +2,7 @@
 
 mod chunk_commands;
 mod command_buffer;
+mod component_sets;
 mod core;
 mod entity_ref;
 mod error;
@@ -15,12 +16,12 @@ mod spawn;
 mod template;
 mod ticks;
 
-#[cfg(feature = "rollback")]
-pub(crate) use self::core::ComponentList;
 pub use self::core::World;
 pub use chunk_commands::ChunkedCommands;
 pub(crate) use command_buffer::OpOutcome;
 pub use command_buffer::{ApplyReport, CommandBuffer};
+#[cfg(feature = "rollback")]
+pub(crate) use component_sets::SetsImage;
 pub use entity_ref::{EntityMut, EntityRef};
 pub use error::{ComponentError, ResourceError};
 pub use group::{GroupError, GroupId};

@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use super::World;
-use super::core::ComponentList;
+use super::component_sets::{ComponentSets, EMPTY, SetId};
 use super::observe::HookKind;
 use crate::component::{Bundle, BundleSink, Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, EntityError, ReservedIter};
@@ -23,7 +23,7 @@ struct InsertSink<'a> {
     ids: &'a [ComponentId],
     next: usize,
     entity: Entity,
-    list: &'a mut ComponentList,
+    sets: &'a mut ComponentSets,
 }
 
 impl BundleSink for InsertSink<'_> {
@@ -32,21 +32,53 @@ impl BundleSink for InsertSink<'_> {
         let id = self.ids[self.next];
         self.next += 1;
         if T::insert(&mut self.pools[id.index()], self.entity, value).is_none() {
-            self.list.push(id);
+            self.sets.add(self.entity.index(), id);
         }
     }
 }
 
-/// The ids of bundle `B` in bundle order, registered and checked for duplicates on first use.
+/// Writes a bundle's components into their pools by precomputed id, for a new entity: its
+/// component set is then the bundle's, set once after the writes.
+struct SpawnSink<'a> {
+    pools: &'a mut [SparseSet],
+    ids: &'a [ComponentId],
+    next: usize,
+    entity: Entity,
+}
+
+impl BundleSink for SpawnSink<'_> {
+    #[inline]
+    fn put<T: Component>(&mut self, value: T) {
+        let id = self.ids[self.next];
+        self.next += 1;
+        // A pool's row matches a whole handle, generation included, so a new entity is never
+        // found: every value is pushed.
+        let old = T::insert(&mut self.pools[id.index()], self.entity, value);
+        debug_assert!(old.is_none(), "a new entity has no component yet");
+    }
+}
+
+/// What a world caches per bundle type.
+#[derive(Debug)]
+pub(crate) struct BundleInfo {
+    /// The component ids, in bundle order.
+    ids: SmallVec<[ComponentId; 8]>,
+    /// The component set of an entity spawned with the bundle.
+    set: SetId,
+}
+
+/// The ids of bundle `B` in bundle order, registered and checked for duplicates on first use,
+/// and the component set of an entity spawned with it.
 ///
 /// # Panics
 /// If `B` holds the same component type twice.
 #[track_caller]
 fn bundle_ids<'a, B: Bundle>(
-    bundles: &'a mut FxHashMap<TypeId, SmallVec<[ComponentId; 8]>>,
+    bundles: &'a mut FxHashMap<TypeId, BundleInfo>,
     components: &mut Components,
-) -> &'a [ComponentId] {
-    bundles.entry(TypeId::of::<B>()).or_insert_with(|| {
+    sets: &mut ComponentSets,
+) -> (&'a [ComponentId], SetId) {
+    let info = bundles.entry(TypeId::of::<B>()).or_insert_with(|| {
         let mut ids = SmallVec::new();
         B::register_ids(components, &mut |id| ids.push(id));
         for (i, id) in ids.iter().enumerate() {
@@ -60,47 +92,43 @@ fn bundle_ids<'a, B: Bundle>(
                 );
             }
         }
-        ids
-    })
+        let set = sets.set_with_all(EMPTY, &ids);
+        BundleInfo { ids, set }
+    });
+    (&info.ids, info.set)
 }
 
-/// Allocates an entity id and makes sure its component list exists; a free function over the two
-/// fields it touches, so callers can hold a bundle's cached ids meanwhile.
+/// Allocates an entity id and makes sure its component set entry exists; a free function over
+/// the two fields it touches, so callers can hold a bundle's cached ids meanwhile.
 #[inline]
-fn alloc_entity(entities: &mut Entities, lists: &mut Vec<ComponentList>) -> Result<Entity, EntityError> {
+fn alloc_entity(entities: &mut Entities, sets: &mut ComponentSets) -> Result<Entity, EntityError> {
     // `alloc` flushes reserved ids first, so more than one slot may have come alive.
     let entity = entities.alloc()?;
-    fit_lists(entities, lists);
-    debug_assert!(lists[entity.index() as usize].is_empty(), "a new entity starts with no components");
+    sets.fit(entities.slot_count() as usize);
+    debug_assert!(sets.set_of(entity.index()) == EMPTY, "a new entity starts with no components");
     Ok(entity)
 }
 
-/// Gives every slot of `entities` a component list (new entities, flushed reservations).
-#[inline]
-fn fit_lists(entities: &Entities, lists: &mut Vec<ComponentList>) {
-    let slots = entities.slot_count() as usize;
-    if lists.len() < slots {
-        lists.resize_with(slots, ComponentList::new);
-    }
-}
-
 impl World {
-    /// Keeps groups packed after a bundle added the components listed from position `before` of
-    /// `entity`'s component list on.
+    /// Keeps groups packed after a bundle took `entity` from component set `before` to its
+    /// current one.
     #[inline]
-    fn groups_after_bundle(&mut self, entity: Entity, before: usize) {
+    fn groups_after_bundle(&mut self, entity: Entity, before: SetId) {
         if self.groups.is_empty() {
             return;
         }
-        let list = &self.component_lists[entity.index() as usize];
-        let added: SmallVec<[ComponentId; 8]> = list[before..].iter().copied().collect();
+        let old = self.component_sets.set_ids(before);
+        let added: SmallVec<[ComponentId; 8]> = (self.component_sets.ids(entity.index()).iter())
+            .filter(|id| old.binary_search(id).is_err())
+            .copied()
+            .collect();
         self.groups_after_add(entity, &added);
     }
 
-    /// Allocates an entity id and makes sure its component list exists.
+    /// Allocates an entity id and makes sure its component set entry exists.
     #[inline]
     fn alloc_entity(&mut self) -> Result<Entity, EntityError> {
-        alloc_entity(&mut self.entities, &mut self.component_lists)
+        alloc_entity(&mut self.entities, &mut self.component_sets)
     }
 
     /// Reserves an entity id through `&World`: the handle is final and can be used at once (in a
@@ -161,14 +189,14 @@ impl World {
     #[inline]
     pub fn flush(&mut self) {
         if self.entities.flush() > 0 {
-            fit_lists(&self.entities, &mut self.component_lists);
+            self.fit_sets();
         }
     }
 
-    /// Gives every slot a component list after the allocator flushed by itself (in `free`).
+    /// Gives every slot a component set entry after the allocator flushed by itself (in `free`).
     #[inline]
-    pub(crate) fn fit_lists(&mut self) {
-        fit_lists(&self.entities, &mut self.component_lists);
+    pub(crate) fn fit_sets(&mut self) {
+        self.component_sets.fit(self.entities.slot_count() as usize);
     }
 
     /// Spawns an entity with the components of `bundle` and returns its handle.
@@ -226,16 +254,23 @@ impl World {
         bundle: B,
     ) -> Result<Entity, EntityError> {
         self.flush();
-        let ids = bundle_ids::<B>(&mut self.bundles, &mut self.components);
+        let (ids, set) = bundle_ids::<B>(&mut self.bundles, &mut self.components, &mut self.component_sets);
         let entity = match target {
             Some(entity) => entity,
-            None => alloc_entity(&mut self.entities, &mut self.component_lists)?,
+            None => alloc_entity(&mut self.entities, &mut self.component_sets)?,
         };
-        if !self.observers.any {
-            let list = &mut self.component_lists[entity.index() as usize];
-            let before = list.len();
+        if target.is_none() && !self.observers.any {
             let pools = self.components.pools_mut();
-            bundle.put_each(&mut InsertSink { pools, ids, next: 0, entity, list });
+            bundle.put_each(&mut SpawnSink { pools, ids, next: 0, entity });
+            self.component_sets.replace(entity.index(), set);
+            self.groups_after_bundle(entity, EMPTY);
+            return Ok(entity);
+        }
+        if !self.observers.any {
+            let before = self.component_sets.set_of(entity.index());
+            let sets = &mut self.component_sets;
+            let pools = self.components.pools_mut();
+            bundle.put_each(&mut InsertSink { pools, ids, next: 0, entity, sets });
             self.groups_after_bundle(entity, before);
             return Ok(entity);
         }
@@ -250,9 +285,9 @@ impl World {
         }
         let transitions = self.watch_transitions(entity, &added, true);
         self.fire_watches(entity, &transitions, false);
-        let list = &mut self.component_lists[entity.index() as usize];
+        let sets = &mut self.component_sets;
         let pools = self.components.pools_mut();
-        bundle.put_each(&mut InsertSink { pools, ids: &ids, next: 0, entity, list });
+        bundle.put_each(&mut InsertSink { pools, ids: &ids, next: 0, entity, sets });
         if !self.groups.is_empty() {
             self.groups_after_add(entity, &added);
         }
@@ -305,7 +340,9 @@ impl World {
         self.flush();
         let reserve = iter.size_hint().0.min(MAX_BATCH_RESERVE);
         self.reserve(reserve);
-        let ids = bundle_ids::<I::Item>(&mut self.bundles, &mut self.components).to_vec();
+        let (ids, set) =
+            bundle_ids::<I::Item>(&mut self.bundles, &mut self.components, &mut self.component_sets);
+        let ids = ids.to_vec();
         for &id in &ids {
             self.components.pool_mut(id).reserve(reserve);
         }
@@ -314,10 +351,11 @@ impl World {
             // the world), so neither is tested per entity.
             let pools = self.components.pools_mut();
             for bundle in iter {
-                let entity = alloc_entity(&mut self.entities, &mut self.component_lists)
+                let sets = &mut self.component_sets;
+                let entity = alloc_entity(&mut self.entities, sets)
                     .unwrap_or_else(|error| panic!("cannot spawn: {error}"));
-                let list = &mut self.component_lists[entity.index() as usize];
-                bundle.put_each(&mut InsertSink { pools, ids: &ids, next: 0, entity, list });
+                bundle.put_each(&mut SpawnSink { pools, ids: &ids, next: 0, entity });
+                sets.replace(entity.index(), set);
                 on_spawn(entity);
             }
             return;
@@ -327,10 +365,10 @@ impl World {
             if self.observers.any {
                 self.put_bundle(entity, bundle);
             } else {
-                let list = &mut self.component_lists[entity.index() as usize];
                 let pools = self.components.pools_mut();
-                bundle.put_each(&mut InsertSink { pools, ids: &ids, next: 0, entity, list });
-                self.groups_after_bundle(entity, 0);
+                bundle.put_each(&mut SpawnSink { pools, ids: &ids, next: 0, entity });
+                self.component_sets.replace(entity.index(), set);
+                self.groups_after_bundle(entity, EMPTY);
             }
             on_spawn(entity);
         }
