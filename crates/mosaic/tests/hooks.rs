@@ -240,7 +240,7 @@ fn a_hook_can_spawn_through_its_commands_during_a_despawn() {
     let wrecks: Vec<Entity> = world.query::<&Wreck>().into_iter().map(|w| w.0).collect();
     assert_eq!(wrecks, [ships[1]]);
     assert_eq!(world.len(), 3);
-    // Every live entity has its component list (the allocator flushed inside the despawn).
+    // Every live entity has its component set (the allocator flushed inside the despawn).
     for e in world.entities().iter().collect::<Vec<_>>() {
         world.despawn(e);
     }

@@ -603,8 +603,17 @@ impl Harness {
         assert_eq!(
             self.world.component_ids(entity).map(<[_]>::len),
             Ok(row.component_count()),
-            "component list of {entity}"
+            "component set of {entity}"
         );
+        let ids = self.world.components();
+        let mut expected: Vec<_> =
+            [(row.a.is_some(), ids.id::<A>()), (row.b.is_some(), ids.id::<B>()), (row.c, ids.id::<C>())]
+                .into_iter()
+                .filter(|&(has, _)| has)
+                .map(|(_, id)| id.expect("a component present is registered"))
+                .collect();
+        expected.sort();
+        assert_eq!(self.world.component_ids(entity), Ok(expected.as_slice()), "component ids of {entity}");
         row
     }
 

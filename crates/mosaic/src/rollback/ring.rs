@@ -39,7 +39,7 @@ pub(crate) struct FrameImage {
 /// sees, saving and restoring allocate nothing.
 ///
 /// A saved frame holds: the entity allocator (slots, generations, free list, live count); each
-/// entity's component list; every registered component pool (sparse pages, entities in row order,
+/// entity's component set id; every registered component pool (sparse pages, entities in row order,
 /// values: `memcpy` per column for plain data, `clone_from` for [`register_clone`] types); the
 /// hierarchy's pool of [`Relationship`] and its ordering bookkeeping; the registered resources;
 /// the owning groups' lengths; the lazy collector's sampler. Restoring puts all of it back, so the
