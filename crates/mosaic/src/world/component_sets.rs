@@ -304,7 +304,7 @@ mod tests {
         let mut model = vec![std::collections::BTreeSet::new(); 8];
         sets.fit(8);
         let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        for _ in 0..4000 {
+        for _ in 0..if cfg!(miri) { 500 } else { 4000 } {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
