@@ -124,6 +124,7 @@ impl ComponentId {
     }
 
     /// The id with index `index` (a position in a per-id table such as [`Components::pools`]).
+    #[cfg(any(test, feature = "rollback"))]
     #[inline]
     pub(crate) const fn from_index(index: usize) -> Self {
         Self(index as u32)

@@ -6,6 +6,7 @@
 //! values stay in the per-type sparse sets). Despawn walks the set's ids, so it stays O(k) in the
 //! entity's k components, as a per-entity list made it, at 4 bytes per entity instead of 24.
 
+#[cfg(feature = "rollback")]
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rustc_hash::FxHashMap;
@@ -22,6 +23,7 @@ pub(crate) const EMPTY: SetId = 0;
 const UNKNOWN: SetId = SetId::MAX;
 
 /// Source of [`ComponentSets::lineage`] values.
+#[cfg(feature = "rollback")]
 static LINEAGES: AtomicU64 = AtomicU64::new(0);
 
 /// One interned set and its cached edges.
@@ -56,7 +58,8 @@ pub(crate) struct ComponentSets {
     sets: Vec<SetEntry>,
     index: FxHashMap<Box<[ComponentId]>, SetId>,
     /// Names this table: set ids saved from it mean the same sets in it later (the table only
-    /// grows), and in no other table.
+    /// grows), and in no other table. Only rollback images need it.
+    #[cfg(feature = "rollback")]
     lineage: u64,
 }
 
@@ -65,7 +68,13 @@ impl Default for ComponentSets {
         let empty = SetEntry { ids: Box::default(), with: Vec::new(), without: Vec::new() };
         let mut index = FxHashMap::default();
         index.insert(Box::default(), EMPTY);
-        Self { of: Vec::new(), sets: vec![empty], index, lineage: LINEAGES.fetch_add(1, Relaxed) }
+        Self {
+            of: Vec::new(),
+            sets: vec![empty],
+            index,
+            #[cfg(feature = "rollback")]
+            lineage: LINEAGES.fetch_add(1, Relaxed),
+        }
     }
 }
 
