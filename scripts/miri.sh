@@ -6,9 +6,10 @@
 # Doctests are skipped (`--lib --tests`). Tests too slow for Miri run a smaller variant under
 # `cfg!(miri)`; none is skipped for speed.
 #
-# Test files that run work on rayon's thread pool (found by grepping tests/ for the
-# `threaded_pattern` below; add names with MIRI_THREADED_TESTS="a b") run separately in every
-# mode with `-Zmiri-tree-borrows -Zmiri-ignore-leaks`: rayon's crossbeam-epoch is not
+# The integration tests are one crate, `tests/it/` (a module per area), plus the few test crates
+# that must stay apart (their own global allocator, trybuild). Modules of `it` that run work on
+# rayon's thread pool (found by grepping each module file for the `threaded_pattern` below; add
+# names with MIRI_THREADED_TESTS="a b") run separately, by test-name filter, in every mode with `-Zmiri-tree-borrows -Zmiri-ignore-leaks`: rayon's crossbeam-epoch is not
 # Stacked-Borrows-compatible (crossbeam-rs/crossbeam#545; crossbeam's own CI uses Tree Borrows),
 # and rayon's pool threads outlive `main`, which Miri allows only with -Zmiri-ignore-leaks.
 # Everything else runs with Miri's leak checker on.
@@ -22,7 +23,8 @@
 # target/miri-logs/<mode>.log.
 #
 # Usage: scripts/miri.sh [TARGET...]
-#   TARGET: `lib` (unit tests) or the name of a file in crates/mosaic/tests; default: all of them.
+#   TARGET: `lib` (unit tests), a module of crates/mosaic/tests/it (`spawn`, `query` ...), or
+#   another test crate of crates/mosaic/tests (`steady_state_alloc` ...); default: all of them.
 #   MIRI_MODES="tree-borrows default" runs only those modes, in that order (default: all three);
 #   PROPTEST_CASES=N runs N cases of every selected property test instead of its Miri default
 #   (e.g. `PROPTEST_CASES=150 MIRI_MODES=default scripts/miri.sh property`);
@@ -64,20 +66,19 @@ if ! cargo "+$toolchain" miri setup >/dev/null 2>&1; then
 fi
 
 # --- Test targets ---------------------------------------------------------------------------------
-[[ -d $tests_dir ]] || die "no $tests_dir directory; run from the mosaic workspace"
-# With arguments, only the named targets run: `lib` for the unit tests, else a tests/ file name.
+[[ -d $tests_dir/it ]] || die "no $tests_dir/it directory; run from the mosaic workspace"
+# With arguments, only the named targets run: `lib` for the unit tests, else a module of `it` or
+# another test crate.
 selected=" $* "
 wanted() { [[ $selected == "  " || $selected == *" $1 "* ]]; }
-threaded_tests=()
-main_args=()
+main_args=()          # cargo arguments of the unfiltered run: --lib and the other test crates
+it_plain=()           # modules of `it` that run in the main run's mode
+it_threaded=()        # modules of `it` that run with Tree Borrows and leaks ignored
+threaded_tests=()     # the other test crates that run on rayon's pool
 if wanted lib; then main_args+=(--lib); fi
-for file in "$tests_dir"/*.rs "$tests_dir"/*/main.rs; do
+for file in "$tests_dir"/*.rs; do
     [[ -e $file ]] || continue
-    if [[ $file == */main.rs ]]; then
-        name=$(basename "$(dirname "$file")")
-    else
-        name=$(basename "$file" .rs)
-    fi
+    name=$(basename "$file" .rs)
     wanted "$name" || continue
     if grep -qE "$threaded_pattern" "$file" || [[ " ${MIRI_THREADED_TESTS:-} " == *" $name "* ]]; then
         threaded_tests+=(--test "$name")
@@ -85,8 +86,28 @@ for file in "$tests_dir"/*.rs "$tests_dir"/*/main.rs; do
         main_args+=(--test "$name")
     fi
 done
-((${#main_args[@]} + ${#threaded_tests[@]})) || die "no test target matches: $*"
-threaded_names="$(printf '%s ' "${threaded_tests[@]/--test/}" | tr -s ' ')"
+for file in "$tests_dir"/it/*.rs; do
+    name=$(basename "$file" .rs)
+    [[ $name == main || $name == common ]] && continue
+    wanted "$name" || continue
+    if grep -qE "$threaded_pattern" "$file" || [[ " ${MIRI_THREADED_TESTS:-} " == *" $name "* ]]; then
+        it_threaded+=("$name")
+    else
+        it_plain+=("$name")
+    fi
+done
+((${#main_args[@]} + ${#threaded_tests[@]} + ${#it_plain[@]} + ${#it_threaded[@]})) ||
+    die "no test target matches: $*"
+threaded_names="$(printf '%s ' "${threaded_tests[@]/--test/}" "${it_threaded[@]}" | tr -s ' ')"
+# Test-name filters for `it`: a module's tests are named `module::test`.
+it_plain_filter=()
+if [[ $selected == "  " ]]; then
+    for name in "${it_threaded[@]}"; do it_plain_filter+=(--skip "$name::"); done
+else
+    for name in "${it_plain[@]}"; do it_plain_filter+=("$name::"); done
+fi
+it_threaded_filter=()
+for name in "${it_threaded[@]}"; do it_threaded_filter+=("$name::"); done
 
 mkdir -p "$log_dir"
 
@@ -108,10 +129,21 @@ run_mode() {
         cargo "+$toolchain" miri test --no-fail-fast -p "$package" "${main_args[@]}" 2>&1 | tee -a "$log"; then
         status=FAIL
     fi
-    if ((${#threaded_tests[@]})); then
+    if ((${#it_plain[@]})) && ! env "$@" MIRIFLAGS="$miriflags" \
+        cargo "+$toolchain" miri test --no-fail-fast -p "$package" --test it -- "${it_plain_filter[@]}" 2>&1 |
+        tee -a "$log"; then
+        status=FAIL
+    fi
+    if ((${#threaded_tests[@]} + ${#it_threaded[@]})); then
         echo "miri.sh: mode '$name': threaded tests ($threaded_names) with Tree Borrows, leaks ignored"
-        if ! env "$@" MIRIFLAGS="$miriflags -Zmiri-tree-borrows -Zmiri-ignore-leaks" \
+        local flags="$miriflags -Zmiri-tree-borrows -Zmiri-ignore-leaks"
+        if ((${#threaded_tests[@]})) && ! env "$@" MIRIFLAGS="$flags" \
             cargo "+$toolchain" miri test --no-fail-fast -p "$package" "${threaded_tests[@]}" 2>&1 |
+            tee -a "$log"; then
+            status=FAIL
+        fi
+        if ((${#it_threaded[@]})) && ! env "$@" MIRIFLAGS="$flags" \
+            cargo "+$toolchain" miri test --no-fail-fast -p "$package" --test it -- "${it_threaded_filter[@]}" 2>&1 |
             tee -a "$log"; then
             status=FAIL
         fi
@@ -155,7 +187,7 @@ echo
 for line in "${summaries[@]}"; do
     echo "$line"
 done
-if ((${#threaded_tests[@]})); then
+if ((${#threaded_tests[@]} + ${#it_threaded[@]})); then
     echo "(threaded tests:$threaded_names ran with -Zmiri-tree-borrows -Zmiri-ignore-leaks in every mode)"
 fi
 if ((failed)); then

@@ -1,7 +1,7 @@
 //! Components and helpers shared by the integration tests.
 //!
-//! Each test file is its own crate and uses a different subset of this module.
-#![allow(dead_code, reason = "each integration test crate uses a different subset")]
+//! Each test module uses a different subset of this module.
+#![allow(dead_code, reason = "not every helper is used by the modules of every feature set")]
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;

@@ -1,6 +1,6 @@
 //! Drops: every component value is dropped exactly once, whichever way it leaves the world.
 
-mod common;
+use crate::common;
 
 use common::{
     DropCounter, Marker, Tracked, Tracked2, Velocity, assert_pools_consistent, panic_message, pool_len,

@@ -2,7 +2,7 @@
 //! through every operation and past every capacity boundary; each reference must be aligned and
 //! each value intact.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::fmt::Debug;

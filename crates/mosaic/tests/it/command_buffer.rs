@@ -1,7 +1,7 @@
 //! The command buffer: changes recorded during a query, applied in recorded order; commands on
 //! dead entities skipped and counted; the buffer empty and reusable after `apply`.
 
-mod common;
+use crate::common;
 
 use common::{Marker, Name, Position, Velocity, assert_pools_consistent, panic_message, pool_len};
 use mosaic::{ApplyReport, CommandBuffer, Entity, World};

@@ -2,7 +2,7 @@
 //! (`ForeignEntity`) instead of calling the handle stale, and none reaches the other world's
 //! entity in the same slot.
 
-mod common;
+use crate::common;
 
 use common::{Position, Velocity};
 #[cfg(feature = "serialize")]

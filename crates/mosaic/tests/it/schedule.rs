@@ -1,6 +1,6 @@
 //! Systems and the schedule: ordering, determinism, sync points, errors.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -128,7 +128,7 @@ struct Missing;
 fn needs_missing(_: Res<Missing>) {}
 
 #[test]
-#[should_panic(expected = "system `needs_missing` cannot run: resource `schedule::Missing` is missing")]
+#[should_panic(expected = "system `needs_missing` cannot run: resource `it::schedule::Missing` is missing")]
 fn missing_resource_names_system_and_type() {
     let mut schedule = Schedule::new();
     schedule.add_system(needs_missing);

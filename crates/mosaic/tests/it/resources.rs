@@ -1,7 +1,7 @@
 //! Resources: typed singletons; insert returns the previous value, the panicking accessors name
 //! the missing type, and the fallible ones return `ResourceError::Missing`.
 
-mod common;
+use crate::common;
 
 use std::any::type_name;
 
@@ -68,13 +68,13 @@ fn panicking_accessors_name_the_missing_type() {
 }
 
 #[test]
-#[should_panic(expected = "no `resources::Score` resource in the world")]
+#[should_panic(expected = "no `it::resources::Score` resource in the world")]
 fn resource_panics_when_missing() {
     World::new().resource::<Score>();
 }
 
 #[test]
-#[should_panic(expected = "no `resources::Score` resource in the world")]
+#[should_panic(expected = "no `it::resources::Score` resource in the world")]
 fn resource_mut_panics_when_missing() {
     World::new().resource_mut::<Score>();
 }

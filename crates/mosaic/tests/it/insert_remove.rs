@@ -1,7 +1,7 @@
 //! Inserting and removing components: returned values, errors and their messages, bundles,
 //! `contains`, `get`/`get_mut`, and the `EntityRef` / `EntityMut` handles.
 
-mod common;
+use crate::common;
 
 use std::any::type_name;
 
@@ -298,9 +298,7 @@ fn remove_batch_runs_remove_hooks_and_keeps_groups_packed() {
 }
 
 #[test]
-#[should_panic(
-    expected = "cannot remove `insert_remove::common::Velocity` from 1v1: entity 1v1 does not exist"
-)]
+#[should_panic(expected = "cannot remove `it::common::Velocity` from 1v1: entity 1v1 does not exist")]
 fn remove_batch_panics_on_a_dead_entity_after_the_entities_before_it() {
     let mut world = World::new();
     let a = world.spawn(Velocity(1));

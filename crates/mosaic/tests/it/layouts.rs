@@ -229,9 +229,9 @@ trait VelocityX {
 }
 
 mod glue {
+    use super::array_of_structs as aos;
+    use super::struct_of_arrays as soa;
     use super::*;
-    use crate::array_of_structs as aos;
-    use crate::struct_of_arrays as soa;
 
     impl ChunkSlots for &mut [aos::Position] {
         type Item = aos::Position;

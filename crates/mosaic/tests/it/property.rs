@@ -5,7 +5,7 @@
 //! The case count defaults to 256 (8 under Miri, with shorter sequences) and follows the
 //! `PROPTEST_CASES` environment variable, which the `proptest!` macro applies over the config.
 
-mod common;
+use crate::common;
 
 use std::any::type_name;
 use std::collections::{BTreeMap, BTreeSet};

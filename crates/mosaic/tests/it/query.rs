@@ -1,7 +1,7 @@
 //! Queries: fetch kinds, filters, drivers over pools of different sizes, `Query::get`,
 //! `for_each`, read-only queries beside `World::get`, and the aliasing refusal.
 
-mod common;
+use crate::common;
 
 use std::any::type_name;
 use std::collections::BTreeSet;
@@ -356,19 +356,19 @@ fn aliasing_queries_panic_naming_the_component() {
 }
 
 #[test]
-#[should_panic(expected = "component `query::A` mutably and immutably")]
+#[should_panic(expected = "component `it::query::A` mutably and immutably")]
 fn mutable_and_shared_access_panics() {
     World::new().query::<(&mut A, &A)>();
 }
 
 #[test]
-#[should_panic(expected = "component `query::A` mutably twice")]
+#[should_panic(expected = "component `it::query::A` mutably twice")]
 fn mutable_twice_panics() {
     World::new().query::<(&mut A, &mut A)>();
 }
 
 #[test]
-#[should_panic(expected = "component `query::A` mutably and immutably")]
+#[should_panic(expected = "component `it::query::A` mutably and immutably")]
 fn shared_and_optional_mutable_access_panics() {
     World::new().query::<(&A, Option<&mut A>)>();
 }

@@ -1,7 +1,7 @@
 //! Despawning: nothing of a despawned entity stays reachable, double despawn, stale handles after
 //! slot reuse, generation retirement, and long spawn/despawn churn.
 
-mod common;
+use crate::common;
 
 use std::collections::VecDeque;
 

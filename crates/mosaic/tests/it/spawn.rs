@@ -1,7 +1,7 @@
 //! Spawning: single and tuple bundles, empty entities, batches (also with lying size hints),
 //! duplicate-component bundles, entity-limit exhaustion and `Extend`.
 
-mod common;
+use crate::common;
 
 use std::any::type_name;
 
@@ -217,7 +217,7 @@ fn bundle_with_duplicate_component_panics_naming_it() {
 }
 
 #[test]
-#[should_panic(expected = "contains component `spawn::common::Position` twice")]
+#[should_panic(expected = "contains component `it::common::Position` twice")]
 fn spawn_with_duplicate_component_panics() {
     let mut world = World::new();
     world.spawn((Position::new(0, 0), Position::new(1, 1)));

@@ -1,0 +1,35 @@
+//! Mosaic's integration tests: one test crate, one module per area (spawn, query, despawn ...),
+//! so the suite links one binary instead of one per file. The tests that install a global
+//! allocator (`steady_state_alloc`, `rollback_alloc`) and the compile-fail cases stay crates of
+//! their own.
+//!
+//! A module's tests are named `module::test`, so `cargo test --test it spawn::` runs one area.
+
+mod change_detection;
+mod command_buffer;
+mod common;
+mod despawn;
+mod drop;
+mod events;
+mod field_changes;
+mod foreign_world;
+mod group;
+mod hierarchy;
+mod hooks;
+mod insert_remove;
+mod layout;
+mod layouts;
+mod lazy;
+mod panic_safety;
+mod par_iter;
+mod property;
+mod query;
+mod relationship;
+mod resources;
+mod rollback;
+mod rollback_property;
+mod schedule;
+mod snapshot;
+mod snapshot_continuation;
+mod sort;
+mod spawn;
