@@ -497,28 +497,8 @@ fn lazy_pools_and_the_collector_roll_back_exactly() {
         *world.resource_mut::<Rng>() = rng;
         world.collect_lazy();
     };
-    let mut straight = start();
-    let expected: Vec<u64> = (0..30)
-        .map(|_| {
-            step(&mut straight);
-            registry.hash(&straight)
-        })
-        .collect();
+    let (straight, world) = rerun_three_back_matches_straight(registry, 30, start, step, |_| {});
     assert!(straight.lazy_garbage() > 0, "the collector must leave garbage between frames");
-    let mut ring = RollbackRing::new(registry, 4);
-    let mut world = start();
-    ring.save(&mut world, 0).unwrap();
-    for frame in 0..30u64 {
-        step(&mut world);
-        ring.save(&mut world, frame + 1).unwrap();
-        let from = (frame + 1).saturating_sub(3);
-        ring.restore(from, &mut world).unwrap();
-        for again in from..=frame {
-            step(&mut world);
-            ring.save(&mut world, again + 1).unwrap();
-        }
-        assert_eq!(ring.hash(&world), expected[frame as usize], "frame {frame}");
-    }
     assert_eq!(world.lazy_garbage(), straight.lazy_garbage());
 }
 
@@ -654,8 +634,26 @@ fn transforms_with_change_tracking_roll_back_exactly() {
         *world.resource_mut::<Rng>() = rng;
         propagate_transforms(world);
     };
-    let mut straight = start();
     let frames: u64 = if cfg!(miri) { 12 } else { 30 };
+    rerun_three_back_matches_straight(registry, frames, start, step, |world| {
+        world.assert_hierarchy_invariants();
+        // Change ticks included: every pool's per-row arrays match its rows.
+        world.components().pools().iter().for_each(|pool| pool.assert_invariants());
+    });
+}
+
+/// Runs `frames` frames of `step` from `start()` straight, hashing each; then runs them again
+/// with a ring of four frames, every frame restoring the state three frames back and re-running
+/// to the present, and checks each frame's hash against the straight run's (and `check` on the
+/// world). Returns the straight run's world and the re-run one.
+fn rerun_three_back_matches_straight(
+    registry: RollbackRegistry,
+    frames: u64,
+    start: impl Fn() -> World,
+    step: impl Fn(&mut World),
+    check: impl Fn(&World),
+) -> (World, World) {
+    let mut straight = start();
     let expected: Vec<u64> = (0..frames)
         .map(|_| {
             step(&mut straight);
@@ -675,8 +673,7 @@ fn transforms_with_change_tracking_roll_back_exactly() {
             ring.save(&mut world, again + 1).unwrap();
         }
         assert_eq!(ring.hash(&world), expected[frame as usize], "frame {frame}");
-        world.assert_hierarchy_invariants();
-        // Change ticks included: every pool's per-row arrays match its rows.
-        world.components().pools().iter().for_each(|pool| pool.assert_invariants());
+        check(&world);
     }
+    (straight, world)
 }
