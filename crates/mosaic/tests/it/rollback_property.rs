@@ -99,6 +99,14 @@ fn registry() -> RollbackRegistry {
 fn check(world: &World) {
     world.components().pools().iter().for_each(|pool| pool.assert_invariants());
     world.assert_hierarchy_invariants();
+    // Each live entity's component set is exactly the pools that hold it.
+    for entity in world.entities().iter() {
+        let ids = world.component_ids(entity).unwrap();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "{entity}: ids ascending and distinct");
+        assert!(ids.iter().all(|&id| world.components().pool(id).contains(entity)), "{entity}: {ids:?}");
+        let holding = world.components().pools().iter().filter(|pool| pool.contains(entity)).count();
+        assert_eq!(ids.len(), holding, "{entity}: every pool holding it is in its set");
+    }
 }
 
 proptest! {
