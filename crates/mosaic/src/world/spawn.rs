@@ -38,7 +38,7 @@ impl BundleSink for InsertSink<'_> {
 }
 
 /// Writes a bundle's components into their pools by precomputed id, for a new entity: its
-/// component set is then the bundle's, set once after the writes.
+/// component set is the bundle's, set once before the writes.
 struct SpawnSink<'a> {
     pools: &'a mut [SparseSet],
     ids: &'a [ComponentId],
@@ -260,9 +260,12 @@ impl World {
             None => alloc_entity(&mut self.entities, &mut self.component_sets)?,
         };
         if target.is_none() && !self.observers.any {
+            // The set first: should an insert panic part-way (a pool past `u32::MAX` rows), the
+            // set names a component too many, which despawn passes over, and never leaves a
+            // value out of it, which despawn would leave behind.
+            self.component_sets.replace(entity.index(), set);
             let pools = self.components.pools_mut();
             bundle.put_each(&mut SpawnSink { pools, ids, next: 0, entity });
-            self.component_sets.replace(entity.index(), set);
             self.groups_after_bundle(entity, EMPTY);
             return Ok(entity);
         }
@@ -354,8 +357,8 @@ impl World {
                 let sets = &mut self.component_sets;
                 let entity = alloc_entity(&mut self.entities, sets)
                     .unwrap_or_else(|error| panic!("cannot spawn: {error}"));
+                sets.replace(entity.index(), set); // first, as in `put_bundle_into`
                 bundle.put_each(&mut SpawnSink { pools, ids: &ids, next: 0, entity });
-                sets.replace(entity.index(), set);
                 on_spawn(entity);
             }
             return;
@@ -365,9 +368,9 @@ impl World {
             if self.observers.any {
                 self.put_bundle(entity, bundle);
             } else {
+                self.component_sets.replace(entity.index(), set); // first, as in `put_bundle_into`
                 let pools = self.components.pools_mut();
                 bundle.put_each(&mut SpawnSink { pools, ids: &ids, next: 0, entity });
-                self.component_sets.replace(entity.index(), set);
                 self.groups_after_bundle(entity, EMPTY);
             }
             on_spawn(entity);
