@@ -110,10 +110,11 @@ fn check(world: &World) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+    // Under Miri, a smaller variant: 8 cases of at most 40 operations.
+    #![proptest_config(ProptestConfig { cases: if cfg!(miri) { 8 } else { 128 }, ..ProptestConfig::default() })]
 
     #[test]
-    fn restore_gives_back_exactly_the_saved_world(ops in proptest::collection::vec(op(), 1..160)) {
+    fn restore_gives_back_exactly_the_saved_world(ops in proptest::collection::vec(op(), 1..if cfg!(miri) { 40 } else { 160 })) {
         let registry = registry();
         let mut ring = RollbackRing::new(self::registry(), 4);
         let mut world = World::new();
