@@ -566,6 +566,24 @@ impl World {
     ///
     /// # Errors
     /// [`EntityError::NoSuchEntity`] if `entity` is not alive.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Component, World};
+    ///
+    /// #[derive(Component)]
+    /// struct Health(u32);
+    /// #[derive(Component)]
+    /// struct Burning;
+    ///
+    /// let mut world = World::new();
+    /// let health = world.register_component::<Health>();
+    /// let burning = world.register_component::<Burning>();
+    /// let e = world.spawn((Burning, Health(3)));
+    /// assert_eq!(world.component_ids(e), Ok(&[health, burning][..]));
+    /// world.remove::<Health>(e);
+    /// assert_eq!(world.component_ids(e), Ok(&[burning][..]));
+    /// ```
     pub fn component_ids(&self, entity: Entity) -> Result<&[ComponentId], EntityError> {
         self.check_alive(entity)?;
         Ok(self.component_sets.ids(entity.index()))
