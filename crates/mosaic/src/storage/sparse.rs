@@ -4,7 +4,7 @@
 pub const PAGE_SIZE: usize = 4096;
 
 /// Marks an index with no dense row.
-const EMPTY: u32 = u32::MAX;
+pub(super) const EMPTY: u32 = u32::MAX;
 
 /// A map from entity index (`u32`) to dense row (`u32`), stored in pages of [`PAGE_SIZE`]
 /// entries allocated on first use, so a pool holding a few entities with large indices costs a

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::changes::ChangeTracker;
+use super::sparse::EMPTY as EMPTY_ROW;
 use super::tick::Clock;
 use super::{Column, FieldColumn, SoaColumns, SoaLayout, SparseArray, SparseView, StorageInfo};
 use crate::entity::Entity;
@@ -45,9 +46,6 @@ pub struct SparseSet {
     /// Per-row change ticks and the change and removal logs, once change tracking is on.
     changes: Option<Box<ChangeTracker>>,
 }
-
-/// A sparse entry with no row (`SparseArray`'s empty marker).
-const EMPTY_ROW: u32 = u32::MAX;
 
 /// The values of a pool, in either layout.
 #[derive(Debug)]
@@ -588,19 +586,16 @@ impl SparseSet {
     /// Updates `dense` and `sparse` after the value at `row` was swap-removed from the column.
     #[inline]
     fn unlink(&mut self, entity: Entity, row: usize) {
-        self.version += 1;
         self.settle_changes();
-        if let Some(changes) = self.changes.as_deref_mut() {
-            changes.swap_remove(row, entity);
-        }
         if !self.lazy {
             // No stale rows: every dense entity's sparse entry points at its row.
-            self.dense.swap_remove(row);
             self.sparse.remove(entity.index());
-            if let Some(&moved) = self.dense.get(row) {
-                self.sparse.insert(moved.index(), row as u32);
-            }
+            self.unlink_cleared(entity, row);
             return;
+        }
+        self.version += 1;
+        if let Some(changes) = self.changes.as_deref_mut() {
+            changes.swap_remove(row, entity);
         }
         let last = self.dense.len() - 1;
         let last_linked = self.sparse.get(self.dense[last].index()) == Some(last as u32);

@@ -22,9 +22,10 @@ pub(crate) const EMPTY: SetId = 0;
 /// An edge not followed yet.
 const UNKNOWN: SetId = SetId::MAX;
 
-/// Source of [`ComponentSets::lineage`] values.
+/// Source of [`ComponentSets::lineage`] values. Starts at 1: 0 names no table (an image never
+/// saved).
 #[cfg(feature = "rollback")]
-static LINEAGES: AtomicU64 = AtomicU64::new(0);
+static LINEAGES: AtomicU64 = AtomicU64::new(1);
 
 /// One interned set and its cached edges.
 #[derive(Debug, Clone)]
@@ -100,23 +101,13 @@ impl ComponentSets {
     /// Adds `id` to the set of the entity in slot `index` (no change if it is there already).
     #[inline]
     pub(crate) fn add(&mut self, index: u32, id: ComponentId) {
-        let from = self.of[index as usize];
-        let to = match self.sets[from as usize].with.get(id.index()) {
-            Some(&to) if to != UNKNOWN => to,
-            _ => self.follow(from, id, true),
-        };
-        self.of[index as usize] = to;
+        self.of[index as usize] = self.edge(self.of[index as usize], id, true);
     }
 
     /// Takes `id` out of the set of the entity in slot `index` (no change if it is not there).
     #[inline]
     pub(crate) fn remove(&mut self, index: u32, id: ComponentId) {
-        let from = self.of[index as usize];
-        let to = match self.sets[from as usize].without.get(id.index()) {
-            Some(&to) if to != UNKNOWN => to,
-            _ => self.follow(from, id, false),
-        };
-        self.of[index as usize] = to;
+        self.of[index as usize] = self.edge(self.of[index as usize], id, false);
     }
 
     /// Gives the entity in slot `index` set `set` (an id of this table) and returns its old set.
@@ -128,10 +119,18 @@ impl ComponentSets {
 
     /// The set of `from` with every id of `ids` added, following (and caching) the edges.
     pub(crate) fn set_with_all(&mut self, from: SetId, ids: &[ComponentId]) -> SetId {
-        ids.iter().fold(from, |set, &id| match self.sets[set as usize].with.get(id.index()) {
+        ids.iter().fold(from, |set, &id| self.edge(set, id, true))
+    }
+
+    /// The set of `from` with `id` added (`add`) or removed: the cached edge, else [`Self::follow`].
+    #[inline(always)]
+    fn edge(&mut self, from: SetId, id: ComponentId, add: bool) -> SetId {
+        let entry = &self.sets[from as usize];
+        let edges = if add { &entry.with } else { &entry.without };
+        match edges.get(id.index()) {
             Some(&to) if to != UNKNOWN => to,
-            _ => self.follow(set, id, true),
-        })
+            _ => self.follow(from, id, add),
+        }
     }
 
     /// The set of `from` with `id` added (`add`) or removed, interned, and the edge cached.
@@ -214,11 +213,8 @@ impl ComponentSets {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SetsImage {
     of: Vec<SetId>,
-    /// The table the ids index (0 before the first save: lineages start at 0 too, so
-    /// [`ComponentSets::restore_image`] also checks the length).
+    /// The table the ids index (0, which names no table, before the first save).
     lineage: u64,
-    /// Sets in the table when saved.
-    sets: usize,
 }
 
 #[cfg(feature = "rollback")]
@@ -236,14 +232,13 @@ impl ComponentSets {
         image.of.clear();
         image.of.extend_from_slice(&self.of);
         image.lineage = self.lineage;
-        image.sets = self.sets.len();
     }
 
     /// Puts the per-entity set ids of `image` back, if it was saved from this table (which has
     /// only grown since, so its ids still mean the same sets), and returns whether it did. The
     /// caller rebuilds the sets from the pools otherwise. O(slots).
     pub(crate) fn restore_image(&mut self, image: &SetsImage) -> bool {
-        if image.lineage != self.lineage || image.sets > self.sets.len() {
+        if image.lineage != self.lineage {
             return false;
         }
         self.of.clear();

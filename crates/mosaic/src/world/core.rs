@@ -410,8 +410,9 @@ impl World {
         None
     }
 
-    /// Removes `entity`'s `T` and returns it, or `None` if it has none. O(1) in the pool plus O(k)
-    /// in the entity's k components.
+    /// Removes `entity`'s `T` and returns it, or `None` if it has none. O(1): the pool's
+    /// swap-remove and a cached edge of the entity's component set (O(k) in its k components the
+    /// first time any entity takes that edge).
     ///
     /// # Panics
     /// If `entity` is not alive; see [`World::try_remove`].
@@ -462,7 +463,7 @@ impl World {
     /// lookup is done once, not per entity, so this is the fast way to take a component off a
     /// known set of entities (the removing twin of [`World::insert_batch`]). Entities without a
     /// `T` are passed over. Hooks, watches and groups see each removal as a [`World::remove`].
-    /// O(entities), plus O(k) per removal in the entity's k components.
+    /// O(entities), each removal as [`World::remove`].
     ///
     /// # Panics
     /// If an entity is not alive (stale, despawned, or of another world), after the entities
