@@ -21,6 +21,7 @@ mod column;
 #[cfg(feature = "rollback")]
 mod image;
 mod resource_map;
+mod row_events;
 mod soa;
 mod sparse;
 mod sparse_set;
@@ -32,6 +33,7 @@ pub use column::{Column, ColumnInfo};
 #[cfg(feature = "rollback")]
 pub use image::PoolImage;
 pub use resource_map::ResourceMap;
+pub use row_events::RowEvents;
 pub use soa::{FieldColumn, SoaColumns, SoaInfo, SoaLayout, SoaReader, SoaWriter};
 pub use sparse::{SparseArray, SparseView};
 pub use sparse_set::{RowLookup, SparseSet};

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use super::changes::ChangeTracker;
 use super::sparse::EMPTY as EMPTY_ROW;
 use super::tick::Clock;
-use super::{Column, FieldColumn, SoaColumns, SoaLayout, SparseArray, SparseView, StorageInfo};
+use super::{Column, FieldColumn, RowEvents, SoaColumns, SoaLayout, SparseArray, SparseView, StorageInfo};
 use crate::entity::Entity;
 
 /// The pool of one component type: which entities have it and their values, packed.
@@ -45,6 +45,8 @@ pub struct SparseSet {
     lazy: bool,
     /// Per-row change ticks and the change and removal logs, once change tracking is on.
     changes: Option<Box<ChangeTracker>>,
+    /// The row events the pool's subscribers outside storage want (set by the world).
+    events: RowEvents,
 }
 
 /// The values of a pool, in either layout.
@@ -118,6 +120,7 @@ impl SparseSet {
             alignments: Mutex::new([Alignment::default(); ALIGNMENT_CACHE]),
             lazy: false,
             changes: None,
+            events: RowEvents::NONE,
         }
     }
 
@@ -191,6 +194,20 @@ impl SparseSet {
         if let Some(changes) = self.changes.as_deref_mut() {
             changes.push_row(entity);
         }
+    }
+
+    /// The row events this pool's subscribers want ([`RowEvents::NONE`] when it has none): what
+    /// a structural change of the pool tests to choose between the plain path and the one that
+    /// runs subscribers. O(1).
+    #[inline(always)]
+    pub fn row_events(&self) -> RowEvents {
+        self.events
+    }
+
+    /// Sets the row events this pool's subscribers want (the world recomputes it whenever a
+    /// subscriber of the pool comes or goes).
+    pub fn set_row_events(&mut self, events: RowEvents) {
+        self.events = events;
     }
 
     /// Marks the pool as lazily cleaned: its owner may leave dead entities' rows in it (see

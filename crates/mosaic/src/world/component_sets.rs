@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use rustc_hash::FxHashMap;
 
 use crate::component::ComponentId;
+use crate::storage::RowEvents;
 
 /// The id of one interned set of component types; [`EMPTY`] is the set with none.
 pub(crate) type SetId = u32;
@@ -37,6 +38,9 @@ struct SetEntry {
     with: Vec<SetId>,
     /// By component index: the set with that component removed, likewise.
     without: Vec<SetId>,
+    /// The union of the row events its components' pools' subscribers want: what an operation
+    /// on a whole entity (spawn of a bundle, despawn) tests to take the plain path.
+    events: RowEvents,
 }
 
 /// Per entity index, the set of component types it has; and the table of sets.
@@ -58,6 +62,10 @@ pub(crate) struct ComponentSets {
     of: Vec<SetId>,
     sets: Vec<SetEntry>,
     index: FxHashMap<Box<[ComponentId]>, SetId>,
+    /// By component index: the row events its pool's subscribers want (a copy of the pool's
+    /// flag, from which each set's union is computed). Shorter than the registry when later
+    /// types have none.
+    component_events: Vec<RowEvents>,
     /// Names this table: set ids saved from it mean the same sets in it later (the table only
     /// grows), and in no other table. Only rollback images need it.
     #[cfg(feature = "rollback")]
@@ -66,13 +74,15 @@ pub(crate) struct ComponentSets {
 
 impl Default for ComponentSets {
     fn default() -> Self {
-        let empty = SetEntry { ids: Box::default(), with: Vec::new(), without: Vec::new() };
+        let empty =
+            SetEntry { ids: Box::default(), with: Vec::new(), without: Vec::new(), events: RowEvents::NONE };
         let mut index = FxHashMap::default();
         index.insert(Box::default(), EMPTY);
         Self {
             of: Vec::new(),
             sets: vec![empty],
             index,
+            component_events: Vec::new(),
             #[cfg(feature = "rollback")]
             lineage: LINEAGES.fetch_add(1, Relaxed),
         }
@@ -90,6 +100,24 @@ impl ComponentSets {
     #[inline]
     pub(crate) fn set_ids(&self, set: SetId) -> &[ComponentId] {
         &self.sets[set as usize].ids
+    }
+
+    /// The row events some component of set `set` has subscribers for. O(1).
+    #[inline(always)]
+    pub(crate) fn events(&self, set: SetId) -> RowEvents {
+        self.sets[set as usize].events
+    }
+
+    /// Records that the subscribers of component `id`'s pool now want `events`, and recomputes
+    /// every set's union. O(total ids of all sets): subscribers come and go rarely.
+    pub(crate) fn set_component_events(&mut self, id: ComponentId, events: RowEvents) {
+        if self.component_events.len() <= id.index() {
+            self.component_events.resize(id.index() + 1, RowEvents::NONE);
+        }
+        self.component_events[id.index()] = events;
+        for entry in &mut self.sets {
+            entry.events = union_of(&self.component_events, &entry.ids);
+        }
     }
 
     /// The set of the entity in slot `index`.
@@ -173,7 +201,8 @@ impl ComponentSets {
             .filter(|&set| set != UNKNOWN)
             .expect("more than 2^32 - 1 distinct component sets");
         self.index.insert(ids.clone(), set);
-        self.sets.push(SetEntry { ids, with: Vec::new(), without: Vec::new() });
+        let events = union_of(&self.component_events, &ids);
+        self.sets.push(SetEntry { ids, with: Vec::new(), without: Vec::new(), events });
         set
     }
 
@@ -205,6 +234,15 @@ impl ComponentSets {
     fn set_count(&self) -> usize {
         self.sets.len()
     }
+}
+
+/// The union of `events` over `ids` (a component past the end of `events` wants none).
+fn union_of(events: &[RowEvents], ids: &[ComponentId]) -> RowEvents {
+    let mut union = RowEvents::NONE;
+    for id in ids {
+        union |= events.get(id.index()).copied().unwrap_or_default();
+    }
+    union
 }
 
 /// A copy of the per-entity set ids, saved and restored by rollback with no allocation once its
@@ -300,6 +338,28 @@ mod tests {
         sets.remove(2, id(2));
         assert_eq!(sets.set_of(2), EMPTY);
         assert!(sets.ids(2).is_empty());
+    }
+
+    #[test]
+    fn each_set_carries_the_union_of_its_components_events() {
+        let mut sets = ComponentSets::default();
+        sets.fit(2);
+        sets.add(0, id(1));
+        sets.add(0, id(3));
+        sets.add(1, id(2));
+        let (a, b) = (sets.set_of(0), sets.set_of(1));
+        assert!(sets.events(a).is_empty() && sets.events(b).is_empty());
+        sets.set_component_events(id(3), RowEvents::REMOVE);
+        assert_eq!(sets.events(a), RowEvents::REMOVE);
+        assert!(sets.events(b).is_empty(), "a set without the component is not flagged");
+        // A set made after the flag was set gets it at creation.
+        sets.add(1, id(3));
+        assert_eq!(sets.events(sets.set_of(1)), RowEvents::REMOVE);
+        sets.set_component_events(id(2), RowEvents::ADD);
+        assert_eq!(sets.events(sets.set_of(1)), RowEvents::ADD | RowEvents::REMOVE);
+        sets.set_component_events(id(3), RowEvents::NONE);
+        assert!(sets.events(a).is_empty(), "a flag taken away clears the unions");
+        assert_eq!(sets.events(sets.set_of(1)), RowEvents::ADD);
     }
 
     #[test]

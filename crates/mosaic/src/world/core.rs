@@ -3,14 +3,17 @@
 use std::any::TypeId;
 
 use rustc_hash::FxHashMap;
-use smallvec::SmallVec;
 
 use super::component_sets::ComponentSets;
+use super::deferred::Deferred;
 use super::group::Groups;
-use super::observe::{HookKind, Observers};
+use super::hooks::Hooks;
+use super::row_events::{Ids, RowChange};
+use super::watches::Watches;
 use super::{ComponentError, ResourceError, Resources};
 use crate::component::{Component, ComponentId, Components, MutableComponent};
 use crate::entity::{Entities, Entity, EntityError};
+use crate::storage::RowEvents;
 
 /// The container of entities, their components, and resources.
 ///
@@ -48,9 +51,13 @@ pub struct World {
     /// component set of an entity spawned with it.
     pub(crate) bundles: FxHashMap<TypeId, super::spawn::BundleInfo>,
     pub(crate) resources: Resources,
-    /// Component hooks, watches, and the commands they defer.
-    pub(crate) observers: Observers,
-    /// Owning groups.
+    /// Component hooks (a row subscriber).
+    pub(crate) hooks: Hooks,
+    /// Watches (a row subscriber).
+    pub(crate) watches: Watches,
+    /// The commands hooks and watches record, applied when the change that fired them ends.
+    pub(crate) deferred: Deferred,
+    /// Owning groups (a row subscriber).
     pub(crate) groups: Groups,
     /// State of the lazy collector's sampling sequence.
     pub(crate) sampler: u64,
@@ -64,7 +71,9 @@ impl Default for World {
             component_sets: ComponentSets::default(),
             bundles: FxHashMap::default(),
             resources: Resources::default(),
-            observers: Observers::default(),
+            hooks: Hooks::default(),
+            watches: Watches::default(),
+            deferred: Deferred::default(),
             groups: Groups::default(),
             sampler: 0x2545_f491_4f6c_dd1d,
         }
@@ -176,22 +185,14 @@ impl World {
     pub fn try_despawn(&mut self, entity: Entity) -> Result<(), EntityError> {
         self.flush();
         self.check_alive(entity)?;
-        if self.observers.any {
-            // Leave callbacks and remove hooks run first, while the entity is intact.
-            let ids: SmallVec<[ComponentId; 8]> = self.component_sets.ids(entity.index()).into();
-            let transitions = self.watch_transitions(entity, &ids, false);
-            self.fire_watches(entity, &transitions, false);
-            for &id in &ids {
-                self.fire_hook(entity, id, HookKind::Remove);
-            }
+        let set = self.component_sets.set_of(entity.index());
+        // Subscribers run before the rows go, while the entity is whole.
+        let observed = self.component_sets.events(set).contains(RowEvents::REMOVE);
+        let ids: Ids = if observed { self.component_sets.set_ids(set).into() } else { Ids::new() };
+        if observed {
+            self.emit_before(&RowChange::remove(entity, &ids, true));
         }
-        if !self.groups.is_empty() {
-            for i in 0..self.component_sets.ids(entity.index()).len() {
-                let id = self.component_sets.ids(entity.index())[i];
-                self.groups_before_remove(entity, id);
-            }
-        }
-        // Hooks may have reserved ids: `free` flushes them, and they need component sets.
+        // Callbacks may have reserved ids: `free` flushes them, and they need component sets.
         self.entities.free(entity)?;
         self.fit_sets();
         /// Removes the remaining components even if one of their drops panics, so a panic never
@@ -218,12 +219,12 @@ impl World {
             }
         }
         let set = self.component_sets.replace(entity.index(), super::component_sets::EMPTY);
-        let ids = self.component_sets.set_ids(set).iter();
-        let mut finish = Finish { ids, components: &mut self.components, entity };
+        let rows = self.component_sets.set_ids(set).iter();
+        let mut finish = Finish { ids: rows, components: &mut self.components, entity };
         finish.remove_rest();
         drop(finish);
-        if self.observers.any {
-            self.flush_deferred();
+        if observed {
+            self.emit_after(&RowChange::remove(entity, &ids, true));
         }
         Ok(())
     }
@@ -235,7 +236,7 @@ impl World {
     ///
     /// Hooks and watches fire for each entity as for [`World::despawn`] (entities are despawned
     /// from the highest index down); entities that hooks spawn meanwhile stay. With no hook,
-    /// watch or group, the pools are emptied wholesale: O(slots + components), no per-entity
+    /// watch or group on any component, the pools are emptied wholesale: O(slots + components), no per-entity
     /// lookups; otherwise O(sum of the entities' components). Also drops the dead rows lazily
     /// cleaned pools keep.
     ///
@@ -259,7 +260,7 @@ impl World {
     /// ```
     pub fn clear(&mut self) {
         self.flush();
-        if self.observers.any || !self.groups.is_empty() {
+        if self.any_row_subscriber() {
             let live: Vec<Entity> = self.entities.iter().collect();
             for &entity in live.iter().rev() {
                 // A hook may have despawned it already (a relation's cleanup).
@@ -319,17 +320,58 @@ impl World {
             Some(id) => id,
             None => self.components.register::<T>(),
         };
-        if self.observers.any {
-            return Ok(self.insert_observed(entity, id, value));
+        Ok(self.insert_row(id, entity, value))
+    }
+
+    /// Adds or replaces live `entity`'s `T` (component `id`), returning the replaced value: the
+    /// row primitive every single insert goes through. The plain path when `T`'s pool has no
+    /// subscriber for this event; else [`World::insert_row_observed`].
+    #[inline]
+    pub(crate) fn insert_row<T: Component>(
+        &mut self,
+        id: ComponentId,
+        entity: Entity,
+        value: T,
+    ) -> Option<T> {
+        let events = self.components.pool(id).row_events();
+        if !events.is_empty() {
+            return self.insert_row_observed(id, entity, value, events);
         }
         let old = T::insert(self.components.pool_mut(id), entity, value);
         if old.is_none() {
             self.component_sets.add(entity.index(), id);
-            if !self.groups.is_empty() {
-                self.groups_after_add(entity, &[id]);
-            }
         }
-        Ok(old)
+        old
+    }
+
+    /// [`World::insert_row`] for a pool with subscribers: they run around the write if they want
+    /// its event (an add or a replace).
+    #[inline(never)]
+    fn insert_row_observed<T: Component>(
+        &mut self,
+        id: ComponentId,
+        entity: Entity,
+        value: T,
+        events: RowEvents,
+    ) -> Option<T> {
+        let ids = [id];
+        let change = if self.components.pool(id).contains(entity) {
+            RowChange::insert(entity, &[], &ids)
+        } else {
+            RowChange::insert(entity, &ids, &[])
+        };
+        let observed = events.intersects(change.events());
+        if observed {
+            self.emit_before(&change);
+        }
+        let old = T::insert(self.components.pool_mut(id), entity, value);
+        if old.is_none() {
+            self.component_sets.add(entity.index(), id);
+        }
+        if observed {
+            self.emit_after(&change);
+        }
+        old
     }
 
     /// Adds or replaces `T` on many entities: `rows` yields `(entity, value)`. The type lookup
@@ -358,25 +400,18 @@ impl World {
         let rows = rows.into_iter();
         let id = self.components.register::<T>();
         self.components.pool_mut(id).reserve(rows.size_hint().0);
-        if self.observers.any || !self.groups.is_empty() {
+        if !self.components.pool(id).row_events().is_empty() {
             for (entity, value) in rows {
                 if let Err(error) = self.check_alive(entity) {
                     on_dead(entity, error);
                     continue;
                 }
-                if self.observers.any {
-                    self.insert_observed(entity, id, value);
-                } else if T::insert(self.components.pool_mut(id), entity, value).is_none() {
-                    self.component_sets.add(entity.index(), id);
-                    if !self.groups.is_empty() {
-                        self.groups_after_add(entity, &[id]);
-                    }
-                }
+                self.insert_row(id, entity, value);
             }
             return;
         }
-        // No hook, watch or group can appear during the loop (no callback runs: the iterator and
-        // the replaced values' drops have no access to the world), so the pool is found once.
+        // No subscriber can appear during the loop (no callback runs: the iterator and the
+        // replaced values' drops have no access to the world), so the pool is found once.
         let pool = self.components.pool_mut(id);
         for (entity, value) in rows {
             if let Err(error) = self.entities.check(entity) {
@@ -387,27 +422,6 @@ impl World {
                 self.component_sets.add(entity.index(), id);
             }
         }
-    }
-
-    /// `try_insert` for a live entity when hooks or watches exist.
-    fn insert_observed<T: Component>(&mut self, entity: Entity, id: ComponentId, value: T) -> Option<T> {
-        if self.components.pool(id).contains(entity) {
-            self.fire_hook(entity, id, HookKind::Replace);
-            let old = T::insert(self.components.pool_mut(id), entity, value);
-            self.flush_deferred();
-            return old;
-        }
-        let transitions = self.watch_transitions(entity, &[id], true);
-        self.fire_watches(entity, &transitions, false);
-        T::insert(self.components.pool_mut(id), entity, value);
-        self.component_sets.add(entity.index(), id);
-        if !self.groups.is_empty() {
-            self.groups_after_add(entity, &[id]);
-        }
-        self.fire_hook(entity, id, HookKind::Add);
-        self.fire_watches(entity, &transitions, true);
-        self.flush_deferred();
-        None
     }
 
     /// Removes `entity`'s `T` and returns it, or `None` if it has none. O(1): the pool's
@@ -435,27 +449,34 @@ impl World {
         self.check_alive(entity)?;
         let missing = || ComponentError::MissingComponent { entity, component: std::any::type_name::<T>() };
         let id = self.components.id::<T>().ok_or_else(missing)?;
-        if self.observers.any || !self.groups.is_empty() {
-            return self.remove_observed::<T>(entity, id).ok_or_else(missing);
-        }
-        let value = T::remove(self.components.pool_mut(id), entity).ok_or_else(missing)?;
-        self.component_sets.remove(entity.index(), id);
-        Ok(value)
+        self.remove_row::<T>(id, entity).ok_or_else(missing)
     }
 
-    /// `try_remove` for a live entity when hooks, watches or groups exist.
-    fn remove_observed<T: Component>(&mut self, entity: Entity, id: ComponentId) -> Option<T> {
+    /// Removes live `entity`'s `T` (component `id`) and returns it, or `None` if it has none:
+    /// the row primitive every single removal goes through. The plain path when `T`'s pool has
+    /// no subscriber for removals.
+    #[inline]
+    pub(crate) fn remove_row<T: Component>(&mut self, id: ComponentId, entity: Entity) -> Option<T> {
+        if self.components.pool(id).row_events().contains(RowEvents::REMOVE) {
+            return self.remove_row_observed(id, entity);
+        }
+        let value = T::remove(self.components.pool_mut(id), entity)?;
+        self.component_sets.remove(entity.index(), id);
+        Some(value)
+    }
+
+    /// [`World::remove_row`] for a pool whose subscribers want removals.
+    #[inline(never)]
+    fn remove_row_observed<T: Component>(&mut self, id: ComponentId, entity: Entity) -> Option<T> {
         if !self.components.pool(id).contains(entity) {
             return None;
         }
-        let transitions = self.watch_transitions(entity, &[id], false);
-        self.fire_watches(entity, &transitions, false);
-        self.fire_hook(entity, id, HookKind::Remove);
-        self.groups_before_remove(entity, id);
+        let ids = [id];
+        let change = RowChange::remove(entity, &ids, false);
+        self.emit_before(&change);
         let value = T::remove(self.components.pool_mut(id), entity)?;
         self.component_sets.remove(entity.index(), id);
-        self.fire_watches(entity, &transitions, true);
-        self.flush_deferred();
+        self.emit_after(&change);
         Some(value)
     }
 
@@ -491,11 +512,10 @@ impl World {
         let id = self.components.id::<T>();
         let mut removed = 0;
         if let Some(id) = id
-            && !self.observers.any
-            && self.groups.is_empty()
+            && !self.components.pool(id).row_events().contains(RowEvents::REMOVE)
         {
-            // As in `insert_rows`: nothing that runs in the loop can add a hook, watch or group
-            // (a removed value's drop has no access to the world), so the pool is found once.
+            // As in `insert_rows`: nothing that runs in the loop can add a subscriber (a removed
+            // value's drop has no access to the world), so the pool is found once.
             let pool = self.components.pool_mut(id);
             for entity in entities {
                 if let Err(error) = self.entities.check(entity) {
@@ -514,7 +534,7 @@ impl World {
                 dead(entity, error);
             }
             if let Some(id) = id {
-                removed += usize::from(self.remove_observed::<T>(entity, id).is_some());
+                removed += usize::from(self.remove_row::<T>(id, entity).is_some());
             }
         }
         removed

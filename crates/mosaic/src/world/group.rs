@@ -3,8 +3,10 @@
 use smallvec::SmallVec;
 
 use super::World;
+use super::row_events::{RowChange, RowSubscriber};
 use crate::component::{Bundle, ComponentId};
 use crate::entity::Entity;
+use crate::storage::RowEvents;
 
 /// Identifies an owning group of a world.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -72,6 +74,27 @@ impl Groups {
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
         self.owning.is_empty()
+    }
+}
+
+/// Groups follow the pools they own: an entity joins a group after a change gives it the last
+/// owned component it lacked, and leaves before a change takes one away, so every owned pool's
+/// swap-remove happens outside the packed range.
+impl RowSubscriber for Groups {
+    fn events(world: &World, id: ComponentId) -> RowEvents {
+        if world.groups.chain(id).is_empty() { RowEvents::NONE } else { RowEvents::ADD | RowEvents::REMOVE }
+    }
+
+    fn before(world: &mut World, change: &RowChange<'_>) {
+        for &id in change.removed {
+            world.groups_before_remove(change.entity, id);
+        }
+    }
+
+    fn after(world: &mut World, change: &RowChange<'_>) {
+        if !change.added.is_empty() && !world.groups.is_empty() {
+            world.groups_after_add(change.entity, change.added);
+        }
     }
 }
 
@@ -146,6 +169,9 @@ impl World {
         for chain in &mut self.groups.chain_of {
             chain.sort_by_key(|&g| owning[g as usize].owned.len());
         }
+        for &id in &owned {
+            self.refresh_row_events(id);
+        }
         // Pack the remaining members, walking the smallest owned pool.
         let smallest = *owned.iter().min_by_key(|&&id| self.components.pool(id).len()).expect("two or more");
         let candidates: Vec<Entity> = self.components.pool(smallest).entities().to_vec();
@@ -200,7 +226,7 @@ impl World {
 
     /// Keeps groups packed after `entity` gained components `added`: joins every group (outermost
     /// first) it now completes.
-    pub(crate) fn groups_after_add(&mut self, entity: Entity, added: &[ComponentId]) {
+    fn groups_after_add(&mut self, entity: Entity, added: &[ComponentId]) {
         for &id in added {
             let chain: SmallVec<[u32; 4]> = self.groups.chain(id).into();
             for group in chain {
@@ -211,7 +237,7 @@ impl World {
 
     /// Keeps groups packed before `entity` loses component `id`: leaves every group owning it,
     /// innermost first.
-    pub(crate) fn groups_before_remove(&mut self, entity: Entity, id: ComponentId) {
+    fn groups_before_remove(&mut self, entity: Entity, id: ComponentId) {
         let chain: SmallVec<[u32; 4]> = self.groups.chain(id).into();
         for &group in chain.iter().rev() {
             self.leave_group(group, entity);

@@ -7,7 +7,7 @@ use smallvec::SmallVec;
 
 use super::World;
 use super::component_sets::{ComponentSets, EMPTY, SetId};
-use super::observe::HookKind;
+use super::row_events::{Ids, RowChange};
 use crate::component::{Bundle, BundleSink, Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, EntityError, ReservedIter};
 use crate::storage::SparseSet;
@@ -110,21 +110,6 @@ fn alloc_entity(entities: &mut Entities, sets: &mut ComponentSets) -> Result<Ent
 }
 
 impl World {
-    /// Keeps groups packed after a bundle took `entity` from component set `before` to its
-    /// current one.
-    #[inline]
-    fn groups_after_bundle(&mut self, entity: Entity, before: SetId) {
-        if self.groups.is_empty() {
-            return;
-        }
-        let old = self.component_sets.set_ids(before);
-        let added: SmallVec<[ComponentId; 8]> = (self.component_sets.ids(entity.index()).iter())
-            .filter(|id| old.binary_search(id).is_err())
-            .copied()
-            .collect();
-        self.groups_after_add(entity, &added);
-    }
-
     /// Allocates an entity id and makes sure its component set entry exists.
     #[inline]
     fn alloc_entity(&mut self) -> Result<Entity, EntityError> {
@@ -259,47 +244,63 @@ impl World {
             Some(entity) => entity,
             None => alloc_entity(&mut self.entities, &mut self.component_sets)?,
         };
-        if target.is_none() && !self.observers.any {
+        // The bundle's set is the union of its components: whether any of their pools has a
+        // subscriber.
+        if !self.component_sets.events(set).is_empty() {
+            let ids: Ids = ids.into();
+            self.put_bundle_observed(entity, target.is_none(), bundle, &ids, set);
+            return Ok(entity);
+        }
+        if target.is_none() {
             // The set first: should an insert panic part-way (a pool past `u32::MAX` rows), the
             // set names a component too many, which despawn passes over, and never leaves a
             // value out of it, which despawn would leave behind.
             self.component_sets.replace(entity.index(), set);
             let pools = self.components.pools_mut();
             bundle.put_each(&mut SpawnSink { pools, ids, next: 0, entity });
-            self.groups_after_bundle(entity, EMPTY);
-            return Ok(entity);
-        }
-        if !self.observers.any {
-            let before = self.component_sets.set_of(entity.index());
+        } else {
             let sets = &mut self.component_sets;
             let pools = self.components.pools_mut();
             bundle.put_each(&mut InsertSink { pools, ids, next: 0, entity, sets });
-            self.groups_after_bundle(entity, before);
-            return Ok(entity);
         }
-        let ids: SmallVec<[ComponentId; 8]> = ids.into();
-        let mut added = SmallVec::<[ComponentId; 8]>::new();
-        for &id in &ids {
-            if self.components.pool(id).contains(entity) {
-                self.fire_hook(entity, id, HookKind::Replace);
-            } else {
-                added.push(id);
-            }
-        }
-        let transitions = self.watch_transitions(entity, &added, true);
-        self.fire_watches(entity, &transitions, false);
-        let sets = &mut self.component_sets;
-        let pools = self.components.pools_mut();
-        bundle.put_each(&mut InsertSink { pools, ids: &ids, next: 0, entity, sets });
-        if !self.groups.is_empty() {
-            self.groups_after_add(entity, &added);
-        }
-        for &id in &added {
-            self.fire_hook(entity, id, HookKind::Add);
-        }
-        self.fire_watches(entity, &transitions, true);
-        self.flush_deferred();
         Ok(entity)
+    }
+
+    /// Writes `bundle` (component ids `ids`, set `set` for a new entity) into `entity` when some
+    /// of its components' pools have subscribers: they run before and after the writes if they
+    /// want the change's events (adds, replaces).
+    #[inline(never)]
+    fn put_bundle_observed<B: Bundle>(
+        &mut self,
+        entity: Entity,
+        new: bool,
+        bundle: B,
+        ids: &[ComponentId],
+        set: SetId,
+    ) {
+        let (added, replaced): (Ids, Ids) = if new {
+            (ids.into(), Ids::new())
+        } else {
+            ids.iter().copied().partition(|&id| !self.components.pool(id).contains(entity))
+        };
+        let change = RowChange::insert(entity, &added, &replaced);
+        let events = self.component_sets.events(set);
+        let observed = events.intersects(change.events());
+        if observed {
+            self.emit_before(&change);
+        }
+        if new {
+            self.component_sets.replace(entity.index(), set); // first, as in `put_bundle_into`
+            let pools = self.components.pools_mut();
+            bundle.put_each(&mut SpawnSink { pools, ids, next: 0, entity });
+        } else {
+            let sets = &mut self.component_sets;
+            let pools = self.components.pools_mut();
+            bundle.put_each(&mut InsertSink { pools, ids, next: 0, entity, sets });
+        }
+        if observed {
+            self.emit_after(&change);
+        }
     }
 
     /// Spawns an entity with no components.
@@ -349,9 +350,9 @@ impl World {
         for &id in &ids {
             self.components.pool_mut(id).reserve(reserve);
         }
-        if !self.observers.any && self.groups.is_empty() {
-            // No hook, watch or group can appear during the loop (the iterator has no access to
-            // the world), so neither is tested per entity.
+        if self.component_sets.events(set).is_empty() {
+            // No subscriber can appear during the loop (the iterator has no access to the
+            // world), so none is looked for per entity.
             let pools = self.components.pools_mut();
             for bundle in iter {
                 let sets = &mut self.component_sets;
@@ -365,14 +366,7 @@ impl World {
         }
         for bundle in iter {
             let entity = self.alloc_entity().unwrap_or_else(|error| panic!("cannot spawn: {error}"));
-            if self.observers.any {
-                self.put_bundle(entity, bundle);
-            } else {
-                self.component_sets.replace(entity.index(), set); // first, as in `put_bundle_into`
-                let pools = self.components.pools_mut();
-                bundle.put_each(&mut SpawnSink { pools, ids: &ids, next: 0, entity });
-                self.groups_after_bundle(entity, EMPTY);
-            }
+            self.put_bundle_observed(entity, true, bundle, &ids, set);
             on_spawn(entity);
         }
     }

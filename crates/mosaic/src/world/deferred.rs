@@ -1,0 +1,60 @@
+//! The commands hook and watch callbacks record, and how they are applied.
+//!
+//! Callbacks run inside a structural change with the world read-only; what they want changed
+//! goes into one command buffer the world keeps, applied as soon as the change that fired them
+//! is complete, round after round (commands applied may fire more callbacks), breadth first:
+//! every command of a round runs before the commands it causes.
+
+use super::{CommandBuffer, HookContext, World};
+use crate::entity::Entity;
+
+/// The deferred command buffer and its reentrancy flag.
+#[derive(Debug, Default)]
+pub(crate) struct Deferred {
+    /// Commands recorded by callbacks, applied when the firing operation returns.
+    buffer: CommandBuffer,
+    /// An empty buffer swapped in while `buffer` is applied, keeping both capacities.
+    spare: CommandBuffer,
+    /// Whether the world is applying `buffer` now (nested operations leave it to the outer loop).
+    flushing: bool,
+}
+
+impl World {
+    /// Runs `callback` for `entity` with the world read-only and the deferred command buffer.
+    pub(crate) fn call(&mut self, entity: Entity, callback: impl FnOnce(&World, &mut HookContext<'_>)) {
+        let mut commands = std::mem::take(&mut self.deferred.buffer);
+        let world: &World = self;
+        callback(world, &mut HookContext { entity, world, commands: &mut commands });
+        self.deferred.buffer = commands;
+    }
+
+    /// Applies the commands callbacks recorded, repeatedly, until none are left. Nested calls
+    /// (from the operations being applied) return at once; the outer loop picks their commands
+    /// up. O(1) when nothing was recorded.
+    ///
+    /// # Panics
+    /// If callbacks keep recording commands for 10,000 rounds (a hook feeding itself).
+    pub(crate) fn flush_deferred(&mut self) {
+        if self.deferred.flushing || self.deferred.buffer.is_empty() {
+            return;
+        }
+        /// Clears the flag when flushing ends, also by panic.
+        struct Flushing<'a>(&'a mut World);
+        impl Drop for Flushing<'_> {
+            fn drop(&mut self) {
+                self.0.deferred.flushing = false;
+            }
+        }
+        self.deferred.flushing = true;
+        let guard = Flushing(self);
+        let mut rounds = 0;
+        while !guard.0.deferred.buffer.is_empty() {
+            rounds += 1;
+            assert!(rounds <= 10_000, "hooks kept recording commands for 10,000 rounds; a hook feeds itself");
+            let spare = std::mem::take(&mut guard.0.deferred.spare);
+            let mut batch = std::mem::replace(&mut guard.0.deferred.buffer, spare);
+            batch.apply(guard.0);
+            guard.0.deferred.spare = batch;
+        }
+    }
+}

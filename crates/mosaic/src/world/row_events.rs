@@ -1,0 +1,149 @@
+//! Row events: how the parts of the world that keep per-row bookkeeping hear about row changes.
+//!
+//! A component's rows change only in its pool. Beside the pool's own bookkeeping (its index and,
+//! when tracked, its change ticks and logs, kept by the pool itself), two kinds of parts follow
+//! every row change:
+//! - the **component sets** (which components each entity has): every pool has them, so the
+//!   world's row primitives update them directly, at the cost of one cached edge;
+//! - **subscribers** ([`RowSubscriber`]): owning groups, component hooks and watches today; each
+//!   says which [`RowEvents`] it wants of which pools, and each pool carries the union of what its
+//!   subscribers want. A change of a pool that nobody listens to tests that one byte and takes the
+//!   plain path; only the pools a subscriber names pay for it (EnTT's per-storage signals,
+//!   `sigh_mixin` in `entity/mixin.hpp`; bevy's per-archetype hook and observer flags).
+//!
+//! Every structural change of the world (spawn, insert, remove, despawn, their batch and bundle
+//! forms, commands, hooks' commands) reaches rows through the primitives of `core.rs` and
+//! `spawn.rs`, which describe it as one [`RowChange`] per entity: the components added, replaced
+//! and removed. When the pools involved have subscribers, they are called with it twice:
+//! [`World::emit_before`] while the entity is untouched (old values readable), then the rows
+//! change, then [`World::emit_after`] (new values readable), after which the commands subscribers
+//! recorded are applied. A new per-row feature is one more [`RowSubscriber`] impl and one line in
+//! each of the three lists below.
+
+use smallvec::SmallVec;
+
+use super::World;
+use super::group::Groups;
+use super::hooks::Hooks;
+use super::watches::Watches;
+use crate::component::ComponentId;
+use crate::entity::Entity;
+use crate::storage::RowEvents;
+
+/// One structural change of one entity, as its subscribers see it.
+///
+/// Shape: the entity and three disjoint lists of component ids: those it gains, those whose
+/// values are overwritten, those it loses. `despawn` marks a despawn, after which the entity is
+/// dead (its `removed` list holds every component it had).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RowChange<'a> {
+    /// The entity changed.
+    pub(crate) entity: Entity,
+    /// Components it gains (rows added).
+    pub(crate) added: &'a [ComponentId],
+    /// Components whose values are replaced.
+    pub(crate) replaced: &'a [ComponentId],
+    /// Components it loses (rows removed).
+    pub(crate) removed: &'a [ComponentId],
+    /// Whether the entity is despawned by the change.
+    pub(crate) despawn: bool,
+}
+
+impl<'a> RowChange<'a> {
+    /// `entity` gains the components `added` and has those of `replaced` overwritten.
+    pub(crate) fn insert(entity: Entity, added: &'a [ComponentId], replaced: &'a [ComponentId]) -> Self {
+        Self { entity, added, replaced, removed: &[], despawn: false }
+    }
+
+    /// `entity` loses the components `removed`; `despawn` when the entity dies with them.
+    pub(crate) fn remove(entity: Entity, removed: &'a [ComponentId], despawn: bool) -> Self {
+        Self { entity, added: &[], replaced: &[], removed, despawn }
+    }
+
+    /// Whether, after the change, the entity has component `id`; `None` when the change does not
+    /// touch `id`.
+    #[inline]
+    pub(crate) fn has_after(&self, id: ComponentId) -> Option<bool> {
+        if self.added.contains(&id) {
+            Some(true)
+        } else if self.removed.contains(&id) {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// The row events the change makes on the pools it touches.
+    pub(crate) fn events(&self) -> RowEvents {
+        let mut events = RowEvents::NONE;
+        if !self.added.is_empty() {
+            events |= RowEvents::ADD;
+        }
+        if !self.replaced.is_empty() {
+            events |= RowEvents::REPLACE;
+        }
+        if !self.removed.is_empty() {
+            events |= RowEvents::REMOVE;
+        }
+        events
+    }
+}
+
+/// A part of the world that follows row changes of the pools it names.
+///
+/// Implementations keep their state in the world and are called through it (`&mut World`), so a
+/// subscriber may read any pool, move rows (groups) or run user callbacks with the world
+/// read-only and a command buffer (hooks, watches).
+pub(crate) trait RowSubscriber {
+    /// The row events of component `id`'s pool this subscriber wants ([`RowEvents::NONE`] when it
+    /// does not follow that pool). The pool's flag is the union over every subscriber.
+    fn events(world: &World, id: ComponentId) -> RowEvents;
+
+    /// Called before the rows change: the entity still has exactly its old components and
+    /// values. Called only when a pool the change touches wants one of its events; the
+    /// subscriber passes over the components it does not follow.
+    fn before(world: &mut World, change: &RowChange<'_>);
+
+    /// Called after the rows changed (the component sets too), under the same condition.
+    fn after(world: &mut World, change: &RowChange<'_>);
+}
+
+impl World {
+    /// Runs every subscriber's [`RowSubscriber::before`] for `change`: watches first (their
+    /// "leave" callbacks see the entity whole), then hooks, then groups (which move the entity's
+    /// rows out of the packed range before they go).
+    pub(crate) fn emit_before(&mut self, change: &RowChange<'_>) {
+        Watches::before(self, change);
+        Hooks::before(self, change);
+        Groups::before(self, change);
+    }
+
+    /// Runs every subscriber's [`RowSubscriber::after`] for `change`, in the reverse order of
+    /// [`World::emit_before`] (groups pack the new rows before hooks and watches see them), then
+    /// applies the commands they recorded.
+    pub(crate) fn emit_after(&mut self, change: &RowChange<'_>) {
+        Groups::after(self, change);
+        Hooks::after(self, change);
+        Watches::after(self, change);
+        self.flush_deferred();
+    }
+
+    /// Recomputes the row events component `id`'s pool is flagged with, and the component sets'
+    /// unions: call whenever a subscriber of that pool comes or goes. O(distinct component sets).
+    pub(crate) fn refresh_row_events(&mut self, id: ComponentId) {
+        let events = Watches::events(self, id) | Hooks::events(self, id) | Groups::events(self, id);
+        if self.components.pool(id).row_events() != events {
+            self.components.pool_mut(id).set_row_events(events);
+            self.component_sets.set_component_events(id, events);
+        }
+    }
+
+    /// Whether any pool of the world has a subscriber (`World::clear` despawns entity by entity
+    /// then). O(components).
+    pub(crate) fn any_row_subscriber(&self) -> bool {
+        self.components.pools().iter().any(|pool| !pool.row_events().is_empty())
+    }
+}
+
+/// The component ids of a bundle or an entity, inline for the common few.
+pub(crate) type Ids = SmallVec<[ComponentId; 8]>;
