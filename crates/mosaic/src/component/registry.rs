@@ -174,6 +174,36 @@ impl Components {
         id
     }
 
+    /// Whether `T`'s changes are tracked in this world: its pool tracks them, or `T` is not
+    /// registered yet and its derive says `#[component(track_changes)]` (its pool will from
+    /// registration). O(1).
+    #[inline]
+    pub fn tracks_changes<T: Component>(&self) -> bool {
+        match self.pool_of::<T>() {
+            Some(pool) => pool.changes().is_some(),
+            None => T::track_changes(),
+        }
+    }
+
+    /// Checks that `T`'s changes are tracked, for a change reader (`reader`: `Changed`, `Added`,
+    /// `FieldChanged`, `RemovedComponents`) being made. Readers never turn tracking on: whether a
+    /// type is tracked is decided when it is registered (the derive attribute) or by an explicit
+    /// [`World::track_changes`](crate::World::track_changes).
+    ///
+    /// # Panics
+    /// If `T`'s changes are not tracked, saying how to track them.
+    #[track_caller]
+    pub(crate) fn check_tracked<T: Component>(&self, reader: &str) {
+        if !self.tracks_changes::<T>() {
+            panic!(
+                "`{reader}<{0}>` reads the change ticks of `{0}`, which are not tracked: derive it with \
+                 `#[component(track_changes)]`, or call `World::track_changes::<{0}>()` before the values \
+                 to be seen are written (change readers never turn tracking on)",
+                std::any::type_name::<T>()
+            );
+        }
+    }
+
     /// The id of `T`, if registered.
     #[inline]
     pub fn id<T: Component>(&self) -> Option<ComponentId> {

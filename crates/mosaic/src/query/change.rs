@@ -21,10 +21,12 @@ use crate::storage::{ChangeTracker, RowLookup, SparseSet, StorageInfo, Tick, Tic
 /// a snapshot load (which inserts every loaded value). Replacing a value with `insert` is a
 /// change, not an addition. Requires `T` (an entity without `T` never passes).
 ///
-/// Change tracking of `T` starts when the first change reader of `T` is made through `&mut World`
-/// or as a system parameter, or at registration with `#[component(track_changes)]`; the values
-/// present when it starts count as added then. A query through `&World` on a type whose tracking
-/// is off panics, saying so. A type never registered has no values: the query is empty.
+/// Whether `T`'s changes are tracked is decided per type, not by readers: from registration with
+/// `#[component(track_changes)]`, or from an explicit [`World::track_changes`](crate::World::track_changes)
+/// (the values present then count as added then). Making a change reader of an untracked type
+/// panics, saying so, in every form: `query_filtered`, `query_ref_filtered` and system
+/// parameters alike (bevy tracks every type; Mosaic lets untracked types skip the cost).
+/// A tracked type never registered has no values: the query is empty.
 ///
 /// Cost: when the filter is a term of the query's filter (alone or in a tuple, not under `Or`),
 /// iteration walks `T`'s change log instead of a pool: O(log n + changes since), plus one lookup
@@ -88,18 +90,10 @@ pub struct ChangeFetch<'w> {
 impl<'w> ChangeFetch<'w> {
     #[track_caller]
     fn new<T: Component>(components: &'w Components, ticks: Ticks, filter: &str) -> Self {
-        let tracked = components.pool_of::<T>().map(|pool| {
-            let Some(changes) = pool.changes() else {
-                panic!(
-                    "`{filter}<{0}>` needs change tracking of `{0}`, which is off: make the query \
-                     through `&mut World` (`query_filtered`) or as a system parameter, call \
-                     `World::track_changes::<{0}>()`, or derive it with \
-                     `#[component(track_changes)]`",
-                    std::any::type_name::<T>()
-                )
-            };
-            (pool.lookup(), changes)
-        });
+        components.check_tracked::<T>(filter);
+        let tracked = components
+            .pool_of::<T>()
+            .map(|pool| (pool.lookup(), pool.changes().expect("checked to be tracked above")));
         Self { tracked, window: ticks.window() }
     }
 
@@ -171,8 +165,9 @@ macro_rules! change_filter {
             fn init_fetch(components: &Components, ticks: Ticks) -> Self::Fetch<'_> {
                 ChangeFetch::new::<T>(components, ticks, $label)
             }
-            fn track_changes(components: &mut Components) {
-                components.track_changes::<T>();
+            #[track_caller]
+            fn check_tracked(components: &Components) {
+                components.check_tracked::<T>($label);
             }
             fn change_driver(components: &Components) -> Option<&SparseSet> {
                 tracked_pool::<T>(components)
@@ -291,9 +286,9 @@ impl<T: Component, const FIELD: usize> QueryFilter for FieldChanged<T, FIELD> {
         ChangeFetch::new::<T>(components, ticks, "FieldChanged")
     }
     #[track_caller]
-    fn track_changes(components: &mut Components) {
+    fn check_tracked(components: &Components) {
         check_field::<T, FIELD>(components);
-        components.track_changes::<T>();
+        components.check_tracked::<T>("FieldChanged");
     }
     fn change_driver(components: &Components) -> Option<&SparseSet> {
         tracked_pool::<T>(components)

@@ -128,6 +128,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     #[track_caller]
     fn new(world: &'w World) -> Self {
         assert_no_aliasing(std::any::type_name::<Q>(), |visit| Q::visit_access(visit));
+        F::check_tracked(&world.components);
         // SAFETY: the aliasing check just passed; access rights are the caller's (see above).
         unsafe { Self::new_unchecked(world, world.change_ticks()) }
     }
@@ -795,7 +796,6 @@ impl World {
     /// As [`World::query`].
     #[track_caller]
     pub fn query_filtered<Q: QueryData, F: QueryFilter>(&mut self) -> Query<'_, Q, F> {
-        F::track_changes(&mut self.components);
         Query::new(self)
     }
 

@@ -39,10 +39,12 @@ pub trait QueryFilter {
     /// [`Changed`](crate::Changed) read), for the scheduler; the default reports none.
     #[doc(hidden)]
     fn visit_access(_visit: &mut dyn FnMut(super::access::ComponentAccess)) {}
-    /// Turns change tracking on for the components whose changes the filter reads
-    /// ([`Added`](crate::Added), [`Changed`](crate::Changed)); the default does nothing.
+    /// Checks that the components whose changes the filter reads ([`Added`](crate::Added),
+    /// [`Changed`](crate::Changed)) are tracked, panicking with how to track them otherwise; the
+    /// default checks nothing.
     #[doc(hidden)]
-    fn track_changes(_components: &mut Components) {}
+    #[track_caller]
+    fn check_tracked(_components: &Components) {}
     /// A tracked pool whose change log lists every entity that can pass the filter (`Added<T>`
     /// or `Changed<T>`, alone or in a tuple), for queries to walk instead of a whole pool.
     #[doc(hidden)]
@@ -148,8 +150,9 @@ macro_rules! tuple_filter {
                 ($($name::init_fetch(components, ticks),)*)
             }
             #[allow(unused_variables)]
-            fn track_changes(components: &mut Components) {
-                $($name::track_changes(components);)*
+            #[track_caller]
+            fn check_tracked(components: &Components) {
+                $($name::check_tracked(components);)*
             }
             #[allow(unused_variables)]
             fn visit_access(visit: &mut dyn FnMut(super::access::ComponentAccess)) {
@@ -226,8 +229,9 @@ macro_rules! or_filter {
                 ($($name::init_fetch(components, ticks),)*)
             }
             #[allow(unused_variables)]
-            fn track_changes(components: &mut Components) {
-                $($name::track_changes(components);)*
+            #[track_caller]
+            fn check_tracked(components: &Components) {
+                $($name::check_tracked(components);)*
             }
             #[allow(unused_variables)]
             fn visit_access(visit: &mut dyn FnMut(super::access::ComponentAccess)) {

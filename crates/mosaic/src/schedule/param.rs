@@ -109,7 +109,7 @@ unsafe impl<Q: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Qu
         access.add_query(&items, FilterSet::of::<Q, F>())
     }
     fn init_state(world: &mut World) -> Self::State {
-        F::track_changes(&mut world.components);
+        F::check_tracked(&world.components);
     }
     unsafe fn get_param<'w>(_: &mut (), world: &'w World, ticks: Ticks) -> Query<'w, Q, F> {
         // SAFETY: the scheduler guarantees no conflicting access to the declared components
@@ -128,8 +128,9 @@ unsafe impl<T: crate::component::Component> SystemParam for RemovedComponents<'_
         Ok(())
     }
     fn init_state(world: &mut World) -> Self::State {
-        let id = world.components.track_changes::<T>();
-        world.components.pool_mut(id).changes_mut().expect("tracking was just turned on").register_reader()
+        world.components.check_tracked::<T>("RemovedComponents");
+        let id = world.components.register::<T>();
+        world.components.pool_mut(id).changes_mut().expect("checked to be tracked").register_reader()
     }
     unsafe fn get_param<'w>(
         cursor: &mut Self::State,

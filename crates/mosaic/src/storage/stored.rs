@@ -159,8 +159,8 @@ pub unsafe trait Stored: Sized + Send + Sync + 'static {
     }
 
     /// Whether the type's pool tracks changes from its registration
-    /// (`#[component(track_changes)]`); `false` by default, when tracking starts with the first
-    /// change reader of the type instead.
+    /// (`#[component(track_changes)]`); `false` by default (tracking then starts only with an
+    /// explicit `World::track_changes`).
     fn track_changes() -> bool {
         false
     }

@@ -21,8 +21,9 @@ use crate::storage::LogEntry;
 /// system's initialization), and removals stay stored until every reader has seen them. Through
 /// [`World::removed`], it sees the removals since the last
 /// [`World::clear_trackers`](crate::World::clear_trackers). Removals are only recorded while `T`'s
-/// changes are tracked: the system parameter turns tracking on when the system is initialized;
-/// for [`World::removed`], call [`World::track_changes`] first.
+/// changes are tracked (`#[component(track_changes)]`, or [`World::track_changes`]); a reader of
+/// an untracked type panics when it is made (the system parameter at the system's
+/// initialization), saying so.
 ///
 /// # Examples
 /// ```
@@ -30,6 +31,7 @@ use crate::storage::LogEntry;
 /// # use std::sync::{Arc, Mutex};
 ///
 /// #[derive(Component)]
+/// #[component(track_changes)]
 /// struct Burning;
 ///
 /// let mut world = World::new();
@@ -84,8 +86,14 @@ impl<'w, T: Component> IntoIterator for &RemovedComponents<'w, T> {
 impl World {
     /// The entities that lost their `T` since the last
     /// [`World::clear_trackers`](crate::World::clear_trackers); see [`RemovedComponents`].
-    /// Empty unless `T`'s changes are tracked ([`World::track_changes`]). O(log removals).
+    /// O(log removals).
+    ///
+    /// # Panics
+    /// If `T`'s changes are not tracked (`#[component(track_changes)]`, or
+    /// [`World::track_changes`]): removals are recorded only for tracked types.
+    #[track_caller]
     pub fn removed<T: Component>(&self) -> RemovedComponents<'_, T> {
+        self.components.check_tracked::<T>("RemovedComponents");
         let entries = match self.components.pool_of::<T>().and_then(|pool| pool.changes()) {
             Some(changes) => changes.removed_since(self.change_ticks()),
             None => &[],

@@ -78,17 +78,39 @@ impl World {
 
     /// Turns change tracking on for `T` now (registering it), as
     /// `#[component(track_changes)]` does from registration: its pool stamps every addition and
-    /// change and logs removals from here on. The entities that have a `T` already count as added
-    /// and changed now. Change readers ([`Added`](crate::Added), [`Changed`](crate::Changed),
-    /// [`RemovedComponents`](crate::RemovedComponents)) turn it on themselves when created
-    /// through `&mut World` or as system parameters; call this earlier to have exact answers for
-    /// what happens before the first reader. O(1) if on already, else O(entities with `T`).
+    /// change and logs removals from here on, for good. The entities that have a `T` already count
+    /// as added and changed now, so call it before the values to be seen are written (right after
+    /// making the world, for a type whose derive does not say it).
+    ///
+    /// Tracking is decided per type, by the derive attribute or this call; change readers
+    /// ([`Added`](crate::Added), [`Changed`](crate::Changed), [`FieldChanged`](crate::FieldChanged),
+    /// [`RemovedComponents`](crate::RemovedComponents)) never turn it on, and making one of an
+    /// untracked type panics. Tracking costs every insert, removal and `&mut` access of the type
+    /// a few stores (see `docs/design.md`); untracked types pay nothing. O(1) if on already, else
+    /// O(entities with `T`).
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Changed, Component, Entity, World};
+    ///
+    /// #[derive(Component)]
+    /// struct Fuel(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.track_changes::<Fuel>();
+    /// let e = world.spawn(Fuel(3));
+    /// world.clear_trackers();
+    /// world.get_mut::<Fuel>(e).unwrap().0 -= 1;
+    /// let changed: Vec<Entity> = world.query_filtered::<Entity, Changed<Fuel>>().into_iter().collect();
+    /// assert_eq!(changed, [e]);
+    /// ```
     pub fn track_changes<T: Component>(&mut self) {
         self.components.track_changes::<T>();
     }
 
-    /// Whether `T`'s changes are tracked. O(1).
+    /// Whether `T`'s changes are tracked: its pool tracks them, or it is not registered yet and
+    /// its derive says `#[component(track_changes)]`. O(1).
     pub fn tracks_changes<T: Component>(&self) -> bool {
-        self.components.pool_of::<T>().is_some_and(|pool| pool.changes().is_some())
+        self.components.tracks_changes::<T>()
     }
 }

@@ -23,6 +23,9 @@ struct Soa {
 }
 #[derive(Component)]
 struct Never;
+#[derive(Component)]
+#[component(track_changes)]
+struct NeverTracked;
 
 /// What a system saw, per run.
 type Seen = Arc<Mutex<Vec<Vec<Entity>>>>;
@@ -81,12 +84,16 @@ fn derive_attribute_tracks_from_registration() {
 }
 
 #[test]
-fn first_reader_starts_tracking_and_counts_present_values_as_added() {
+fn readers_never_start_tracking_an_explicit_call_does() {
     let mut world = World::new();
     let a = world.spawn(A(1));
     world.clear_trackers();
     assert!(!world.tracks_changes::<A>());
+    let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world_added::<A>(&mut world)));
+    assert!(refused.is_err(), "a change reader of an untracked type panics");
+    assert!(!world.tracks_changes::<A>(), "and leaves tracking off");
     // Tracking starts here: what is present counts as added now.
+    world.track_changes::<A>();
     assert_eq!(world_added::<A>(&mut world), [a]);
     assert!(world.tracks_changes::<A>());
     world.clear_trackers();
@@ -311,21 +318,45 @@ fn changed_filter_combines_with_other_terms() {
 }
 
 #[test]
-fn never_registered_type_is_empty_not_a_panic() {
+fn never_registered_tracked_type_is_empty_not_a_panic() {
     let mut world = World::new();
     world.spawn(A(1));
-    assert_eq!(world.query_ref_filtered::<Entity, Changed<Never>>().count(), 0);
-    assert_eq!(world.query_filtered::<Entity, Changed<Never>>().count(), 0);
-    assert_eq!(world.query_filtered::<Entity, Added<Never>>().into_iter().count(), 0);
-    assert!(world.removed::<Never>().is_empty());
+    assert!(world.tracks_changes::<NeverTracked>(), "its derive decides, before registration too");
+    assert_eq!(world.query_ref_filtered::<Entity, Changed<NeverTracked>>().count(), 0);
+    assert_eq!(world.query_filtered::<Entity, Changed<NeverTracked>>().count(), 0);
+    assert_eq!(world.query_filtered::<Entity, Added<NeverTracked>>().into_iter().count(), 0);
+    assert!(world.removed::<NeverTracked>().is_empty());
 }
 
+/// Every form of change reader refuses an untracked type the same way, registered or not.
 #[test]
-#[should_panic(expected = "needs change tracking")]
-fn shared_query_on_untracked_type_says_so() {
+fn every_reader_of_an_untracked_type_says_so() {
+    fn refuses(what: &str, f: impl FnOnce()) {
+        let error = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).expect_err(what);
+        let message = error.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(
+            message.contains("which are not tracked") && message.contains("#[component(track_changes)]"),
+            "{what}: {message}"
+        );
+    }
     let mut world = World::new();
     world.spawn(B(1));
-    let _ = world.query_ref_filtered::<Entity, Changed<B>>().into_iter().count();
+    refuses("query_ref_filtered", || drop(world.query_ref_filtered::<Entity, Changed<B>>()));
+    refuses("query_filtered", || drop(world.query_filtered::<Entity, Added<B>>().count()));
+    refuses("World::removed", || drop(world.removed::<Never>().len()));
+    refuses("a system's Changed", || {
+        let mut w = World::new();
+        let mut schedule = Schedule::new();
+        schedule.add_system(|_: Query<Entity, Changed<B>>| {});
+        schedule.run(&mut w);
+    });
+    refuses("a system's RemovedComponents", || {
+        let mut w = World::new();
+        let mut schedule = Schedule::new();
+        schedule.add_system(|_: RemovedComponents<Never>| {});
+        schedule.run(&mut w);
+    });
+    assert!(!world.tracks_changes::<B>() && !world.tracks_changes::<Never>());
 }
 
 fn recorder<F: mosaic::query::QueryFilter + 'static>(
@@ -338,6 +369,7 @@ fn recorder<F: mosaic::query::QueryFilter + 'static>(
 #[test]
 fn systems_see_changes_since_their_last_run() {
     let mut world = World::new();
+    world.track_changes::<A>();
     let seen: Seen = Arc::default();
     let mut schedule = Schedule::new();
     schedule.add_system(recorder::<Changed<A>>(&seen));
@@ -359,6 +391,7 @@ struct Gate(bool);
 #[test]
 fn skipped_systems_keep_their_window_open() {
     let mut world = World::new();
+    world.track_changes::<A>();
     world.insert_resource(Gate(true));
     let seen: Seen = Arc::default();
     let mut schedule = Schedule::new();
@@ -391,6 +424,7 @@ fn skipped_systems_keep_their_window_open() {
 #[test]
 fn a_system_does_not_see_its_own_writes_next_run_but_others_do() {
     let mut world = World::new();
+    world.track_changes::<A>();
     let own: Seen = Arc::default();
     let other: Seen = Arc::default();
     let mut schedule = Schedule::new();
@@ -420,6 +454,8 @@ fn a_system_does_not_see_its_own_writes_next_run_but_others_do() {
 #[test]
 fn commands_hooks_and_exclusive_systems_count() {
     let mut world = World::new();
+    world.track_changes::<A>();
+    world.track_changes::<B>();
     world.on_add::<A>(|ctx| {
         let e = ctx.entity;
         ctx.commands.insert(e, B(1));
@@ -456,6 +492,7 @@ fn commands_hooks_and_exclusive_systems_count() {
 #[test]
 fn removed_components_since_last_run() {
     let mut world = World::new();
+    world.track_changes::<A>();
     let seen: Seen = Arc::default();
     let log = Arc::clone(&seen);
     let mut schedule = Schedule::new();
@@ -551,6 +588,7 @@ fn many_frames_of_changes_keep_the_log_bounded_and_answers_exact() {
 #[test]
 fn narrow_clock_wraps_like_bevy() {
     let mut world = World::with_change_tick_bits(8);
+    world.track_changes::<A>();
     world.insert_resource(Gate(true));
     let seen: Seen = Arc::default();
     let mut schedule = Schedule::new();

@@ -225,7 +225,12 @@ fn untracked_struct_of_arrays_components_write_and_report_unknown() {
     assert!(view.is_changed() && view.is_added() && view.a.is_changed(), "no change can be ruled out");
     *view.b += 40;
     assert_eq!(world.get::<Lazy>(e).unwrap().read(), Lazy { a: 1, b: 42 });
-    // The first reader through `&mut World` turns tracking on: every value counts as changed.
+    // Readers never turn tracking on: an explicit call does, and every value counts as changed.
+    let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        seen::<FieldChanged<Lazy, { Lazy::FIELD_A }>>(&mut world)
+    }));
+    assert!(refused.is_err(), "a reader of an untracked type panics");
+    world.track_changes::<Lazy>();
     assert_eq!(seen::<FieldChanged<Lazy, { Lazy::FIELD_A }>>(&mut world), [e]);
     world.clear_trackers();
     *world.query::<Mut<Lazy>>().get(e).unwrap().a += 1;
