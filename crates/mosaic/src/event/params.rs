@@ -68,7 +68,7 @@ unsafe impl<E: Send + Sync + 'static> SystemParam for EventWriter<'_, E> {
     }
     unsafe fn get_param<'w>(_: &mut (), world: &'w World, _: Ticks) -> EventWriter<'w, E> {
         // SAFETY: the declared write of `Events<E>` means no other running system accesses it.
-        let events = unsafe { world.resources.get_mut_unchecked::<Events<E>>() };
+        let events = unsafe { world.resource_map().get_mut_unchecked::<Events<E>>() };
         EventWriter { events: events.expect("validated before the run") }
     }
 }

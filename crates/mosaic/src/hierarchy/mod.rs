@@ -55,3 +55,5 @@ pub use transform::{
 
 #[cfg(any(feature = "serialize", feature = "rollback"))]
 pub(crate) use ops::OrderState;
+#[cfg(feature = "rollback")]
+pub(crate) use relation::{RelationImage, RelationKinds};

@@ -77,6 +77,10 @@ pub(crate) struct OrderState {
     /// `HierarchyState::aligned3`: kept by rollback, not by snapshots (zeros there and without
     /// the `transform` feature).
     pub(crate) aligned3: [usize; 2],
+    /// Per transform kind, the whole propagation log: kept by rollback, which restores change
+    /// ticks too (snapshots keep only `propagation`'s modes).
+    #[cfg(all(feature = "rollback", feature = "transform"))]
+    pub(crate) logs: [super::propagate::PropagationImage; 2],
 }
 
 #[cfg(any(feature = "serialize", feature = "rollback"))]
@@ -98,6 +102,7 @@ impl World {
             #[cfg(not(feature = "transform"))]
             propagation: [0, 0],
             aligned3: [0, 0],
+            ..OrderState::default()
         })
     }
 
@@ -114,7 +119,7 @@ impl World {
         }
         #[cfg(feature = "transform")]
         for (log, mode) in state.propagation.iter().zip(order.propagation) {
-            log.set_mode(mode, self.components.clock().oldest());
+            log.set_mode(mode, self.components().clock().oldest());
         }
     }
 
@@ -135,6 +140,9 @@ impl World {
             saved.aligned = [state.aligned[0].load(Relaxed), state.aligned[1].load(Relaxed)];
             saved.propagation = [state.propagation[0].mode(), state.propagation[1].mode()];
             saved.aligned3 = [state.aligned3[0].load(Relaxed), state.aligned3[1].load(Relaxed)];
+            for (log, out) in state.propagation.iter().zip(&mut saved.logs) {
+                log.save(out);
+            }
         }
     }
 
@@ -142,12 +150,10 @@ impl World {
     /// hierarchies were set up) resets it to empty if it exists now. The hooks stay. O(dirty).
     #[cfg(feature = "rollback")]
     pub(crate) fn restore_hierarchy_order_from(&mut self, saved: Option<&OrderState>) {
-        let Some(state) = self.get_resource::<HierarchyState>() else {
-            if let Some(saved) = saved {
-                self.set_hierarchy_order_state(saved.clone());
-            }
-            return;
-        };
+        if saved.is_some() {
+            self.init_hierarchy();
+        }
+        let Some(state) = self.get_resource::<HierarchyState>() else { return };
         let empty = OrderState::default();
         let saved = saved.unwrap_or(&empty);
         state.dirty.lock().unwrap_or_else(PoisonError::into_inner).clone_from(&saved.dirty);
@@ -160,12 +166,11 @@ impl World {
         for (slot, value) in state.aligned3.iter().zip(saved.aligned3) {
             slot.store(value, Relaxed);
         }
-        // As a loaded snapshot does: an incremental propagation next recomputes every entity
-        // changed since the oldest tick (restored pools count every row as changed), without the
-        // reordering a full pass would do.
+        // Change ticks are restored with the frame, so the logs are put back whole: the next
+        // propagation does what it would have done in the straight run.
         #[cfg(feature = "transform")]
-        for (log, mode) in state.propagation.iter().zip(saved.propagation) {
-            log.set_mode(mode, self.components.clock().oldest());
+        for (log, saved) in state.propagation.iter().zip(&saved.logs) {
+            log.restore(saved);
         }
     }
 }
@@ -237,7 +242,7 @@ impl World {
 
     /// Checks `entity` is alive.
     pub(crate) fn check_alive_in_hierarchy(&self, entity: Entity) -> Result<(), HierarchyError> {
-        Ok(self.entities.check(entity)?)
+        Ok(self.entities().check(entity)?)
     }
 
     /// Makes `parent` the parent of `child`, appending `child` to `parent`'s children (last in

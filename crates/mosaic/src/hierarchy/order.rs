@@ -25,8 +25,8 @@ pub struct OrderReport {
 impl World {
     /// The id of [`Relationship`] if registered and its pool may be reordered.
     fn orderable_relationship(&self) -> Result<Option<ComponentId>, HierarchyError> {
-        let Some(id) = self.components.id::<Relationship>() else { return Ok(None) };
-        if self.groups.chain(id).is_empty() { Ok(Some(id)) } else { Err(HierarchyError::OwnedByGroup) }
+        let Some(id) = self.components().id::<Relationship>() else { return Ok(None) };
+        if self.groups().chain(id).is_empty() { Ok(Some(id)) } else { Err(HierarchyError::OwnedByGroup) }
     }
 
     /// Sorts the pool of [`Relationship`] depth first: each root (in its current pool order) is
@@ -43,7 +43,7 @@ impl World {
         self.resource::<HierarchyState>().take_dirty();
         self.prune_all(id);
         self.resource::<HierarchyState>().take_dirty();
-        let pool = self.components.pool(id);
+        let pool = self.components().pool(id);
         let len = pool.len();
         let mut order = Vec::with_capacity(len);
         let mut placed = vec![false; len];
@@ -61,7 +61,7 @@ impl World {
         }
         // Only a broken hierarchy (not reachable from a root) leaves rows out; keep them anyway.
         order.extend((0..len).filter(|&row| !placed[row]));
-        self.components.pool_mut(id).permute(&order);
+        self.components_mut().pool_mut(id).permute(&order);
         Ok(())
     }
 
@@ -92,7 +92,7 @@ impl World {
         while checked < work.len() {
             let entity = work[checked];
             checked += 1;
-            if rel_in(self.components.pool(id), entity).is_some_and(Relationship::is_empty) {
+            if rel_in(self.components().pool(id), entity).is_some_and(Relationship::is_empty) {
                 self.remove::<Relationship>(entity);
                 report.pruned += 1;
                 let (more, more_overflow) = self.resource::<HierarchyState>().take_dirty();
@@ -102,13 +102,13 @@ impl World {
                 work.extend(more);
             }
         }
-        let len = self.components.pool(id).len();
+        let len = self.components().pool(id).len();
         if overflow || work.len() > len / 4 + 16 {
             return self.full_sort_report(report);
         }
         let budget = 4 * len + 64;
         while let Some(entity) = work.pop() {
-            let pool = self.components.pool(id);
+            let pool = self.components().pool(id);
             let Some(row) = pool.row_of(entity) else { continue };
             let r = &pool.values::<Relationship>()[row];
             let Some(parent) = r.parent() else { continue };
@@ -117,7 +117,7 @@ impl World {
                 continue;
             }
             let first = r.first_child();
-            self.components.pool_mut(id).swap_rows(row, parent_row);
+            self.components_mut().pool_mut(id).swap_rows(row, parent_row);
             report.swaps += 1;
             if report.swaps > budget {
                 return self.full_sort_report(report);
@@ -125,7 +125,7 @@ impl World {
             // The parent moved up: check it against its own parent. The entity moved down: check
             // its children against it.
             work.push(parent);
-            let pool = self.components.pool(id);
+            let pool = self.components().pool(id);
             let mut child = first;
             while let Some(c) = child {
                 work.push(c);
@@ -148,7 +148,7 @@ impl World {
 
     /// Removes every empty relationship. O(n) in the pool.
     fn prune_all(&mut self, id: ComponentId) {
-        let pool = self.components.pool(id);
+        let pool = self.components().pool(id);
         let empty: Vec<Entity> = pool
             .entities()
             .iter()

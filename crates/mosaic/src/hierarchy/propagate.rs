@@ -60,13 +60,30 @@ impl PropagationLog {
 
     /// What the next propagation of this kind will be, for snapshots: 0 never ran (full), 1
     /// incremental, 2 full after an overflow.
-    #[cfg(feature = "serialize")]
+    #[cfg(any(feature = "serialize", feature = "rollback"))]
     pub(crate) fn mode(&self) -> u8 {
         match (self.active.load(Relaxed), self.overflow.load(Relaxed)) {
             (false, _) => 0,
             (true, false) => 1,
             (true, true) => 2,
         }
+    }
+
+    /// The whole log (mode, recorded entities, last run's tick), for rollback images.
+    #[cfg(feature = "rollback")]
+    pub(crate) fn save(&self, out: &mut PropagationImage) {
+        out.mode = self.mode();
+        out.entities.clone_from(&self.entities.lock().unwrap_or_else(PoisonError::into_inner));
+        out.last_run = *self.last_run.lock().unwrap_or_else(PoisonError::into_inner);
+    }
+
+    /// Puts a log saved by [`PropagationLog::save`] back.
+    #[cfg(feature = "rollback")]
+    pub(crate) fn restore(&self, saved: &PropagationImage) {
+        self.active.store(saved.mode != 0, Relaxed);
+        self.overflow.store(saved.mode == 2, Relaxed);
+        self.entities.lock().unwrap_or_else(PoisonError::into_inner).clone_from(&saved.entities);
+        *self.last_run.lock().unwrap_or_else(PoisonError::into_inner) = saved.last_run;
     }
 
     /// Sets the next propagation's mode as [`PropagationLog::mode`] reports it, for a loaded
@@ -80,6 +97,19 @@ impl PropagationLog {
         self.entities.lock().unwrap_or_else(PoisonError::into_inner).clear();
         *self.last_run.lock().unwrap_or_else(PoisonError::into_inner) = (mode == 1).then_some(oldest);
     }
+}
+
+/// A [`PropagationLog`] saved by rollback: with the change ticks rolled back too, the next
+/// propagation after a restore does exactly what it would have done in the straight run.
+#[cfg(feature = "rollback")]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PropagationImage {
+    /// As [`PropagationLog::mode`].
+    pub(crate) mode: u8,
+    /// Entities reparented since the last propagation.
+    pub(crate) entities: Vec<Entity>,
+    /// The last propagation's tick.
+    pub(crate) last_run: Option<Tick>,
 }
 
 /// A kind of transform: a local component, a global component written by propagation, and the
@@ -121,7 +151,7 @@ fn pools3(pools: &mut [SparseSet], a: usize, b: usize, m: usize) -> (&SparseSet,
 /// relationship pool's order) unless it already is as far as it can be, so rows match and the
 /// propagation loop reads them by index. O(1) when nothing moved (cached alignment), O(n) after.
 fn align<T: crate::Component>(world: &mut World, rel_id: ComponentId, id: ComponentId, done: &AtomicUsize) {
-    let (rels, pool) = (world.components.pool(rel_id), world.components.pool(id));
+    let (rels, pool) = (world.components().pool(rel_id), world.components().pool(id));
     let (offset, len) = pool.aligned_with_pool(rels);
     // `done` is 1 + the aligned length right after the last reordering (0: never reordered).
     let after_last = done.load(Relaxed);
@@ -130,7 +160,7 @@ fn align<T: crate::Component>(world: &mut World, rel_id: ComponentId, id: Compon
     }
     // Refused only for a grouped pool: the loop then looks rows up instead.
     if world.sort_as::<T, Relationship>().is_ok() {
-        let (offset, len) = world.components.pool(id).aligned_with_pool(world.components.pool(rel_id));
+        let (offset, len) = world.components().pool(id).aligned_with_pool(world.components().pool(rel_id));
         done.store(if offset == 0 { len + 1 } else { 1 }, Relaxed);
     }
 }
@@ -139,7 +169,7 @@ fn align<T: crate::Component>(world: &mut World, rel_id: ComponentId, id: Compon
 /// overflowed), an incremental one after. See `propagate_transforms` for the contract.
 #[track_caller]
 pub(crate) fn propagate<K: TransformKind>(world: &mut World) {
-    if world.components.id::<K::Local>().is_none() || world.components.id::<K::Global>().is_none() {
+    if world.components().id::<K::Local>().is_none() || world.components().id::<K::Global>().is_none() {
         return;
     }
     world.init_hierarchy();
@@ -161,9 +191,9 @@ pub(crate) fn propagate<K: TransformKind>(world: &mut World) {
 /// Recomputes every global transform in one linear pass over the relationship pool (parents
 /// before children), reading the local and global pools by row once they are lined up with it.
 fn full<K: TransformKind>(world: &mut World) {
-    let local_id = world.components.id::<K::Local>().expect("registered by the caller");
-    let global_id = world.components.id::<K::Global>().expect("registered by the caller");
-    let rel_id = world.components.register::<Relationship>();
+    let local_id = world.components().id::<K::Local>().expect("registered by the caller");
+    let global_id = world.components().id::<K::Global>().expect("registered by the caller");
+    let rel_id = world.components_mut().register::<Relationship>();
     let state = world.resource::<HierarchyState>();
     let aligned = K::aligned(state);
     let (local_done, global_done) =
@@ -176,7 +206,7 @@ fn full<K: TransformKind>(world: &mut World) {
     let mut scratch = std::mem::take(&mut *K::scratch(state).lock().unwrap_or_else(PoisonError::into_inner));
 
     let (rels, locals, globals) =
-        pools3(world.components.pools_mut(), rel_id.index(), local_id.index(), global_id.index());
+        pools3(world.components_mut().pools_mut(), rel_id.index(), local_id.index(), global_id.index());
     // Prefixes of rows that match the relationship pool's rows one to one.
     let local_prefix = match locals.aligned_with_pool(rels) {
         (0, len) => len,
@@ -261,13 +291,13 @@ fn full<K: TransformKind>(world: &mut World) {
 /// affected) with none where a subtree is a run of rows the transform pools line up with (see
 /// `scan_subtree`).
 fn incremental<K: TransformKind>(world: &mut World, last_run: Tick, this_run: Tick, reparented: Vec<Entity>) {
-    let local_id = world.components.id::<K::Local>().expect("registered by the caller");
-    let global_id = world.components.id::<K::Global>().expect("registered by the caller");
-    let rel_id = world.components.register::<Relationship>();
-    let ticks = world.components.clock().ticks(last_run, this_run);
+    let local_id = world.components().id::<K::Local>().expect("registered by the caller");
+    let global_id = world.components().id::<K::Global>().expect("registered by the caller");
+    let rel_id = world.components_mut().register::<Relationship>();
+    let ticks = world.components().clock().ticks(last_run, this_run);
     let mut seeds = reparented;
     for id in [local_id, global_id] {
-        let pool = world.components.pool(id);
+        let pool = world.components().pool(id);
         let changes = pool.changes().expect("tracked by the caller");
         if id == local_id {
             changes.changed_since(ticks, pool.lookup(), &mut seeds);
@@ -286,10 +316,10 @@ fn incremental<K: TransformKind>(world: &mut World, last_run: Tick, this_run: Ti
     if seeds.is_empty() {
         return;
     }
-    let entities = &world.entities;
+    let entities = world.entities();
     seeds.retain(|&e| entities.is_alive(e));
     let (rels, locals, globals) =
-        pools3(world.components.pools_mut(), rel_id.index(), local_id.index(), global_id.index());
+        pools3(world.components_mut().pools_mut(), rel_id.index(), local_id.index(), global_id.index());
     let rel_rows = rels.lookup();
     let local_of = |entity| locals.get::<K::Local>(entity).map_or(K::IDENTITY, K::local);
     // Seeds in the hierarchy, in parents-before-children row order; the rest are roots of none.

@@ -87,6 +87,15 @@ impl<R: Relation> std::fmt::Debug for Pair<R> {
 #[derive(Component)]
 struct Targeted<R: Relation>(PhantomData<fn() -> R>);
 
+impl<R: Relation> Pair<R> {
+    /// A copy for rollback images (not a public `Clone`: a copy inserted elsewhere would break
+    /// the index).
+    #[cfg(feature = "rollback")]
+    fn duplicate(&self) -> Self {
+        Self { target: AtomicU64::new(self.target.load(Relaxed)), _relation: PhantomData }
+    }
+}
+
 /// Per relation kind: target -> its sources, in the order they were related. A resource; hooks
 /// update it through `&World`, hence the mutex.
 struct RelationIndex<R> {
@@ -121,6 +130,15 @@ impl World {
             return;
         }
         self.insert_resource(RelationIndex::<R> { sources: Mutex::default(), _relation: PhantomData });
+        #[cfg(feature = "rollback")]
+        {
+            self.register_component::<Pair<R>>();
+            self.register_component::<Targeted<R>>();
+            if !self.contains_resource::<RelationKinds>() {
+                self.insert_resource(RelationKinds::default());
+            }
+            self.resource_mut::<RelationKinds>().0.push(RelationKind::of::<R>());
+        }
         self.on_add::<Pair<R>>(|ctx| {
             let pair = ctx.world.get::<Pair<R>>(ctx.entity).expect("on_add runs after the insert");
             match pair.target().filter(|&t| ctx.world.is_alive(t)) {
@@ -197,5 +215,162 @@ impl World {
         self.get_resource::<RelationIndex<R>>()
             .and_then(|index| index.with(|map| map.get(&target).cloned()))
             .unwrap_or_default()
+    }
+}
+
+/// Every relation kind a world has set up, for rollback, which saves, restores and hashes each
+/// one's pairs, target marks and index as one part (a resource: registrations, not state).
+#[cfg(feature = "rollback")]
+#[derive(Default)]
+pub(crate) struct RelationKinds(pub(crate) Vec<RelationKind>);
+
+/// One relation kind, type-erased: what rollback needs to save, restore and hash it.
+#[cfg(feature = "rollback")]
+pub(crate) struct RelationKind {
+    /// `R`'s type name: orders relations in the hash and names them in desync reports.
+    pub(crate) name: &'static str,
+    /// The pools of `Pair<R>` and of the target marks, which this part covers.
+    pub(crate) pools: [std::any::TypeId; 2],
+    /// Copies the relation's state out of a world.
+    pub(crate) save: fn(&World, &mut RelationImage),
+    /// Puts a saved state back (an empty one for a relation the image does not know).
+    pub(crate) restore: fn(&mut World, Option<&RelationImage>),
+    /// Feeds the relation's state to `word` as 64-bit words: each pair's source and target, the
+    /// target marks, and the index in target order.
+    pub(crate) hash: fn(&World, &mut dyn FnMut(u64)),
+}
+
+/// A relation's saved state: the pools of `Pair<R>` and the target marks, and the index.
+#[cfg(feature = "rollback")]
+#[derive(Default)]
+pub(crate) struct RelationImage {
+    /// `Pair<R>`'s pool.
+    pub(crate) pairs: crate::storage::PoolImage,
+    /// Each pair's target as an index-and-generation word, in row order (for comparing runs).
+    pub(crate) targets: Vec<u64>,
+    /// The target marks' pool.
+    pub(crate) targeted: crate::storage::PoolImage,
+    /// Per target, its sources in the order they were related, targets sorted by index.
+    pub(crate) index: Vec<(Entity, Vec<Entity>)>,
+}
+
+#[cfg(feature = "rollback")]
+impl RelationImage {
+    /// Bytes saved.
+    pub(crate) fn bytes(&self) -> usize {
+        self.pairs.bytes()
+            + self.targeted.bytes()
+            + self.index.iter().map(|(_, s)| (s.len() + 1) * size_of::<Entity>()).sum::<usize>()
+    }
+}
+
+#[cfg(feature = "rollback")]
+impl<R: Relation> Targeted<R> {
+    fn duplicate(&self) -> Self {
+        Self(PhantomData)
+    }
+}
+
+/// An entity as a hash word: index and generation, world tag left out.
+#[cfg(feature = "rollback")]
+fn word(entity: Entity) -> u64 {
+    u64::from(entity.index()) | (u64::from(entity.generation()) << 32)
+}
+
+#[cfg(feature = "rollback")]
+impl RelationKind {
+    fn of<R: Relation>() -> Self {
+        Self {
+            name: std::any::type_name::<R>(),
+            pools: [std::any::TypeId::of::<Pair<R>>(), std::any::TypeId::of::<Targeted<R>>()],
+            save: save_relation::<R>,
+            restore: restore_relation::<R>,
+            hash: hash_relation::<R>,
+        }
+    }
+}
+
+#[cfg(feature = "rollback")]
+fn save_relation<R: Relation>(world: &World, image: &mut RelationImage) {
+    let components = world.components();
+    match components.pool_of::<Pair<R>>() {
+        Some(pool) => image.pairs.save_clone_with::<Pair<R>>(pool, Pair::duplicate, |d, s| *d = s.duplicate()),
+        None => image.pairs.save_empty::<Pair<R>>(),
+    }
+    image.targets.clear();
+    image.targets.extend(image.pairs.values::<Pair<R>>().unwrap_or_default().iter().map(|p| p.target().map_or(0, word)));
+    match components.pool_of::<Targeted<R>>() {
+        Some(pool) => {
+            image.targeted.save_clone_with::<Targeted<R>>(pool, Targeted::duplicate, |d, s| *d = s.duplicate())
+        }
+        None => image.targeted.save_empty::<Targeted<R>>(),
+    }
+    image.index.clear();
+    if let Some(index) = world.get_resource::<RelationIndex<R>>() {
+        index.with(|map| image.index.extend(map.iter().map(|(&t, s)| (t, s.clone()))));
+        image.index.sort_unstable_by_key(|&(t, _)| word(t));
+    }
+}
+
+#[cfg(feature = "rollback")]
+fn restore_relation<R: Relation>(world: &mut World, image: Option<&RelationImage>) {
+    let pair = world.register_component::<Pair<R>>();
+    let targeted = world.register_component::<Targeted<R>>();
+    match image {
+        Some(image) => {
+            image.pairs.restore_clone_with::<Pair<R>>(
+                world.components_mut().pool_mut(pair),
+                Pair::duplicate,
+                |d, s| *d = s.duplicate(),
+            );
+            image.targeted.restore_clone_with::<Targeted<R>>(
+                world.components_mut().pool_mut(targeted),
+                Targeted::duplicate,
+                |d, s| *d = s.duplicate(),
+            );
+        }
+        None => {
+            world.components_mut().pool_mut(pair).clear();
+            world.components_mut().pool_mut(targeted).clear();
+        }
+    }
+    if let Some(index) = world.get_resource::<RelationIndex<R>>() {
+        index.with(|map| {
+            map.clear();
+            map.extend(image.into_iter().flat_map(|i| &i.index).map(|(t, s)| (*t, s.clone())));
+        });
+    }
+}
+
+#[cfg(feature = "rollback")]
+fn hash_relation<R: Relation>(world: &World, out: &mut dyn FnMut(u64)) {
+    let components = world.components();
+    match components.pool_of::<Pair<R>>() {
+        Some(pool) => {
+            out(pool.len() as u64);
+            for (&source, pair) in pool.entities().iter().zip(pool.values::<Pair<R>>()) {
+                out(word(source));
+                out(pair.target().map_or(0, word));
+            }
+        }
+        None => out(0),
+    }
+    match components.pool_of::<Targeted<R>>() {
+        Some(pool) => {
+            out(pool.len() as u64);
+            pool.entities().iter().for_each(|&e| out(word(e)));
+        }
+        None => out(0),
+    }
+    let mut index: Vec<(Entity, Vec<Entity>)> = world
+        .get_resource::<RelationIndex<R>>()
+        .map(|index| index.with(|map| map.iter().map(|(&t, s)| (t, s.clone())).collect()))
+        .unwrap_or_default();
+    index.sort_unstable_by_key(|&(t, _)| word(t));
+    out(index.len() as u64);
+    for (target, sources) in index {
+        out(word(target));
+        out(sources.len() as u64);
+        sources.into_iter().for_each(|s| out(word(s)));
     }
 }

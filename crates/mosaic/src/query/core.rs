@@ -128,7 +128,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     #[track_caller]
     fn new(world: &'w World) -> Self {
         assert_no_aliasing(std::any::type_name::<Q>(), |visit| Q::visit_access(visit));
-        F::check_tracked(&world.components);
+        F::check_tracked(world.components());
         // SAFETY: the aliasing check just passed; access rights are the caller's (see above).
         unsafe { Self::new_unchecked(world, world.change_ticks()) }
     }
@@ -142,7 +142,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     ///
     /// `ticks` is the reader's change window (a system's last and present run).
     pub(crate) unsafe fn new_unchecked(world: &'w World, ticks: Ticks) -> Self {
-        let components = &world.components;
+        let components = world.components();
         let mut required = SmallVec::<[&'w SparseSet; 8]>::new();
         let mut missing = false;
         // Pools `Q` fetches from come first (`fetched` of them), then those only `F` names.
@@ -160,7 +160,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         F::visit_required(components, &mut |pool| collect(pool, false));
         let driver = if missing {
             Driver::Empty
-        } else if let Some(group) = world.groups.owning.iter().find(|g| {
+        } else if let Some(group) = world.groups().owning.iter().find(|g| {
             g.owned.len() == required.len()
                 && g.owned.iter().all(|&id| required.iter().any(|&p| std::ptr::eq(p, components.pool(id))))
         }) {
@@ -176,7 +176,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         Self {
             exclusive: ExclusiveQuery {
                 components,
-                entities: &world.entities,
+                entities: world.entities(),
                 driver,
                 ticks,
                 _marker: PhantomData,

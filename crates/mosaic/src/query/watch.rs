@@ -48,8 +48,8 @@ impl World {
     ) -> WatchId {
         let mut required = SmallVec::<[ComponentId; 4]>::new();
         let mut excluded = SmallVec::<[ComponentId; 2]>::new();
-        Q::register_required(&mut self.components, &mut |id| required.push(id));
-        F::register_ids(&mut self.components, &mut |id| required.push(id), &mut |id| excluded.push(id));
+        Q::register_required(self.components_mut(), &mut |id| required.push(id));
+        F::register_ids(self.components_mut(), &mut |id| required.push(id), &mut |id| excluded.push(id));
         self.add_watch(&required, &excluded, Some(Arc::new(on_enter)), Some(Arc::new(on_leave)))
     }
 }

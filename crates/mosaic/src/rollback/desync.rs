@@ -34,6 +34,16 @@ pub enum StateDifference {
         /// The entity at that row, if any.
         entity: Option<Entity>,
     },
+    /// A relation kind (`World::relate`) differs: the pool of its pairs at row `row` (the entity
+    /// there, or its target), its target marks, or its index (`row` 0, no entity).
+    Relation {
+        /// The relation type's name (`std::any::type_name` of `R`).
+        name: String,
+        /// The row of the pairs' pool.
+        row: usize,
+        /// The entity at that row, if any.
+        entity: Option<Entity>,
+    },
     /// A hashed resource differs.
     Resource {
         /// The resource's registered name.
@@ -58,6 +68,9 @@ impl fmt::Display for StateDifference {
             }
             Self::Hierarchy { row, entity } => {
                 write!(f, "the hierarchy differs at row {row} ({})", at(entity))
+            }
+            Self::Relation { name, row, entity } => {
+                write!(f, "relation `{name}` differs at row {row} ({})", at(entity))
             }
             Self::Resource { name } => write!(f, "resource `{name}` differs"),
             Self::Sampler => write!(f, "the lazy collector's sampler differs"),

@@ -214,49 +214,12 @@ impl std::hash::Hasher for StableHasher {
     }
 }
 
-/// The world hash: what it covers is listed in the module docs of [`crate::rollback`].
+/// The world hash: what it covers is listed in the module docs of [`crate::rollback`]; each part
+/// of the world writes its own share (`rollback/part.rs`).
 pub(crate) fn hash_world(registry: &super::RollbackRegistry, world: &crate::World) -> u64 {
-    use super::registry::entity_word;
     let mut hasher = StableHasher::new();
     hasher.write_word(HASH_VERSION);
-    let entities = &world.entities;
-    hasher.write_word(hash_mapped(3, entities.slots(), crate::entity::Slot::word));
-    hasher.write_word(hash_mapped(4, entities.free_list(), |&i| u64::from(i)));
-    hasher.write_word(u64::from(entities.len()));
-    hasher.write_word(world.sampler);
-    for entry in &registry.components {
-        std::hash::Hasher::write(&mut hasher, entry.name.as_bytes());
-        // A missing pool and an empty one are the same state.
-        let pool = world.components.id_by_type(entry.type_id).map(|id| world.components.pool(id));
-        let Some(pool) = pool.filter(|pool| !pool.is_empty()) else {
-            hasher.write_word(0);
-            continue;
-        };
-        hasher.write_word(pool.len() as u64);
-        hasher.write_word(hash_mapped(pool.len() as u64, pool.entities(), |&e| entity_word(e)));
-        (entry.hash)(pool, &mut hasher);
-    }
-    match world.relationship_pool() {
-        Some(pool) if !pool.is_empty() => {
-            hasher.write_word(pool.len() as u64);
-            hasher.write_word(hash_mapped(1, pool.entities(), |&e| entity_word(e)));
-            let links = pool.values::<crate::hierarchy::Relationship>().iter().flat_map(|r| r.words());
-            hasher.write_word(hash_words(2, links));
-        }
-        _ => hasher.write_word(0),
-    }
-    for entry in &registry.resources {
-        if let Some(hash) = &entry.hash {
-            std::hash::Hasher::write(&mut hasher, entry.name.as_bytes());
-            match (entry.get)(world) {
-                Some(value) => {
-                    hasher.write_word(1);
-                    hash(value, &mut hasher);
-                }
-                None => hasher.write_word(0),
-            }
-        }
-    }
+    super::part::hash_parts(world, registry, &mut hasher);
     hasher.finish_words()
 }
 

@@ -42,6 +42,7 @@
 mod desync;
 mod error;
 mod hash;
+mod part;
 mod record;
 mod registry;
 mod ring;

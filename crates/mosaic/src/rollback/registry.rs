@@ -143,18 +143,18 @@ fn add<E>(entries: &mut Vec<E>, entry: E, key: impl Fn(&E) -> (&str, &'static st
 }
 
 fn save_copy<T: Component + Copy>(world: &World, image: &mut PoolImage) {
-    match world.components.pool_of::<T>() {
+    match world.components().pool_of::<T>() {
         Some(pool) => image.save_copy::<T>(pool),
         None => image.save_empty::<T>(),
     }
 }
 
 fn restore_copy<T: Component + Copy>(world: &mut World, image: &PoolImage) {
-    if image.len() == 0 && world.components.id::<T>().is_none() {
+    if image.len() == 0 && world.components().id::<T>().is_none() {
         return;
     }
-    let id = world.components.register::<T>();
-    image.restore_copy::<T>(world.components.pool_mut(id));
+    let id = world.components_mut().register::<T>();
+    image.restore_copy::<T>(world.components_mut().pool_mut(id));
 }
 
 fn hash_plain<T: Component + bytemuck::NoUninit>(pool: &SparseSet, hasher: &mut StableHasher) {
@@ -183,18 +183,18 @@ fn diff_plain<T: Component + bytemuck::NoUninit>(a: &PoolImage, b: &PoolImage) -
 }
 
 fn save_clone<T: Component + Clone>(world: &World, image: &mut PoolImage) {
-    match world.components.pool_of::<T>() {
+    match world.components().pool_of::<T>() {
         Some(pool) => image.save_clone::<T>(pool),
         None => image.save_empty::<T>(),
     }
 }
 
 fn restore_clone<T: Component + Clone>(world: &mut World, image: &PoolImage) {
-    if image.len() == 0 && world.components.id::<T>().is_none() {
+    if image.len() == 0 && world.components().id::<T>().is_none() {
         return;
     }
-    let id = world.components.register::<T>();
-    image.restore_clone::<T>(world.components.pool_mut(id));
+    let id = world.components_mut().register::<T>();
+    image.restore_clone::<T>(world.components_mut().pool_mut(id));
 }
 
 fn save_resource<R: Clone + Send + Sync + 'static>(world: &World, saved: &mut SavedResource) {
@@ -438,15 +438,24 @@ impl RollbackRegistry {
     /// pool is always covered): its type name.
     pub(crate) fn unregistered_pool(&self, world: &World) -> Option<&'static str> {
         // O(pools * entries) lookups and no allocation: both counts are small.
-        let relationship = world.components.id::<crate::hierarchy::Relationship>();
+        let relationship = world.components().id::<crate::hierarchy::Relationship>();
+        let relations = world.get_resource::<crate::hierarchy::RelationKinds>();
+        let relation = |index: usize| {
+            relations.is_some_and(|kinds| {
+                kinds.0.iter().flat_map(|k| k.pools).any(|t| {
+                    world.components().id_by_type(t).is_some_and(|id| id.index() == index)
+                })
+            })
+        };
         let covered = |index: usize| {
             relationship.is_some_and(|id| id.index() == index)
+                || relation(index)
                 || self
                     .components
                     .iter()
-                    .any(|e| world.components.id_by_type(e.type_id).is_some_and(|id| id.index() == index))
+                    .any(|e| world.components().id_by_type(e.type_id).is_some_and(|id| id.index() == index))
         };
-        let pools = world.components.pools().iter().enumerate();
+        let pools = world.components().pools().iter().enumerate();
         pools
             .filter(|(_, pool)| !pool.is_empty())
             .find(|&(i, _)| !covered(i))

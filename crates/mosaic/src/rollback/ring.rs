@@ -1,32 +1,16 @@
 //! The ring of saved frames: in-memory save and restore of a world's simulation state.
 
-use smallvec::SmallVec;
-
-use super::registry::{SavedResource, entity_word};
+use super::part::FrameParts;
 use super::{RollbackError, RollbackRegistry, StateDifference};
-use crate::component::ComponentId;
-use crate::entity::EntitiesImage;
-use crate::hierarchy::{OrderState, Relationship};
-use crate::storage::PoolImage;
-use crate::world::{SetsImage, World};
+use crate::world::World;
 
 /// One saved frame. Every buffer is reused by the next save into the same slot.
 #[derive(Default)]
 pub(crate) struct FrameImage {
     /// The frame number, `None` while empty or half-written.
     frame: Option<u64>,
-    entities: EntitiesImage,
-    /// Per entity, its component set.
-    sets: SetsImage,
-    /// One per registered component, in registry order.
-    pools: Vec<PoolImage>,
-    relationships: PoolImage,
-    order: Option<OrderState>,
-    /// One per registered resource, in registry order.
-    resources: Vec<SavedResource>,
-    /// Per owning group: its owned components and its length, in rows.
-    groups: Vec<(SmallVec<[ComponentId; 4]>, usize)>,
-    sampler: u64,
+    /// One image per part of the world (`rollback/part.rs`).
+    parts: FrameParts,
 }
 
 /// The last `capacity` saved frames of a world, in memory: save and restore copy columns and
@@ -38,18 +22,25 @@ pub(crate) struct FrameImage {
 /// frame numbers fit. Each slot keeps its buffers: once every slot has held the largest world it
 /// sees, saving and restoring allocate nothing.
 ///
-/// A saved frame holds: the entity allocator (slots, generations, free list, live count); each
-/// entity's component set id; every registered component pool (sparse pages, entities in row order,
-/// values: `memcpy` per column for plain data, `clone_from` for [`register_clone`] types); the
-/// hierarchy's pool of [`Relationship`] and its ordering bookkeeping; the registered resources;
-/// the owning groups' lengths; the lazy collector's sampler. Restoring puts all of it back, so the
-/// world then evolves exactly as it did from that frame: same iteration order, same recycled ids.
+/// A saved frame holds every part of the world's state (`rollback/part.rs` lists them): the
+/// entity allocator (slots, generations, free list, live count); every registered component pool
+/// (sparse pages, entities in row order, values: `memcpy` per column for plain data, `clone_from`
+/// for [`register_clone`] types) with, for types whose changes are tracked, its change ticks and
+/// logs; the hierarchy's pool of [`Relationship`](crate::hierarchy::Relationship) and its
+/// ordering and propagation bookkeeping; every relation kind's pairs, target marks and index;
+/// the registered resources; each entity's component set; the owning groups' lengths; the change
+/// clock and the ticks every change reader (system, removal reader) last read at; the lazy
+/// collector's sampler. Restoring puts all of it back, so the world then evolves exactly as it did
+/// from that frame: same iteration order, same recycled ids, and change readers
+/// ([`Added`](crate::Added), [`Changed`](crate::Changed),
+/// [`RemovedComponents`](crate::RemovedComponents), world-level and in systems) see exactly what
+/// they saw at that point of the straight run. A system's "last run" is itself world state: after
+/// a restore to frame F it is the system's last run as of F (a system added since counts as never
+/// run, and sees everything kept).
 ///
-/// Restore does not touch hooks, watches, systems, events or unregistered resources, fires no
-/// hook (values are copied, not inserted), and drops ids reserved but not flushed. Change ticks
-/// are not rolled back: a restored pool that tracks changes counts every row as added and
-/// changed at the restore (as a loaded snapshot does), so `Changed` readers see it all once, and
-/// the next transform propagation recomputes every restored entity.
+/// Restore does not touch hooks, watches, systems (their `Local` state included), events or
+/// unregistered resources, fires no hook (values are copied, not inserted), and drops ids reserved
+/// but not flushed.
 ///
 /// Complexity: save and restore are O(entity slots + registered rows + sparse pages).
 ///
@@ -123,13 +114,12 @@ impl RollbackRing {
         frames.into_iter()
     }
 
-    /// Bytes saved for frame `frame` (allocator, component sets, pools with their sparse pages,
-    /// the hierarchy; resources and heap data of cloned values not counted): what a plain
+    /// Bytes saved for frame `frame` (allocator, component sets, pools with their sparse pages and
+    /// change ticks, the hierarchy, relations; resources and heap data of cloned values not
+    /// counted): what a plain
     /// `memcpy` of the same state would move. `None` if the frame is not held.
     pub fn frame_bytes(&self, frame: u64) -> Option<usize> {
-        let image = self.get(frame).ok()?;
-        let pools: usize = image.pools.iter().map(PoolImage::bytes).sum();
-        Some(image.entities.bytes() + image.sets.bytes() + pools + image.relationships.bytes())
+        Some(self.get(frame).ok()?.parts.bytes())
     }
 
     /// Whether frame `frame` is held. O(1).
@@ -177,32 +167,9 @@ impl RollbackRing {
             return Err(RollbackError::UnregisteredComponent { type_name });
         }
         let index = self.slot_index(frame);
-        let registry = &self.registry;
         let image = &mut self.frames[index];
         image.frame = None;
-        world.entities.save_image(&mut image.entities);
-        world.component_sets.save_image(&mut image.sets);
-
-        image.pools.resize_with(registry.components.len(), PoolImage::new);
-        for (entry, pool) in registry.components.iter().zip(&mut image.pools) {
-            (entry.save)(world, pool);
-        }
-        match world.relationship_pool() {
-            Some(pool) => image.relationships.save_clone_with::<Relationship>(
-                pool,
-                Relationship::duplicate,
-                |dst, src| *dst = src.duplicate(),
-            ),
-            None => image.relationships.save_empty::<Relationship>(),
-        }
-        world.save_hierarchy_order_into(&mut image.order);
-        image.resources.resize_with(registry.resources.len(), || None);
-        for (entry, saved) in registry.resources.iter().zip(&mut image.resources) {
-            (entry.save)(world, saved);
-        }
-        image.groups.clear();
-        image.groups.extend(world.groups.owning.iter().map(|g| (g.owned.clone(), g.len)));
-        image.sampler = world.sampler;
+        image.parts.save(world, &self.registry);
         image.frame = Some(frame);
         Ok(())
     }
@@ -226,11 +193,8 @@ impl RollbackRing {
     /// midway (a half-restored pool would break its invariants).
     pub fn restore(&self, frame: u64, world: &mut World) -> Result<(), RollbackError> {
         let image = self.get(frame)?;
-        self.check(image, world)?;
-        self.restore_image(image, world);
-        for (group, (_, len)) in world.groups.owning.iter_mut().zip(&image.groups) {
-            group.len = *len;
-        }
+        image.parts.check(world, &self.registry)?;
+        image.parts.restore(world, &self.registry);
         Ok(())
     }
 
@@ -272,58 +236,9 @@ impl RollbackRing {
     /// ```
     pub fn frame_world(&self, frame: u64) -> Result<World, RollbackError> {
         let image = self.get(frame)?;
-        let mut world = World::new();
-        world.entities = crate::entity::Entities::accepting(&image.entities);
-        self.restore_image(image, &mut world);
+        let mut world = image.parts.accepting_world();
+        image.parts.restore(&mut world, &self.registry);
         Ok(world)
-    }
-
-    /// Copies `image` into `world`, all but the owning groups' lengths; `world` must accept it
-    /// (checked by the caller).
-    fn restore_image(&self, image: &FrameImage, world: &mut World) {
-        world.entities.restore_image(&image.entities);
-        let sets_restored = world.component_sets.restore_image(&image.sets);
-        for (entry, pool) in self.registry.components.iter().zip(&image.pools) {
-            (entry.restore)(world, pool);
-        }
-        if image.relationships.len() > 0 || world.relationship_pool().is_some() {
-            let id = world.components.register::<Relationship>();
-            image.relationships.restore_clone_with::<Relationship>(
-                world.components.pool_mut(id),
-                Relationship::duplicate,
-                |dst, src| *dst = src.duplicate(),
-            );
-        }
-        if !sets_restored {
-            // Saved from another world (`frame_world`, or a world sharing the tag): its set ids
-            // mean nothing here, so the sets are read back from the restored pools.
-            world.rebuild_component_sets();
-        }
-        world.restore_hierarchy_order_from(image.order.as_ref());
-        for (entry, saved) in self.registry.resources.iter().zip(&image.resources) {
-            (entry.restore)(world, saved);
-        }
-        world.sampler = image.sampler;
-    }
-
-    /// Checks `world` can take `image`.
-    fn check(&self, image: &FrameImage, world: &World) -> Result<(), RollbackError> {
-        if !world.entities.accepts(&image.entities) {
-            return Err(RollbackError::ForeignWorld {
-                saved: image.entities.world_tag(),
-                world: world.entities.world_tag(),
-            });
-        }
-        if let Some(type_name) = self.registry.unregistered_pool(world) {
-            return Err(RollbackError::UnregisteredComponent { type_name });
-        }
-        let groups = &world.groups.owning;
-        if groups.len() != image.groups.len()
-            || groups.iter().zip(&image.groups).any(|(g, (owned, _))| g.owned != *owned)
-        {
-            return Err(RollbackError::GroupsDiffer { saved: image.groups.len(), world: groups.len() });
-        }
-        Ok(())
     }
 
     /// Compares frame `frame` of this ring with frame `other_frame` of `other` (two runs of the
@@ -352,60 +267,8 @@ impl RollbackRing {
             )
         };
         assert!(names(&self.registry) == names(&other.registry), "the rings' registries differ");
-        if let Some(slot) = a.entities.first_difference(&b.entities) {
-            return Ok(Some(StateDifference::Allocator { slot }));
-        }
-        for (entry, (pa, pb)) in self.registry.components.iter().zip(a.pools.iter().zip(&b.pools)) {
-            if let Some((row, entity)) = first_row_difference(pa, pb, &entry.diff) {
-                return Ok(Some(StateDifference::Component { name: entry.name.clone(), row, entity }));
-            }
-        }
-        let rel_diff = |x: &PoolImage, y: &PoolImage| -> Option<usize> {
-            let (x, y) = (x.values::<Relationship>()?, y.values::<Relationship>()?);
-            x.iter().zip(y).position(|(p, q)| p.words() != q.words())
-        };
-        if let Some((row, entity)) = first_row_difference(&a.relationships, &b.relationships, rel_diff) {
-            return Ok(Some(StateDifference::Hierarchy { row, entity }));
-        }
-        let order =
-            |o: &OrderState| (o.dirty.iter().map(|&e| entity_word(e)).collect::<Vec<_>>(), o.overflow);
-        if a.order.as_ref().map(order) != b.order.as_ref().map(order) {
-            return Ok(Some(StateDifference::Hierarchy { row: 0, entity: None }));
-        }
-        for (entry, (ra, rb)) in self.registry.resources.iter().zip(a.resources.iter().zip(&b.resources)) {
-            let Some(hash) = &entry.hash else { continue };
-            let digest = |saved: &SavedResource| {
-                saved.as_deref().map(|value| {
-                    let mut hasher = super::StableHasher::new();
-                    hash(value, &mut hasher);
-                    std::hash::Hasher::finish(&hasher)
-                })
-            };
-            if digest(ra) != digest(rb) {
-                return Ok(Some(StateDifference::Resource { name: entry.name.clone() }));
-            }
-        }
-        if a.sampler != b.sampler {
-            return Ok(Some(StateDifference::Sampler));
-        }
-        Ok(None)
+        Ok(a.parts.compare(&b.parts, &self.registry))
     }
-}
-
-/// The first row where two images differ, by entity or by value (`values` compares the common
-/// rows), or where one is longer; with the entity at that row (of `a`, else of `b`).
-fn first_row_difference(
-    a: &PoolImage,
-    b: &PoolImage,
-    values: impl Fn(&PoolImage, &PoolImage) -> Option<usize>,
-) -> Option<(usize, Option<crate::Entity>)> {
-    let (ea, eb) = (a.entities(), b.entities());
-    let by_entity =
-        ea.iter().zip(eb).position(|(x, y)| x.index() != y.index() || x.generation() != y.generation());
-    let by_value = values(a, b);
-    let by_len = (ea.len() != eb.len()).then_some(ea.len().min(eb.len()));
-    let row = [by_entity, by_value, by_len].into_iter().flatten().min()?;
-    Some((row, ea.get(row).or_else(|| eb.get(row)).copied()))
 }
 
 impl World {

@@ -109,7 +109,7 @@ unsafe impl<Q: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Qu
         access.add_query(&items, FilterSet::of::<Q, F>())
     }
     fn init_state(world: &mut World) -> Self::State {
-        F::check_tracked(&world.components);
+        F::check_tracked(world.components());
     }
     unsafe fn get_param<'w>(_: &mut (), world: &'w World, ticks: Ticks) -> Query<'w, Q, F> {
         // SAFETY: the scheduler guarantees no conflicting access to the declared components
@@ -121,27 +121,31 @@ unsafe impl<Q: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Qu
 // SAFETY: declares nothing: the removal log changes only through `&mut World` (structural
 // changes), never while systems run, so reading it through `&World` races with nothing.
 unsafe impl<T: crate::component::Component> SystemParam for RemovedComponents<'_, T> {
-    type State = std::sync::Arc<std::sync::atomic::AtomicU32>;
+    type State = std::sync::Arc<crate::storage::ReaderTick>;
     type Item<'w, 's> = RemovedComponents<'w, T>;
 
     fn add_access(_: &mut Access) -> Result<(), ParamConflict> {
         Ok(())
     }
     fn init_state(world: &mut World) -> Self::State {
-        world.components.check_tracked::<T>("RemovedComponents");
-        let id = world.components.register::<T>();
-        world.components.pool_mut(id).changes_mut().expect("checked to be tracked").register_reader()
+        world.components().check_tracked::<T>("RemovedComponents");
+        let id = world.components_mut().register::<T>();
+        // The window opens now: removals made before the reader existed are never seen.
+        let cursor = world.register_reader_tick(Some(world.change_tick()));
+        world.components_mut().pool_mut(id).changes_mut().expect("checked to be tracked").register_reader(&cursor);
+        cursor
     }
     unsafe fn get_param<'w>(
         cursor: &mut Self::State,
         world: &'w World,
         ticks: Ticks,
     ) -> RemovedComponents<'w, T> {
-        use std::sync::atomic::Ordering;
-        let last = crate::storage::Tick::new(cursor.load(Ordering::Relaxed));
-        cursor.store(ticks.this_run.get(), Ordering::Relaxed);
-        let entries = match world.components.pool_of::<T>().and_then(|pool| pool.changes()) {
-            Some(changes) => changes.removed_since(world.components.clock().ticks(last, ticks.this_run)),
+        let clock = world.components().clock();
+        // No read yet: a restore went back to before the reader existed; it sees what is kept.
+        let last = cursor.get().unwrap_or_else(|| clock.oldest());
+        cursor.set(Some(ticks.this_run));
+        let entries = match world.components().pool_of::<T>().and_then(|pool| pool.changes()) {
+            Some(changes) => changes.removed_since(clock.ticks(last, ticks.this_run)),
             None => &[],
         };
         RemovedComponents::new(entries)
@@ -230,7 +234,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
     unsafe fn get_param<'w>(_: &mut (), world: &'w World, _: Ticks) -> ResMut<'w, T> {
         // SAFETY: the declared write of `T` means no other running system accesses `T` for 'w
         // (caller), so this is the only reference.
-        ResMut(unsafe { world.resources.get_mut_unchecked::<T>() }.expect("validated before the run"))
+        ResMut(unsafe { world.resource_map().get_mut_unchecked::<T>() }.expect("validated before the run"))
     }
 }
 
@@ -245,7 +249,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Option<ResMut<'_, T>> {
     fn init_state(_: &mut World) -> Self::State {}
     unsafe fn get_param<'w>(_: &mut (), world: &'w World, _: Ticks) -> Option<ResMut<'w, T>> {
         // SAFETY: as for `ResMut`.
-        unsafe { world.resources.get_mut_unchecked::<T>() }.map(ResMut)
+        unsafe { world.resource_map().get_mut_unchecked::<T>() }.map(ResMut)
     }
 }
 

@@ -1,10 +1,11 @@
 //! Systems: plain functions whose parameters say what they access, and exclusive systems.
 
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use super::access::Access;
 use super::param::{ParamConflict, SystemParam, SystemParamItem};
-use crate::storage::Tick;
+use crate::storage::{ReaderTick, Tick};
 use crate::world::{ApplyReport, World};
 
 /// A unit of work the [`Schedule`](super::Schedule) runs once per frame.
@@ -47,8 +48,10 @@ pub trait System: Send + Sync + 'static {
         None
     }
 
-    /// Clamps the system's last-run tick to the clock's maximum age, so it stays comparable
-    /// across the clock's wraparound; the schedule calls it when the world's periodic check ran.
+    /// Clamps the ticks the system keeps outside the world to the clock's maximum age, so they
+    /// stay comparable across the clock's wraparound; the schedule calls it when the world's
+    /// periodic check ran. The systems of this crate keep their last run in the world (which
+    /// clamps it, and rollback restores it), so theirs does nothing.
     fn check_change_tick(&mut self, _world: &World) {}
 }
 
@@ -163,8 +166,9 @@ pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker>> {
     func: F,
     state: Option<<F::Param as SystemParam>::State>,
     access: Access,
-    /// The tick of the previous run; `None` before the first, which sees every change kept.
-    last_run: Option<Tick>,
+    /// The tick of the previous run, kept by the world the system was initialized in (so a
+    /// rollback restores it); none before the first run, which sees every change kept.
+    last_run: Option<Arc<ReaderTick>>,
     _marker: PhantomData<fn() -> Marker>,
 }
 
@@ -194,6 +198,7 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<
     fn initialize(&mut self, world: &mut World) {
         if self.state.is_none() {
             self.state = Some(F::Param::init_state(world));
+            self.last_run = Some(world.register_reader_tick(None));
         }
     }
 
@@ -203,13 +208,14 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<
 
     unsafe fn run_shared(&mut self, world: &World) {
         let state = self.state.as_mut().expect("system initialized before its run");
-        let clock = world.components.clock();
-        let last_run = self.last_run.unwrap_or_else(|| clock.oldest());
+        let cell = self.last_run.as_ref().expect("system initialized before its run");
+        let clock = world.components().clock();
+        let last_run = cell.get().unwrap_or_else(|| clock.oldest());
         let this_run = clock.advance();
         // SAFETY: forwarded from the caller: initialized, validated, and no conflicting access.
         let params = unsafe { F::Param::get_param(state, world, clock.ticks(last_run, this_run)) };
         self.func.call(params);
-        self.last_run = Some(this_run);
+        cell.set(Some(this_run));
     }
 
     fn run(&mut self, world: &mut World) {
@@ -229,13 +235,7 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<
     }
 
     fn last_run(&self) -> Option<Tick> {
-        self.last_run
-    }
-
-    fn check_change_tick(&mut self, world: &World) {
-        if let Some(last_run) = &mut self.last_run {
-            *last_run = world.components.clock().clamp(*last_run);
-        }
+        self.last_run.as_ref().and_then(|cell| cell.get())
     }
 }
 
@@ -247,8 +247,9 @@ pub struct ExclusiveMarker;
 pub struct ExclusiveSystem<F> {
     func: F,
     access: Access,
-    /// The tick its previous run's writes were stamped with; `None` before the first run.
-    last_run: Option<Tick>,
+    /// The tick its previous run's writes were stamped with, kept by the world (see
+    /// [`FunctionSystem`]); none before the first run.
+    last_run: Option<Arc<ReaderTick>>,
 }
 
 impl<F: FnMut(&mut World) + Send + Sync + 'static> IntoSystem<ExclusiveMarker> for F {
@@ -266,7 +267,11 @@ impl<F: FnMut(&mut World) + Send + Sync + 'static> System for ExclusiveSystem<F>
     fn access(&self) -> &Access {
         &self.access
     }
-    fn initialize(&mut self, _: &mut World) {}
+    fn initialize(&mut self, world: &mut World) {
+        if self.last_run.is_none() {
+            self.last_run = Some(world.register_reader_tick(None));
+        }
+    }
     fn validate(&self, _: &World) -> Result<(), &'static str> {
         Ok(())
     }
@@ -277,9 +282,11 @@ impl<F: FnMut(&mut World) + Send + Sync + 'static> System for ExclusiveSystem<F>
     /// (the world's window is swapped for the system's during the run, as bevy's exclusive
     /// systems do); its writes are stamped with the present tick, which the clock then leaves.
     fn run(&mut self, world: &mut World) {
-        let clock = std::sync::Arc::clone(world.components.clock());
+        self.initialize(world);
+        let cell = Arc::clone(self.last_run.as_ref().expect("initialized above"));
+        let clock = Arc::clone(world.components().clock());
         let outer = clock.last_clear();
-        clock.set_last_clear(self.last_run.unwrap_or_else(|| clock.oldest()));
+        clock.set_last_clear(cell.get().unwrap_or_else(|| clock.oldest()));
         // Restore the world's window even if the system panics.
         struct Restore<'a>(&'a crate::storage::Clock, Tick);
         impl Drop for Restore<'_> {
@@ -290,18 +297,13 @@ impl<F: FnMut(&mut World) + Send + Sync + 'static> System for ExclusiveSystem<F>
         let restore = Restore(&clock, outer);
         (self.func)(world);
         drop(restore);
-        self.last_run = Some(clock.advance());
+        cell.set(Some(clock.advance()));
     }
     fn apply_deferred(&mut self, _: &mut World) -> ApplyReport {
         ApplyReport::default()
     }
     fn last_run(&self) -> Option<Tick> {
-        self.last_run
-    }
-    fn check_change_tick(&mut self, world: &World) {
-        if let Some(last_run) = &mut self.last_run {
-            *last_run = world.components.clock().clamp(*last_run);
-        }
+        self.last_run.as_ref().and_then(|cell| cell.get())
     }
 }
 

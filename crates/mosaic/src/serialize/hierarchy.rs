@@ -170,6 +170,7 @@ impl From<&SavedOrderState> for OrderState {
             aligned: [rows(saved.aligned.0), rows(saved.aligned.1)],
             propagation: [saved.propagation.0.min(2), saved.propagation.1.min(2)],
             aligned3: [0, 0],
+            ..OrderState::default()
         }
     }
 }

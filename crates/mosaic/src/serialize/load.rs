@@ -479,9 +479,10 @@ fn apply(world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> 
         Entity::new(index, generation, saved_world)
     };
     if pristine {
-        world.entities = restored;
-        world.component_sets.fit(generations.len());
-        world.sampler = sampler;
+        let parts = world.parts_mut();
+        *parts.entities = restored;
+        parts.component_sets.fit(generations.len());
+        *parts.sampler = sampler;
         for &index in &entities {
             now[index as usize] = Some(saved_entity(index));
         }

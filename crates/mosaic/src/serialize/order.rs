@@ -51,7 +51,7 @@ pub(crate) fn check_groups(
     // Per saved index: in how many of the current group's owned pools it is. Reset after each
     // group.
     let mut count = vec![0u32; slots];
-    for group in &world.groups.owning {
+    for group in &world.groups().owning {
         let Some(owned) = owned_orders(world, &group.owned, orders) else { continue };
         for saved in &owned {
             for &index in saved.order {
@@ -105,11 +105,11 @@ pub(crate) fn restore(world: &mut World, orders: &[SavedOrder<'_>], entity_of: &
         plan.extend((0..pool.len()).filter(|&row| !placed[row]));
         // Members of more groups first; the groups owning a pool are nested, and a group's
         // members sit at rows `0..len` of every pool it owns.
-        let chain = world.groups.chain(id);
+        let chain = world.groups().chain(id);
         if !chain.is_empty() {
             let depth = |row: &usize| {
                 std::cmp::Reverse(
-                    chain.iter().filter(|&&g| *row < world.groups.owning[g as usize].len).count(),
+                    chain.iter().filter(|&&g| *row < world.groups().owning[g as usize].len).count(),
                 )
             };
             plan.sort_by_key(depth);
@@ -119,7 +119,7 @@ pub(crate) fn restore(world: &mut World, orders: &[SavedOrder<'_>], entity_of: &
     // Drop plans until every group agrees; each pass that changes nothing ends it.
     loop {
         let mut dropped = false;
-        for group in &world.groups.owning {
+        for group in &world.groups().owning {
             let prefix = |id: ComponentId| -> Vec<Entity> {
                 let entities = world.components().pool(id).entities();
                 match plans.get(&id) {
@@ -139,6 +139,6 @@ pub(crate) fn restore(world: &mut World, orders: &[SavedOrder<'_>], entity_of: &
         }
     }
     for (id, plan) in plans {
-        world.components.pool_mut(id).permute(&plan);
+        world.components_mut().pool_mut(id).permute(&plan);
     }
 }

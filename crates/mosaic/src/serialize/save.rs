@@ -6,7 +6,7 @@ use super::hierarchy::SavedHierarchy;
 use super::registry::Entry;
 use super::{SnapshotError, SnapshotRegistry};
 use crate::entity::Entity;
-use crate::world::World;
+use crate::world::{Parts, World};
 
 /// The snapshot format this library writes and reads.
 pub const FORMAT_VERSION: u32 = 4;
@@ -109,16 +109,32 @@ impl SnapshotRegistry {
         world: &'a World,
         binary: bool,
     ) -> Result<(SnapshotOut<'a>, usize), SnapshotError> {
+        // Every part of the world, sorted: what a snapshot writes, and why it leaves the rest out.
+        let Parts {
+            entities,
+            // Written through the registry: the registered components, in `columns` below.
+            components: _,
+            // Derived from the pools on load.
+            component_sets: _,
+            // Written through the registry: the registered resources, in `named` below.
+            resources: _,
+            // Not written: a loaded world has its own groups (its pools' saved row orders must
+            // keep them packed, which the load checks).
+            groups: _,
+            // Not written: a load counts every value as added, and readers' windows start anew.
+            reader_ticks: _,
+            sampler,
+        } = world.parts();
         let mut size = 16;
         let components = columns(&self.components, world, binary, &mut size)?;
         let resources = named(&self.resources, world, binary, &mut size)?;
         let out = SnapshotOut {
             format: FORMAT_VERSION,
-            world: world.entities().world_tag(),
-            generations: world.entities().slot_generations().collect(),
-            free: world.entities().free_list(),
-            entities: world.entities().iter().map(Entity::index).collect(),
-            sampler: world.sampler,
+            world: entities.world_tag(),
+            generations: entities.slot_generations().collect(),
+            free: entities.free_list(),
+            entities: entities.iter().map(Entity::index).collect(),
+            sampler,
             hierarchy: SavedHierarchy::of(world),
             components,
             resources,

@@ -2,12 +2,36 @@
 //! readers walk in O(changed), and a log of removals.
 
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use super::sparse_set::RowLookup;
-use super::tick::{Clock, Tick, Ticks};
+use super::tick::{Clock, ReaderTick, Tick, Ticks};
 use crate::entity::Entity;
+
+/// A change tracker's state, saved by [`ChangeTracker::save_image`] for rollback: its buffers are
+/// reused by the next save.
+#[cfg(feature = "rollback")]
+#[derive(Clone, Debug, Default)]
+pub struct TrackerImage {
+    added: Vec<Tick>,
+    changed: Vec<u32>,
+    slots: Vec<u32>,
+    fields: Vec<u32>,
+    log: Vec<LogEntry>,
+    removed: Vec<LogEntry>,
+    removed_trimmed: usize,
+}
+
+#[cfg(feature = "rollback")]
+impl TrackerImage {
+    /// Bytes saved: the per-row and per-field ticks and both logs.
+    pub fn bytes(&self) -> usize {
+        self.added.len() * size_of::<Tick>()
+            + (self.changed.len() + self.slots.len() + self.fields.len()) * size_of::<u32>()
+            + (self.log.len() + self.removed.len()) * size_of::<LogEntry>()
+    }
+}
 
 /// Marks a row whose change has no entry in the log.
 const NO_SLOT: u32 = u32::MAX;
@@ -149,6 +173,12 @@ impl FieldCells {
             *cell.get_mut() = tick;
         }
     }
+    /// Every field tick, row by row.
+    #[cfg(feature = "rollback")]
+    fn values(&self) -> impl Iterator<Item = u32> + '_ {
+        // SAFETY: see the `Sync` argument: no write to these cells races with these reads.
+        self.ticks.iter().map(|cell| unsafe { *cell.get() })
+    }
     #[inline]
     fn push(&mut self, tick: u32) {
         if self.stride != 0 {
@@ -245,7 +275,7 @@ pub struct ChangeTracker {
     /// Length of `removed` after its last trim; the next trim waits until it doubles.
     removed_trimmed: usize,
     /// Cursors of the removal readers (the tick each last read at); dropped readers are pruned.
-    readers: Vec<Weak<AtomicU32>>,
+    readers: Vec<Weak<ReaderTick>>,
 }
 
 impl ChangeTracker {
@@ -403,6 +433,54 @@ impl ChangeTracker {
         }
     }
 
+    /// Copies the tracker's whole state into `image` (drawing pending stamps into the log first,
+    /// through `lookup`, the pool's): the per-row and per-field ticks, the change log with its
+    /// slots, and the removal log. Reuses the image's buffers. O(rows + log + removals).
+    ///
+    /// The caller holds read access to the pool's component (a shared borrow of the world with no
+    /// query running, as rollback's save has), so no query stamps rows meanwhile.
+    #[cfg(feature = "rollback")]
+    pub fn save_image(&self, lookup: RowLookup<'_>, image: &mut TrackerImage) {
+        let log = self.lock_settled(lookup);
+        image.added.clone_from(&self.added);
+        image.changed.clear();
+        image.changed.extend((0..self.added.len()).map(|row| self.cells.changed(row)));
+        image.slots.clear();
+        image.slots.extend((0..self.added.len()).map(|row| self.cells.slot(row)));
+        image.fields.clear();
+        image.fields.extend(self.fields.values());
+        image.log.clone_from(&log);
+        image.removed.clone_from(&self.removed);
+        image.removed_trimmed = self.removed_trimmed;
+    }
+
+    /// Puts a state saved by [`ChangeTracker::save_image`] back, for a pool whose rows were just
+    /// restored from the same save: afterwards every reader sees exactly what it saw at the save.
+    /// Reuses every buffer. O(rows + log + removals).
+    ///
+    /// # Panics
+    /// If the image's row count or field stride is not the tracker's rows' (the pool and the
+    /// tracker come from different saves).
+    #[cfg(feature = "rollback")]
+    #[track_caller]
+    pub fn restore_image(&mut self, rows: usize, image: &TrackerImage) {
+        assert_eq!(image.added.len(), rows, "a tracker image restores the rows of its own save");
+        assert_eq!(image.fields.len(), rows * self.fields.stride, "a tracker image of another layout");
+        self.added.clone_from(&image.added);
+        self.cells.0.clear();
+        for (&changed, &slot) in image.changed.iter().zip(&image.slots) {
+            self.cells.push(changed, slot);
+        }
+        self.fields.ticks.clear();
+        self.fields.ticks.extend(image.fields.iter().map(|&tick| UnsafeCell::new(tick)));
+        *self.any_pending.get_mut() = false;
+        self.pending.resize(0);
+        self.pending.resize(rows);
+        self.log_mut().clone_from(&image.log);
+        self.removed.clone_from(&image.removed);
+        self.removed_trimmed = image.removed_trimmed;
+    }
+
     /// Starts over after a rollback restored the pool to `entities` (its rows now): every row
     /// counts as added and changed now, as in [`ChangeTracker::new`], and the change log lists
     /// each row once. Reuses every buffer. Removals made by the restore are not logged.
@@ -440,16 +518,20 @@ impl ChangeTracker {
     fn trim_removals(&mut self) {
         let now = self.clock.now();
         self.readers.retain(|reader| reader.strong_count() > 0);
+        // A reader that has not read yet (after a rollback to before it existed) wants them all.
         let windows = self
             .readers
             .iter()
             .filter_map(Weak::upgrade)
-            .map(|cursor| Tick::new(cursor.load(Ordering::Relaxed)))
-            .chain([self.clock.last_clear()]);
+            .map(|cursor| cursor.get())
+            .chain([Some(self.clock.last_clear())]);
         let seen = windows
-            .map(|last| {
-                let ticks = self.clock.ticks(last, now);
-                self.removed.partition_point(|e| !ticks.is_newer(e.tick))
+            .map(|last| match last {
+                Some(last) => {
+                    let ticks = self.clock.ticks(last, now);
+                    self.removed.partition_point(|e| !ticks.is_newer(e.tick))
+                }
+                None => 0,
             })
             .min()
             .unwrap_or(0);
@@ -457,12 +539,11 @@ impl ChangeTracker {
         self.removed_trimmed = self.removed.len().max(32);
     }
 
-    /// Registers a removal reader: its cursor starts now (it sees no earlier removal) and holds
-    /// back trimming until it moves on.
-    pub fn register_reader(&mut self) -> Arc<AtomicU32> {
-        let cursor = Arc::new(AtomicU32::new(self.clock.now().get()));
-        self.readers.push(Arc::downgrade(&cursor));
-        cursor
+    /// Registers a removal reader's cursor (which the world made, at the present tick, so the
+    /// reader sees no earlier removal): removals it has not read are kept until it moves on.
+    pub fn register_reader(&mut self, cursor: &Arc<ReaderTick>) {
+        self.readers.retain(|reader| reader.strong_count() > 0);
+        self.readers.push(Arc::downgrade(cursor));
     }
 
     /// The removals newer than `ticks.last_run`, oldest first. O(log removals).

@@ -10,7 +10,7 @@
 use std::any::{Any, TypeId};
 use std::mem::MaybeUninit;
 
-use super::{Column, SoaColumns, SparseArray, SparseSet};
+use super::{Column, SoaColumns, SparseArray, SparseSet, TrackerImage};
 use crate::entity::Entity;
 
 /// A pool's values, read-only, as [`SparseSet::image_parts`] hands them out.
@@ -72,6 +72,9 @@ pub struct PoolImage {
     values: ImageValues,
     /// Bytes of the values saved (`len * size_of::<T>()`, heap data of cloned values not counted).
     value_bytes: usize,
+    /// The pool's change tracker, when it had one: restored with the rows, so change readers see
+    /// after a restore exactly what they saw at the save.
+    changes: Option<TrackerImage>,
 }
 
 impl std::fmt::Debug for PoolImage {
@@ -107,7 +110,18 @@ impl PoolImage {
 
     /// Bytes the last save copied: entities, values (their inline part) and sparse pages.
     pub fn bytes(&self) -> usize {
-        self.dense.len() * size_of::<Entity>() + self.value_bytes + self.sparse.page_bytes()
+        self.dense.len() * size_of::<Entity>()
+            + self.value_bytes
+            + self.sparse.page_bytes()
+            + self.changes.as_ref().map_or(0, TrackerImage::bytes)
+    }
+
+    /// Copies `pool`'s change tracker, if it has one, reusing the image's buffers.
+    fn save_changes(&mut self, pool: &SparseSet) {
+        match pool.changes() {
+            Some(changes) => changes.save_image(pool.lookup(), self.changes.get_or_insert_with(TrackerImage::default)),
+            None => self.changes = None,
+        }
     }
 
     /// The saved entities, in row order.
@@ -164,6 +178,7 @@ impl PoolImage {
             ImageValues::Fields(fields) => fields.iter_mut().for_each(Vec::clear),
             other => *other = ImageValues::Typed(Box::new(Vec::<T>::new())),
         }
+        self.changes = None;
         self.type_name = std::any::type_name::<T>();
         self.value_bytes = self.dense.len() * size_of::<T>();
         self.type_id = Some(TypeId::of::<T>());
@@ -201,6 +216,7 @@ impl PoolImage {
                 columns.copy_fields_out::<T>(fields);
             }
         }
+        self.save_changes(pool);
         self.type_name = std::any::type_name::<T>();
         self.value_bytes = self.dense.len() * size_of::<T>();
         self.type_id = Some(TypeId::of::<T>());
@@ -252,6 +268,7 @@ impl PoolImage {
         self.dense.clear();
         self.dense.extend_from_slice(dense);
         self.sparse.copy_from(sparse);
+        self.save_changes(pool);
         self.type_name = std::any::type_name::<T>();
         self.value_bytes = self.dense.len() * size_of::<T>();
         self.type_id = Some(TypeId::of::<T>());
@@ -298,7 +315,7 @@ impl PoolImage {
         dense.clear();
         dense.extend_from_slice(&self.dense);
         sparse.copy_from(&self.sparse);
-        pool.image_restored();
+        pool.image_restored(self.changes.as_ref());
     }
 
     /// Puts the saved pool back into `pool`, an array-of-structs pool of `T`, cloning each saved
@@ -355,7 +372,7 @@ impl PoolImage {
         dense.clear();
         dense.extend_from_slice(&self.dense);
         sparse.copy_from(&self.sparse);
-        pool.image_restored();
+        pool.image_restored(self.changes.as_ref());
         std::mem::forget(guard);
     }
 }

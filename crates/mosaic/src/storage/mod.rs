@@ -29,6 +29,8 @@ mod stored;
 mod tick;
 
 pub use changes::{ChangeMarker, ChangeTracker, LogEntry, RowStamp};
+#[cfg(feature = "rollback")]
+pub use changes::TrackerImage;
 pub use column::{Column, ColumnInfo};
 #[cfg(feature = "rollback")]
 pub use image::PoolImage;
@@ -40,4 +42,4 @@ pub use sparse_set::{RowLookup, SparseSet};
 #[cfg(feature = "serialize")]
 pub use stored::try_for_each_row;
 pub use stored::{StorageInfo, Stored, sorted_rows};
-pub use tick::{Clock, Tick, TickWindow, Ticks};
+pub use tick::{Clock, ReaderTick, Tick, TickWindow, Ticks};

@@ -753,11 +753,15 @@ impl SparseSet {
         (&self.sparse, &self.dense, values)
     }
 
-    /// Brings the change tracker (if any) in step with rows just restored from an image: every
-    /// row counts as added and changed now. Call right after the parts were replaced.
-    pub(super) fn image_restored(&mut self) {
+    /// Brings the change tracker (if any) in step with rows just restored from an image: puts
+    /// back the tracker `saved` with them, or, when the saved pool had none, counts every row as
+    /// added and changed now. Call right after the parts were replaced.
+    pub(super) fn image_restored(&mut self, saved: Option<&super::TrackerImage>) {
         if let Some(changes) = &mut self.changes {
-            changes.restored(&self.dense);
+            match saved {
+                Some(saved) => changes.restore_image(self.dense.len(), saved),
+                None => changes.restored(&self.dense),
+            }
         }
     }
 

@@ -1,6 +1,6 @@
 //! Change ticks: the world's clock and the wrapping comparison of its readings.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// A reading of a world's change clock: when a component was added or changed, or when a system
 /// last ran.
@@ -193,6 +193,72 @@ impl Clock {
     #[inline]
     pub fn mask(&self) -> u32 {
         self.mask
+    }
+
+    /// The clock's state: the present, the last `clear_trackers` and the last periodic check,
+    /// for rollback images.
+    pub fn state(&self) -> [u32; 3] {
+        [
+            self.now.load(Ordering::Relaxed),
+            self.last_clear.load(Ordering::Relaxed),
+            self.last_check.load(Ordering::Relaxed),
+        ]
+    }
+
+    /// Puts a state saved by [`Clock::state`] back (the world is held exclusively meanwhile).
+    pub(crate) fn set_state(&self, [now, last_clear, last_check]: [u32; 3]) {
+        self.now.store(now & self.mask, Ordering::Relaxed);
+        self.last_clear.store(last_clear & self.mask, Ordering::Relaxed);
+        self.last_check.store(last_check & self.mask, Ordering::Relaxed);
+    }
+}
+
+/// The tick a change reader last read at (a system's last run, a removal reader's cursor), shared
+/// between the reader, which reads and moves it through a shared borrow while it runs, and the
+/// world, which saves and restores every live one with a rollback frame and clamps them in the
+/// periodic wraparound check.
+///
+/// Shape: a slot number, unique in its world and never reused (what an image keys the value
+/// by), and the tick, or none before the reader's first read.
+#[derive(Debug)]
+pub struct ReaderTick {
+    slot: u64,
+    /// The tick, or [`ReaderTick::NEVER`].
+    value: AtomicU64,
+}
+
+impl ReaderTick {
+    /// The stored value of a reader that has not read yet.
+    const NEVER: u64 = u64::MAX;
+
+    /// A reader tick with slot `slot`, holding `tick` (`None`: not read yet).
+    pub fn new(slot: u64, tick: Option<Tick>) -> Self {
+        Self { slot, value: AtomicU64::new(Self::encode(tick)) }
+    }
+
+    fn encode(tick: Option<Tick>) -> u64 {
+        tick.map_or(Self::NEVER, |t| u64::from(t.get()))
+    }
+
+    /// The slot number.
+    #[inline]
+    pub fn slot(&self) -> u64 {
+        self.slot
+    }
+
+    /// The tick last read at, or `None` before the first read.
+    #[inline]
+    pub fn get(&self) -> Option<Tick> {
+        match self.value.load(Ordering::Relaxed) {
+            Self::NEVER => None,
+            value => Some(Tick(value as u32)),
+        }
+    }
+
+    /// Records a read at `tick` (`None`: as if never read).
+    #[inline]
+    pub fn set(&self, tick: Option<Tick>) {
+        self.value.store(Self::encode(tick), Ordering::Relaxed);
     }
 }
 

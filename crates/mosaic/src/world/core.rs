@@ -43,24 +43,26 @@ use crate::storage::RowEvents;
 /// ```
 #[derive(Debug)]
 pub struct World {
-    pub(crate) entities: Entities,
-    pub(crate) components: Components,
+    pub(super) entities: Entities,
+    pub(super) components: Components,
     /// Per entity index: the components the slot's live entity has (empty when free).
-    pub(crate) component_sets: ComponentSets,
+    pub(super) component_sets: ComponentSets,
     /// Per bundle type, its component ids in bundle order, checked free of duplicates, and the
     /// component set of an entity spawned with it.
-    pub(crate) bundles: FxHashMap<TypeId, super::spawn::BundleInfo>,
-    pub(crate) resources: Resources,
+    pub(super) bundles: FxHashMap<TypeId, super::spawn::BundleInfo>,
+    pub(super) resources: Resources,
     /// Component hooks (a row subscriber).
-    pub(crate) hooks: Hooks,
+    pub(super) hooks: Hooks,
     /// Watches (a row subscriber).
-    pub(crate) watches: Watches,
+    pub(super) watches: Watches,
     /// The commands hooks and watches record, applied when the change that fired them ends.
-    pub(crate) deferred: Deferred,
+    pub(super) deferred: Deferred,
     /// Owning groups (a row subscriber).
-    pub(crate) groups: Groups,
+    pub(super) groups: Groups,
     /// State of the lazy collector's sampling sequence.
-    pub(crate) sampler: u64,
+    pub(super) sampler: u64,
+    /// The ticks change readers (systems, removal readers) last read at.
+    pub(super) reader_ticks: super::reader_ticks::ReaderTicks,
 }
 
 impl Default for World {
@@ -76,6 +78,7 @@ impl Default for World {
             deferred: Deferred::default(),
             groups: Groups::default(),
             sampler: 0x2545_f491_4f6c_dd1d,
+            reader_ticks: Default::default(),
         }
     }
 }
@@ -108,6 +111,38 @@ impl World {
     #[inline]
     pub fn components(&self) -> &Components {
         &self.components
+    }
+
+    /// The registered component types and their pools, mutably: for the layers above the world
+    /// (queries, hierarchy, rollback, snapshots), which keep the world's invariants themselves.
+    #[inline]
+    pub(crate) fn components_mut(&mut self) -> &mut Components {
+        &mut self.components
+    }
+
+    /// The entity allocator, mutably (rollback and snapshot loading replace its state).
+    #[inline]
+    pub(crate) fn entities_mut(&mut self) -> &mut Entities {
+        &mut self.entities
+    }
+
+    /// The owning groups (queries look for one holding exactly their components).
+    #[inline]
+    pub(crate) fn groups(&self) -> &Groups {
+        &self.groups
+    }
+
+    /// The owning groups, mutably (rollback restores their lengths with the pools).
+    #[inline]
+    pub(crate) fn groups_mut(&mut self) -> &mut Groups {
+        &mut self.groups
+    }
+
+    /// The resource map, for system parameters that reach a resource through `&World` under the
+    /// scheduler's access rules.
+    #[inline]
+    pub(crate) fn resource_map(&self) -> &Resources {
+        &self.resources
     }
 
     /// Number of live entities.

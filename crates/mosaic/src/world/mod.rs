@@ -10,6 +10,8 @@ mod error;
 mod group;
 mod hooks;
 mod lazy;
+mod parts;
+mod reader_ticks;
 mod removed;
 mod resources;
 mod row_events;
@@ -25,6 +27,9 @@ pub(crate) use command_buffer::OpOutcome;
 pub use command_buffer::{ApplyReport, CommandBuffer};
 #[cfg(feature = "rollback")]
 pub(crate) use component_sets::SetsImage;
+pub(crate) use parts::Parts;
+#[cfg(feature = "rollback")]
+pub(crate) use reader_ticks::ReaderTicksImage;
 pub use entity_ref::{EntityMut, EntityRef};
 pub use error::{ComponentError, ResourceError};
 pub use group::{GroupError, GroupId};

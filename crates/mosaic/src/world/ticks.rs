@@ -72,6 +72,7 @@ impl World {
         for pool in self.components.pools_mut() {
             pool.check_changes();
         }
+        self.reader_ticks.check(self.components.clock());
         self.components.clock().checked();
         true
     }

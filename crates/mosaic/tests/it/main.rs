@@ -27,6 +27,7 @@ mod query;
 mod relationship;
 mod resources;
 mod rollback;
+mod rollback_changes;
 mod rollback_property;
 mod schedule;
 mod snapshot;
