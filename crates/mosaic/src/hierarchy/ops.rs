@@ -88,6 +88,7 @@ impl World {
     /// The hierarchy ordering bookkeeping, or `None` if this world never set hierarchies up (no
     /// hooks on `Relationship` either). O(dirty entries).
     #[cfg(feature = "serialize")]
+    #[allow(clippy::needless_update, reason = "the rollback-only fields, when that feature is on")]
     pub(crate) fn hierarchy_order_state(&self) -> Option<OrderState> {
         let state = self.get_resource::<HierarchyState>()?;
         Some(OrderState {
@@ -108,6 +109,7 @@ impl World {
 
     /// Sets hierarchies up (hooks included) if needed, and replaces the ordering bookkeeping with
     /// `order`, as a loaded snapshot's.
+    #[cfg(feature = "serialize")]
     pub(crate) fn set_hierarchy_order_state(&mut self, order: OrderState) {
         self.init_hierarchy();
         let state = self.resource::<HierarchyState>();

@@ -90,7 +90,7 @@ impl PropagationLog {
     /// world: an incremental one then recomputes every entity whose transforms changed since
     /// `oldest` (all of them, as the load added them), without reordering pools as a full pass
     /// would, so a loaded world continues exactly as the saved one.
-    #[cfg(any(feature = "serialize", feature = "rollback"))]
+    #[cfg(feature = "serialize")]
     pub(crate) fn set_mode(&self, mode: u8, oldest: Tick) {
         self.active.store(mode != 0, Relaxed);
         self.overflow.store(mode == 2, Relaxed);

@@ -294,15 +294,19 @@ impl RelationKind {
 fn save_relation<R: Relation>(world: &World, image: &mut RelationImage) {
     let components = world.components();
     match components.pool_of::<Pair<R>>() {
-        Some(pool) => image.pairs.save_clone_with::<Pair<R>>(pool, Pair::duplicate, |d, s| *d = s.duplicate()),
+        Some(pool) => {
+            image.pairs.save_clone_with::<Pair<R>>(pool, Pair::duplicate, |d, s| *d = s.duplicate())
+        }
         None => image.pairs.save_empty::<Pair<R>>(),
     }
     image.targets.clear();
-    image.targets.extend(image.pairs.values::<Pair<R>>().unwrap_or_default().iter().map(|p| p.target().map_or(0, word)));
+    image.targets.extend(
+        image.pairs.values::<Pair<R>>().unwrap_or_default().iter().map(|p| p.target().map_or(0, word)),
+    );
     match components.pool_of::<Targeted<R>>() {
-        Some(pool) => {
-            image.targeted.save_clone_with::<Targeted<R>>(pool, Targeted::duplicate, |d, s| *d = s.duplicate())
-        }
+        Some(pool) => image
+            .targeted
+            .save_clone_with::<Targeted<R>>(pool, Targeted::duplicate, |d, s| *d = s.duplicate()),
         None => image.targeted.save_empty::<Targeted<R>>(),
     }
     image.index.clear();

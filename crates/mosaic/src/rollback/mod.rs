@@ -15,7 +15,8 @@
 //! - [`StableHasher`], [`hash_bytes`]: the hash function itself, written out (wyhash's mixing).
 //!
 //! # The world hash
-//! A 64-bit hash ([`HASH_VERSION`] 1) of, in this order:
+//! A 64-bit hash ([`HASH_VERSION`] 1) of, in this order (each part of the world writes its own
+//! share, `rollback/part.rs`):
 //! 1. the entity allocator: per slot its generation and whether it is alive, the free list in
 //!    order, the live count (world tags are left out, so two worlds of one process compare);
 //! 2. the lazy collector's sampler state;
@@ -25,11 +26,15 @@
 //!    [`register_clone`](RollbackRegistry::register_clone) types;
 //! 4. the hierarchy: the [`Relationship`](crate::hierarchy::Relationship) pool's entities in row
 //!    order and their links;
-//! 5. each registered resource that is hashed, by name.
+//! 5. each relation kind ([`World::relate`](crate::World::relate)) with a pair, a target mark or
+//!    an index entry, by the relation type's name: its pairs (source and target) in row order, its
+//!    target marks, and its index (each target's sources in relate order);
+//! 6. each registered resource that is hashed, by name.
 //!
 //! Row order counts: it decides the order in which queries visit entities, and so what the next
 //! frames compute. The hash leaves out unregistered components and resources, events, hooks,
-//! systems and the schedule. It is the same on every run, every thread count and every platform
+//! systems and the schedule, and the change ticks (rollback saves and restores them, but they are
+//! bookkeeping of readers, not the simulation's state). It is the same on every run, every thread count and every platform
 //! of the same endianness (values are hashed as their bytes; integers of the structure as 64-bit
 //! words, so the word size does not matter). Entity handles stored *inside* plain-data values
 //! hash with their world tag: compare such worlds within one process in creation order, or

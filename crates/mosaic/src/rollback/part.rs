@@ -33,7 +33,11 @@ pub(crate) trait WorldPart {
     ///
     /// # Errors
     /// The reason, as a [`RollbackError`].
-    fn check(_world: &World, _registry: &RollbackRegistry, _image: &Self::Image) -> Result<(), RollbackError> {
+    fn check(
+        _world: &World,
+        _registry: &RollbackRegistry,
+        _image: &Self::Image,
+    ) -> Result<(), RollbackError> {
         Ok(())
     }
 
@@ -232,7 +236,11 @@ impl WorldPart for Pools {
         }
     }
 
-    fn compare(registry: &RollbackRegistry, a: &Vec<PoolImage>, b: &Vec<PoolImage>) -> Option<StateDifference> {
+    fn compare(
+        registry: &RollbackRegistry,
+        a: &Vec<PoolImage>,
+        b: &Vec<PoolImage>,
+    ) -> Option<StateDifference> {
         for (entry, (pa, pb)) in registry.components.iter().zip(a.iter().zip(b)) {
             if let Some((row, entity)) = first_row_difference(pa, pb, &entry.diff) {
                 return Some(StateDifference::Component { name: entry.name.clone(), row, entity });
@@ -368,14 +376,17 @@ impl WorldPart for Relations {
         for (name, ia) in a {
             let empty = RelationImage::default();
             let ib = b.iter().find(|(n, _)| n == name).map_or(&empty, |(_, i)| i);
-            let targets = |_: &PoolImage, _: &PoolImage| ia.targets.iter().zip(&ib.targets).position(|(x, y)| x != y);
+            let targets =
+                |_: &PoolImage, _: &PoolImage| ia.targets.iter().zip(&ib.targets).position(|(x, y)| x != y);
             let pairs = first_row_difference(&ia.pairs, &ib.pairs, targets)
                 .or_else(|| first_row_difference(&ia.targeted, &ib.targeted, |_, _| None))
                 .or_else(|| {
                     let sorted = |i: &RelationImage| {
                         i.index
                             .iter()
-                            .map(|(t, s)| (entity_word(*t), s.iter().map(|&e| entity_word(e)).collect::<Vec<_>>()))
+                            .map(|(t, s)| {
+                                (entity_word(*t), s.iter().map(|&e| entity_word(e)).collect::<Vec<_>>())
+                            })
                             .collect::<Vec<_>>()
                     };
                     (sorted(ia) != sorted(ib)).then_some((0, None))

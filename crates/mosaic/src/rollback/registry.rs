@@ -442,9 +442,11 @@ impl RollbackRegistry {
         let relations = world.get_resource::<crate::hierarchy::RelationKinds>();
         let relation = |index: usize| {
             relations.is_some_and(|kinds| {
-                kinds.0.iter().flat_map(|k| k.pools).any(|t| {
-                    world.components().id_by_type(t).is_some_and(|id| id.index() == index)
-                })
+                kinds
+                    .0
+                    .iter()
+                    .flat_map(|k| k.pools)
+                    .any(|t| world.components().id_by_type(t).is_some_and(|id| id.index() == index))
             })
         };
         let covered = |index: usize| {

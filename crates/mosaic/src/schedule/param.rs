@@ -132,7 +132,12 @@ unsafe impl<T: crate::component::Component> SystemParam for RemovedComponents<'_
         let id = world.components_mut().register::<T>();
         // The window opens now: removals made before the reader existed are never seen.
         let cursor = world.register_reader_tick(Some(world.change_tick()));
-        world.components_mut().pool_mut(id).changes_mut().expect("checked to be tracked").register_reader(&cursor);
+        world
+            .components_mut()
+            .pool_mut(id)
+            .changes_mut()
+            .expect("checked to be tracked")
+            .register_reader(&cursor);
         cursor
     }
     unsafe fn get_param<'w>(

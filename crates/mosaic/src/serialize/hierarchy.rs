@@ -162,6 +162,7 @@ impl From<OrderState> for SavedOrderState {
 }
 
 impl From<&SavedOrderState> for OrderState {
+    #[allow(clippy::needless_update, reason = "the rollback-only fields, when that feature is on")]
     fn from(saved: &SavedOrderState) -> Self {
         let rows = |value: u64| usize::try_from(value).unwrap_or(usize::MAX);
         Self {

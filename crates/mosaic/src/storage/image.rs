@@ -119,7 +119,9 @@ impl PoolImage {
     /// Copies `pool`'s change tracker, if it has one, reusing the image's buffers.
     fn save_changes(&mut self, pool: &SparseSet) {
         match pool.changes() {
-            Some(changes) => changes.save_image(pool.lookup(), self.changes.get_or_insert_with(TrackerImage::default)),
+            Some(changes) => {
+                changes.save_image(pool.lookup(), self.changes.get_or_insert_with(TrackerImage::default))
+            }
             None => self.changes = None,
         }
     }

@@ -28,9 +28,9 @@ mod sparse_set;
 mod stored;
 mod tick;
 
-pub use changes::{ChangeMarker, ChangeTracker, LogEntry, RowStamp};
 #[cfg(feature = "rollback")]
 pub use changes::TrackerImage;
+pub use changes::{ChangeMarker, ChangeTracker, LogEntry, RowStamp};
 pub use column::{Column, ColumnInfo};
 #[cfg(feature = "rollback")]
 pub use image::PoolImage;

@@ -206,6 +206,7 @@ impl Clock {
     }
 
     /// Puts a state saved by [`Clock::state`] back (the world is held exclusively meanwhile).
+    #[cfg(feature = "rollback")]
     pub(crate) fn set_state(&self, [now, last_clear, last_check]: [u32; 3]) {
         self.now.store(now & self.mask, Ordering::Relaxed);
         self.last_clear.store(last_clear & self.mask, Ordering::Relaxed);

@@ -121,6 +121,7 @@ impl World {
     }
 
     /// The entity allocator, mutably (rollback and snapshot loading replace its state).
+    #[cfg(feature = "rollback")]
     #[inline]
     pub(crate) fn entities_mut(&mut self) -> &mut Entities {
         &mut self.entities
@@ -133,6 +134,7 @@ impl World {
     }
 
     /// The owning groups, mutably (rollback restores their lengths with the pools).
+    #[cfg(feature = "rollback")]
     #[inline]
     pub(crate) fn groups_mut(&mut self) -> &mut Groups {
         &mut self.groups

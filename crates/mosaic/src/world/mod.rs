@@ -10,6 +10,7 @@ mod error;
 mod group;
 mod hooks;
 mod lazy;
+#[cfg(any(feature = "serialize", feature = "rollback"))]
 mod parts;
 mod reader_ticks;
 mod removed;
@@ -27,13 +28,14 @@ pub(crate) use command_buffer::OpOutcome;
 pub use command_buffer::{ApplyReport, CommandBuffer};
 #[cfg(feature = "rollback")]
 pub(crate) use component_sets::SetsImage;
-pub(crate) use parts::Parts;
-#[cfg(feature = "rollback")]
-pub(crate) use reader_ticks::ReaderTicksImage;
 pub use entity_ref::{EntityMut, EntityRef};
 pub use error::{ComponentError, ResourceError};
 pub use group::{GroupError, GroupId};
 pub use hooks::{Hook, HookContext, HookId};
+#[cfg(feature = "serialize")]
+pub(crate) use parts::Parts;
+#[cfg(feature = "rollback")]
+pub(crate) use reader_ticks::ReaderTicksImage;
 pub use removed::RemovedComponents;
 pub(crate) use resources::Resources;
 pub use sort::SortError;

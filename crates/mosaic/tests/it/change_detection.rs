@@ -341,9 +341,15 @@ fn every_reader_of_an_untracked_type_says_so() {
     }
     let mut world = World::new();
     world.spawn(B(1));
-    refuses("query_ref_filtered", || drop(world.query_ref_filtered::<Entity, Changed<B>>()));
-    refuses("query_filtered", || drop(world.query_filtered::<Entity, Added<B>>().count()));
-    refuses("World::removed", || drop(world.removed::<Never>().len()));
+    refuses("query_ref_filtered", || {
+        let _ = world.query_ref_filtered::<Entity, Changed<B>>();
+    });
+    refuses("query_filtered", || {
+        let _ = world.query_filtered::<Entity, Added<B>>().count();
+    });
+    refuses("World::removed", || {
+        let _ = world.removed::<Never>().len();
+    });
     refuses("a system's Changed", || {
         let mut w = World::new();
         let mut schedule = Schedule::new();

@@ -47,7 +47,7 @@ fn world_level_readers_see_the_straight_runs_changes_after_every_restore() {
     /// Returns the changed entities' indices (handles of two worlds differ in their world tag).
     fn step(world: &mut World, frame: u32) -> Vec<u32> {
         for (i, (_, mut health)) in world.query::<(Entity, Mut<Health>)>().into_iter().enumerate() {
-            if (i as u32 + frame) % 37 == 0 {
+            if (i as u32 + frame).is_multiple_of(37) {
                 health.0 += 1;
             }
         }
