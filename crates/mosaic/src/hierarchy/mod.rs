@@ -56,4 +56,8 @@ pub use transform::{
 #[cfg(any(feature = "serialize", feature = "rollback"))]
 pub(crate) use ops::OrderState;
 #[cfg(feature = "rollback")]
-pub(crate) use relation::{RelationImage, RelationKinds};
+pub(crate) use relation::RelationImage;
+#[cfg(any(feature = "rollback", feature = "serialize"))]
+pub(crate) use relation::RelationKinds;
+#[cfg(feature = "serialize")]
+pub(crate) use relation::{RelationState, relation_state, set_relation_state};

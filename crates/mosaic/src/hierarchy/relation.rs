@@ -130,7 +130,7 @@ impl World {
             return;
         }
         self.insert_resource(RelationIndex::<R> { sources: Mutex::default(), _relation: PhantomData });
-        #[cfg(feature = "rollback")]
+        #[cfg(any(feature = "rollback", feature = "serialize"))]
         {
             self.register_component::<Pair<R>>();
             self.register_component::<Targeted<R>>();
@@ -218,25 +218,29 @@ impl World {
     }
 }
 
-/// Every relation kind a world has set up, for rollback, which saves, restores and hashes each
-/// one's pairs, target marks and index as one part (a resource: registrations, not state).
-#[cfg(feature = "rollback")]
+/// Every relation kind a world has set up, for rollback (which saves, restores and hashes each
+/// one's pairs, target marks and index as one part) and snapshots (which refuse a world holding
+/// pairs of a kind they were not told how to name). A resource: registrations, not state.
+#[cfg(any(feature = "rollback", feature = "serialize"))]
 #[derive(Default)]
 pub(crate) struct RelationKinds(pub(crate) Vec<RelationKind>);
 
-/// One relation kind, type-erased: what rollback needs to save, restore and hash it.
-#[cfg(feature = "rollback")]
+/// One relation kind, type-erased.
+#[cfg(any(feature = "rollback", feature = "serialize"))]
 pub(crate) struct RelationKind {
-    /// `R`'s type name: orders relations in the hash and names them in desync reports.
+    /// `R`'s type name: orders relations in the hash and names them in reports.
     pub(crate) name: &'static str,
     /// The pools of `Pair<R>` and of the target marks, which this part covers.
     pub(crate) pools: [std::any::TypeId; 2],
     /// Copies the relation's state out of a world.
+    #[cfg(feature = "rollback")]
     pub(crate) save: fn(&World, &mut RelationImage),
     /// Puts a saved state back (an empty one for a relation the image does not know).
+    #[cfg(feature = "rollback")]
     pub(crate) restore: fn(&mut World, Option<&RelationImage>),
     /// Feeds the relation's state to `word` as 64-bit words: each pair's source and target, the
     /// target marks, and the index in target order.
+    #[cfg(feature = "rollback")]
     pub(crate) hash: fn(&World, &mut dyn FnMut(u64)),
 }
 
@@ -277,17 +281,67 @@ fn word(entity: Entity) -> u64 {
     u64::from(entity.index()) | (u64::from(entity.generation()) << 32)
 }
 
-#[cfg(feature = "rollback")]
+#[cfg(any(feature = "rollback", feature = "serialize"))]
 impl RelationKind {
     fn of<R: Relation>() -> Self {
         Self {
             name: std::any::type_name::<R>(),
             pools: [std::any::TypeId::of::<Pair<R>>(), std::any::TypeId::of::<Targeted<R>>()],
+            #[cfg(feature = "rollback")]
             save: save_relation::<R>,
+            #[cfg(feature = "rollback")]
             restore: restore_relation::<R>,
+            #[cfg(feature = "rollback")]
             hash: hash_relation::<R>,
         }
     }
+}
+
+/// A relation kind's state as snapshots carry it: its pairs `(source, target)` in the pool's
+/// row order, the target marks in their pool's row order, and the index (each target's sources
+/// in relate order, targets sorted by index).
+#[cfg(feature = "serialize")]
+#[derive(Debug, Default)]
+pub(crate) struct RelationState {
+    pub(crate) pairs: Vec<(Entity, Entity)>,
+    pub(crate) marks: Vec<Entity>,
+    pub(crate) index: Vec<(Entity, Vec<Entity>)>,
+}
+
+/// The snapshot state of relation `R` in `world`. O(pairs + marks).
+#[cfg(feature = "serialize")]
+pub(crate) fn relation_state<R: Relation>(world: &World) -> RelationState {
+    let components = world.components();
+    let pairs = components.pool_of::<Pair<R>>().map_or_else(Vec::new, |pool| {
+        let targets = pool.values::<Pair<R>>().iter().map(Pair::target);
+        pool.entities().iter().zip(targets).filter_map(|(&s, t)| Some((s, t?))).collect()
+    });
+    let marks = components.pool_of::<Targeted<R>>().map_or_else(Vec::new, |pool| pool.entities().to_vec());
+    let mut index: Vec<(Entity, Vec<Entity>)> = world
+        .get_resource::<RelationIndex<R>>()
+        .map(|index| index.with(|map| map.iter().map(|(&t, s)| (t, s.clone())).collect()))
+        .unwrap_or_default();
+    index.sort_unstable_by_key(|&(t, _)| t.index());
+    RelationState { pairs, marks, index }
+}
+
+/// Gives `world` relation `R`'s snapshot state (entities already in `world`'s handles, every one
+/// alive): the marks and pairs are inserted in their saved row order (so the pools' rows come
+/// out in it when they started empty), then the index is set to the saved one, relate order
+/// included. O(pairs + marks).
+#[cfg(feature = "serialize")]
+pub(crate) fn set_relation_state<R: Relation>(world: &mut World, state: RelationState) {
+    world.init_relation::<R>();
+    for mark in state.marks {
+        world.insert(mark, Targeted::<R>(PhantomData));
+    }
+    for (source, target) in state.pairs {
+        world.insert(source, Pair::<R> { target: AtomicU64::new(target.to_bits()), _relation: PhantomData });
+    }
+    world.resource::<RelationIndex<R>>().with(|map| {
+        map.clear();
+        map.extend(state.index);
+    });
 }
 
 #[cfg(feature = "rollback")]

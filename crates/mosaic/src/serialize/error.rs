@@ -33,7 +33,7 @@ pub enum SnapshotError {
          `SnapshotRegistry::register` (or `register_resource`) under that name before loading"
     )]
     Unknown {
-        /// `"component"` or `"resource"`.
+        /// `"component"`, `"resource"` or `"relation"`.
         kind: &'static str,
         /// The unknown name.
         name: String,
@@ -41,7 +41,7 @@ pub enum SnapshotError {
     /// A component or resource name appears twice, or names are not in sorted order.
     #[error("the snapshot lists the {kind} `{name}` twice or out of name order; it is corrupt")]
     DuplicateName {
-        /// `"component"` or `"resource"`.
+        /// `"component"`, `"resource"` or `"relation"`.
         kind: &'static str,
         /// The repeated or misplaced name.
         name: String,
@@ -61,6 +61,28 @@ pub enum SnapshotError {
         index: u32,
         /// Where: `"the hierarchy"` or the component's name.
         place: String,
+    },
+    /// The world holds pairs of a relation kind the registry does not name, which the snapshot
+    /// would lose.
+    #[error(
+        "the world holds pairs of relation `{relation}`, which the snapshot registry does not name; \
+         register it with `SnapshotRegistry::register_relation::<R>(name)` before saving"
+    )]
+    UnregisteredRelation {
+        /// The relation type's name.
+        relation: &'static str,
+    },
+    /// A relation's pairs, target marks and index do not agree.
+    #[error(
+        "relation `{relation}` is inconsistent at entity index {index}: {problem}; the snapshot is corrupt"
+    )]
+    Relation {
+        /// The relation's registered name.
+        relation: String,
+        /// The entity index where the problem shows.
+        index: u32,
+        /// What is wrong.
+        problem: &'static str,
     },
     /// Following parents in the snapshot's hierarchy comes back to an entity.
     #[error("the snapshot's hierarchy has a cycle through entity index {index}; the snapshot is corrupt")]

@@ -11,6 +11,7 @@ use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use super::hierarchy::SavedHierarchy;
 use super::order::{self, SavedOrder};
 use super::registry::{Entry, Pending};
+use super::relation::SavedRelation;
 use super::save::FORMAT_VERSION;
 use super::{EntityMap, SnapshotError, SnapshotRegistry};
 use crate::entity::{Entities, Entity};
@@ -25,6 +26,7 @@ struct Parsed {
     entities: Vec<u32>,
     sampler: u64,
     hierarchy: SavedHierarchy,
+    relations: Vec<SavedRelation>,
     components: Vec<Loaded>,
     resources: Vec<Loaded>,
 }
@@ -58,6 +60,7 @@ enum Field {
     Entities,
     Sampler,
     Hierarchy,
+    Relations,
     Components,
     Resources,
 }
@@ -70,6 +73,7 @@ const FIELDS: &[&str] = &[
     "entities",
     "sampler",
     "hierarchy",
+    "relations",
     "components",
     "resources",
 ];
@@ -127,7 +131,7 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Parsed, A::Error> {
-        let missing = |i| de::Error::invalid_length(i, &"a snapshot of 9 fields");
+        let missing = |i| de::Error::invalid_length(i, &"a snapshot of 10 fields");
         let format: u32 = seq.next_element()?.ok_or_else(|| missing(0))?;
         self.check_format(format)?;
         Ok(Parsed {
@@ -137,8 +141,9 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
             entities: seq.next_element()?.ok_or_else(|| missing(4))?,
             sampler: seq.next_element()?.ok_or_else(|| missing(5))?,
             hierarchy: seq.next_element()?.ok_or_else(|| missing(6))?,
-            components: seq.next_element_seed(self.components())?.ok_or_else(|| missing(7))?,
-            resources: seq.next_element_seed(self.resources())?.ok_or_else(|| missing(8))?,
+            relations: seq.next_element()?.ok_or_else(|| missing(7))?,
+            components: seq.next_element_seed(self.components())?.ok_or_else(|| missing(8))?,
+            resources: seq.next_element_seed(self.resources())?.ok_or_else(|| missing(9))?,
         })
     }
 
@@ -151,6 +156,7 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
         }
         let (mut format, mut world, mut generations, mut free, mut entities) = (None, None, None, None, None);
         let (mut sampler, mut hierarchy, mut components, mut resources) = (None, None, None, None);
+        let mut relations = None;
         while let Some(field) = map.next_key::<Field>()? {
             match field {
                 Field::Format => {
@@ -164,6 +170,7 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
                 Field::Entities => once(&mut entities, map.next_value()?, "entities")?,
                 Field::Sampler => once(&mut sampler, map.next_value()?, "sampler")?,
                 Field::Hierarchy => once(&mut hierarchy, map.next_value()?, "hierarchy")?,
+                Field::Relations => once(&mut relations, map.next_value()?, "relations")?,
                 Field::Components => {
                     once(&mut components, map.next_value_seed(self.components())?, "components")?
                 }
@@ -180,6 +187,7 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
             entities: entities.ok_or_else(|| de::Error::missing_field("entities"))?,
             sampler: sampler.ok_or_else(|| de::Error::missing_field("sampler"))?,
             hierarchy: hierarchy.ok_or_else(|| de::Error::missing_field("hierarchy"))?,
+            relations: relations.ok_or_else(|| de::Error::missing_field("relations"))?,
             components: components.ok_or_else(|| de::Error::missing_field("components"))?,
             resources: resources.ok_or_else(|| de::Error::missing_field("resources"))?,
         })
@@ -389,7 +397,7 @@ impl SnapshotRegistry {
         if let Err(error) = deserializer.end() {
             return Err(SnapshotError::DecodeRon(deserializer.span_error(error)));
         }
-        apply(world, parsed)
+        apply(self, world, parsed)
     }
 
     /// Loads a binary snapshot written by [`SnapshotRegistry::save_binary`] into `world`; see
@@ -411,12 +419,12 @@ impl SnapshotRegistry {
         if !rest.is_empty() {
             return Err(SnapshotError::TrailingBytes(rest.len()));
         }
-        apply(world, parsed)
+        apply(self, world, parsed)
     }
 }
 
 /// Checks `parsed` (against `world`'s groups too) and puts it into `world`.
-fn apply(world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> {
+fn apply(registry: &SnapshotRegistry, world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> {
     // Reserved ids become live first: a world with reservations is not pristine, and a loaded
     // allocator must not hand a reserved id out again.
     world.flush();
@@ -442,8 +450,18 @@ fn apply(world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> 
         live[index as usize] = true;
     }
     validate(&parsed, &live)?;
+    registry
+        .check_relations(&parsed.relations, &|index| live.get(index as usize).copied().unwrap_or(false))?;
     let Parsed {
-        world: saved_world, sampler, hierarchy, components, resources, generations, entities, ..
+        world: saved_world,
+        sampler,
+        hierarchy,
+        relations,
+        components,
+        resources,
+        generations,
+        entities,
+        ..
     } = parsed;
     // Each column's (name, type, row order), and the hierarchy's; the data goes in separately.
     let (columns, data): (Vec<_>, Vec<_>) =
@@ -518,6 +536,7 @@ fn apply(world: &mut World, parsed: Parsed) -> Result<EntityMap, SnapshotError> 
         }
     }
     hierarchy.apply(world, &entity_of, pristine);
+    registry.apply_relations(world, relations, &entity_of);
     for resource in resources {
         resource.data.apply(world, &entity_of, None);
     }

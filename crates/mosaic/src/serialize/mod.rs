@@ -12,6 +12,11 @@
 //!   an empty one included); and the ordering bookkeeping (the entities marked for the next
 //!   ordering pass, in marking order, whether that list overflowed, and how far transform
 //!   propagation last lined its pools up);
+//! - every relation kind registered with
+//!   [`SnapshotRegistry::register_relation`](SnapshotRegistry::register_relation): its pairs in
+//!   row order, the marks on its targets, and its index (each target's sources in relate order);
+//!   a world holding pairs of an unregistered kind is refused
+//!   ([`SnapshotError::UnregisteredRelation`]) rather than saved without them;
 //! - one column per registered component, sorted by name, rows `(entity index, value)` in index
 //!   order, and the pool's row order (the entity indices in the order queries visit them);
 //! - the registered resources the world has, sorted by name.
@@ -37,7 +42,8 @@
 //! (`[u32]` per slot), `free` (`[u32]`, reused from the end), `entities` (`[u32]`, increasing),
 //! `sampler` (`u64`, not 0), `hierarchy` (`Hierarchy(links: [(u32, u32)], order: [u32], state:
 //! Option<OrderState(dirty: [Entity], overflow: bool, aligned: (u64, u64), propagation: (u8, u8))>)`, `state` `None` if
-//! the world never used a hierarchy), `components` (`[(name, [(u32, value)], order: [u32])]`),
+//! the world never used a hierarchy), `relations` (`[Relation(name, pairs: [(u32, u32)], marks:
+//! [u32], index: [(u32, [u32])])]`, by entity index), `components` (`[(name, [(u32, value)], order: [u32])]`),
 //! `resources` (`[(name, value)]`). In the binary format each `[(u32, value)]` and resource
 //! `value` is a byte string holding its own postcard encoding, written and read by code compiled
 //! for the type (the text format nests the values, read through `erased_serde`). An
@@ -52,6 +58,7 @@ mod hierarchy;
 mod load;
 mod order;
 mod registry;
+mod relation;
 mod save;
 
 pub use by_name::NamedData;

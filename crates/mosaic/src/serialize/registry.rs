@@ -278,6 +278,8 @@ pub struct SnapshotRegistry {
     pub(crate) components: Vec<Entry>,
     /// Sorted by name.
     pub(crate) resources: Vec<Entry>,
+    /// Sorted by name.
+    pub(crate) relations: Vec<super::relation::RelationEntry>,
 }
 
 impl std::fmt::Debug for SnapshotRegistry {
@@ -287,6 +289,7 @@ impl std::fmt::Debug for SnapshotRegistry {
         f.debug_struct("SnapshotRegistry")
             .field("components", &names(&self.components))
             .field("resources", &names(&self.resources))
+            .field("relations", &self.relation_names().collect::<Vec<_>>())
             .finish()
     }
 }

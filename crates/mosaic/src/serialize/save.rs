@@ -4,12 +4,13 @@ use serde::Serialize;
 
 use super::hierarchy::SavedHierarchy;
 use super::registry::Entry;
+use super::relation::SavedRelation;
 use super::{SnapshotError, SnapshotRegistry};
 use crate::entity::Entity;
 use crate::world::{Parts, World};
 
 /// The snapshot format this library writes and reads.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 
 /// A named resource, written as a `(name, data)` pair.
 type Named<'a> = (&'a str, Box<dyn erased_serde::Serialize + 'a>);
@@ -28,6 +29,7 @@ struct SnapshotOut<'a> {
     entities: Vec<u32>,
     sampler: u64,
     hierarchy: SavedHierarchy,
+    relations: Vec<SavedRelation>,
     components: Vec<Column<'a>>,
     resources: Vec<Named<'a>>,
 }
@@ -126,6 +128,11 @@ impl SnapshotRegistry {
             sampler,
         } = world.parts();
         let mut size = 16;
+        let relations = self.saved_relations(world)?;
+        size += relations
+            .iter()
+            .map(|r| r.name.len() + 5 * (2 * r.pairs.len() + r.marks.len() + 2 * r.index.len()) + 10)
+            .sum::<usize>();
         let components = columns(&self.components, world, binary, &mut size)?;
         let resources = named(&self.resources, world, binary, &mut size)?;
         let out = SnapshotOut {
@@ -136,6 +143,7 @@ impl SnapshotRegistry {
             entities: entities.iter().map(Entity::index).collect(),
             sampler,
             hierarchy: SavedHierarchy::of(world),
+            relations,
             components,
             resources,
         };

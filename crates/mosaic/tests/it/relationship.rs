@@ -229,3 +229,110 @@ proptest! {
         }
     }
 }
+
+/// Relations in snapshots: saved with the registry's name, loaded with the same pairs, targets,
+/// index order and cleanup, in both formats and into a world that already has entities.
+#[cfg(feature = "serialize")]
+mod snapshots {
+    use mosaic::hierarchy::{Cleanup, Relation};
+    use mosaic::{SnapshotError, SnapshotRegistry, World};
+
+    struct Orbits;
+    impl Relation for Orbits {}
+
+    struct CrewOf;
+    impl Relation for CrewOf {
+        const CLEANUP: Cleanup = Cleanup::DespawnSource;
+    }
+
+    fn registry() -> SnapshotRegistry {
+        let mut registry = SnapshotRegistry::new();
+        registry.register_relation::<Orbits>("orbits").register_relation::<CrewOf>("crew_of");
+        registry
+    }
+
+    #[test]
+    fn pairs_round_trip_in_both_formats() {
+        let mut world = World::new();
+        let [sun, earth, mars, moon, ship, pilot, cook] = [(); 7].map(|()| world.spawn_empty());
+        world.relate::<Orbits>(mars, sun).unwrap();
+        world.relate::<Orbits>(earth, sun).unwrap();
+        world.relate::<Orbits>(moon, earth).unwrap();
+        world.relate::<CrewOf>(cook, ship).unwrap();
+        world.relate::<CrewOf>(pilot, ship).unwrap();
+        world.unrelate::<Orbits>(mars);
+        world.relate::<Orbits>(mars, sun).unwrap(); // now after earth in the index
+        let registry = registry();
+        let text = registry.save_ron(&mut world).unwrap();
+        let bytes = registry.save_binary(&mut world).unwrap();
+        for binary in [false, true] {
+            let mut copy = World::new();
+            if binary {
+                registry.load_binary(&mut copy, &bytes).unwrap();
+            } else {
+                registry.load_ron(&mut copy, &text).unwrap();
+            }
+            assert_eq!(copy.related::<Orbits>(sun), [earth, mars], "relate order kept");
+            assert_eq!(copy.target::<Orbits>(moon), Some(earth));
+            assert_eq!(copy.related::<CrewOf>(ship), [cook, pilot]);
+            assert_eq!(registry.save_ron(&mut copy).unwrap(), text, "save(load(save(w))) == save(w)");
+            // The loaded relations clean up as the saved ones would.
+            copy.despawn(ship);
+            assert!(!copy.is_alive(pilot) && !copy.is_alive(cook), "crew despawned with the ship");
+            copy.despawn(earth);
+            assert_eq!(copy.target::<Orbits>(moon), None, "the pair left with its target");
+            assert!(copy.is_alive(moon));
+        }
+        // Into a world that has entities: handles are remapped, relations follow them.
+        let mut busy = World::new();
+        busy.spawn_batch((0..5).map(|_| ()));
+        let map = registry.load_ron(&mut busy, &text).unwrap();
+        let (sun2, earth2) = (map.get(sun).unwrap(), map.get(earth).unwrap());
+        assert_eq!(busy.related::<Orbits>(sun2), [earth2, map.get(mars).unwrap()]);
+    }
+
+    #[test]
+    fn pairs_of_an_unregistered_relation_are_refused_not_dropped() {
+        let mut world = World::new();
+        let [a, b] = [(); 2].map(|()| world.spawn_empty());
+        world.relate::<Orbits>(a, b).unwrap();
+        let mut registry = SnapshotRegistry::new();
+        registry.register_relation::<CrewOf>("crew_of");
+        let error = registry.save_ron(&mut world).unwrap_err();
+        assert!(matches!(error, SnapshotError::UnregisteredRelation { .. }), "{error}");
+        assert!(error.to_string().contains("register_relation"), "{error}");
+        // With no pair left, there is nothing to lose.
+        world.unrelate::<Orbits>(a);
+        assert!(registry.save_ron(&mut world).is_ok());
+    }
+
+    #[test]
+    fn corrupt_relations_are_named_errors_and_leave_the_world_unchanged() {
+        let mut world = World::new();
+        let [sun, earth, moon] = [(); 3].map(|()| world.spawn_empty());
+        world.relate::<Orbits>(earth, sun).unwrap();
+        world.relate::<Orbits>(moon, earth).unwrap();
+        let registry = registry();
+        // One line, single spaces: the relation's fields are easy to find and replace.
+        let text = registry.save_ron(&mut world).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+        let good = "pairs: [(1, 0), (2, 1)], marks: [0, 1], index: [(0, [1]), (1, [2])]";
+        assert!(text.contains(good), "{text}");
+        let cases = [
+            ("pairs: [(1, 0), (2, 9)], marks: [0, 1], index: [(0, [1]), (1, [2])]", "not a live entity"),
+            ("pairs: [(1, 0), (1, 1)], marks: [0, 1], index: [(0, [1]), (1, [1])]", "twice"),
+            ("pairs: [(1, 0), (2, 1)], marks: [0], index: [(0, [1]), (1, [2])]", "not marked"),
+            ("pairs: [(1, 0), (2, 1)], marks: [0, 1], index: [(0, [1, 2])]", "exactly the pairs"),
+            ("pairs: [(1, 0), (2, 1)], marks: [0, 1], index: [(1, [2]), (0, [1])]", "twice"),
+        ];
+        for (bad, what) in cases {
+            let corrupt = text.replace(good, bad);
+            let mut copy = World::new();
+            let error = registry.load_ron(&mut copy, &corrupt).unwrap_err();
+            assert!(error.to_string().contains(what), "{bad}: {error}");
+            assert_eq!(copy.len(), 0, "nothing loaded");
+        }
+        let unknown = text.replace("name: \"orbits\"", "name: \"circles\"");
+        let error = registry.load_ron(&mut World::new(), &unknown).unwrap_err();
+        assert!(matches!(error, SnapshotError::Unknown { kind: "relation", .. }), "{error}");
+    }
+}

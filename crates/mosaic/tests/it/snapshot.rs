@@ -230,8 +230,20 @@ struct Raw {
     entities: Vec<u32>,
     sampler: u64,
     hierarchy: RawHierarchy,
+    relations: Vec<RawRelation>,
     components: Vec<RawColumn>,
     resources: Vec<(String, u64)>,
+}
+
+/// A relation kind as written: name, pairs `(source, target)` in row order, target marks, and
+/// the index (per target, its sources in relate order).
+#[derive(Clone, Serialize)]
+#[serde(rename = "Relation")]
+struct RawRelation {
+    name: String,
+    pairs: Vec<(u32, u32)>,
+    marks: Vec<u32>,
+    index: Vec<(u32, Vec<u32>)>,
 }
 
 /// The hierarchy as written: links, the relationship pool's row order, the ordering bookkeeping.
@@ -273,6 +285,7 @@ struct RawBinary<'a> {
     entities: &'a [u32],
     sampler: u64,
     hierarchy: &'a RawHierarchy,
+    relations: &'a [RawRelation],
     components: Vec<(&'a str, Bytes, &'a [u32])>,
     resources: Vec<(&'a str, Bytes)>,
 }
@@ -293,6 +306,7 @@ impl Raw {
             entities: &self.entities,
             sampler: self.sampler,
             hierarchy: &self.hierarchy,
+            relations: &self.relations,
             components: self
                 .components
                 .iter()
@@ -326,6 +340,7 @@ fn raw() -> Raw {
                 propagation: (0, 0),
             }),
         },
+        relations: vec![],
         components: vec![(
             "position".into(),
             vec![(0, Pos { x: 1.0, y: 2.0 }), (1, Pos { x: 3.0, y: 4.0 })],
