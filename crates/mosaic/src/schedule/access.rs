@@ -42,6 +42,8 @@ pub struct Access {
     exclusive: bool,
     /// A parameter records work applied at the next sync point (`Commands`, `ParCommands`).
     deferred: bool,
+    /// A parameter reserves entity ids while the system runs (`Commands::spawn`).
+    reserves: bool,
 }
 
 impl Access {
@@ -61,6 +63,19 @@ impl Access {
     /// `add_access`.
     pub fn mark_deferred(&mut self) {
         self.deferred = true;
+    }
+
+    /// Records that a parameter reserves entity ids while the system runs (`Commands::spawn`
+    /// reserves through `&World`): two such systems conflict, so they run in system order and
+    /// reserve the same ids on every run, whatever the executor and thread count.
+    pub fn mark_reserves_entities(&mut self) {
+        self.reserves = true;
+    }
+
+    /// Whether some parameter reserves entity ids while the system runs (see
+    /// [`Access::mark_reserves_entities`]).
+    pub fn reserves_entities(&self) -> bool {
+        self.reserves
     }
 
     /// Whether some parameter defers work to the sync point (see [`Access::mark_deferred`]);
@@ -134,10 +149,14 @@ impl Access {
     }
 
     /// The first conflict with `other`, if any: a target one writes and the other accesses,
-    /// unless both accesses are queries with disjoint filters. O(a * b) in the two sets' sizes.
+    /// unless both accesses are queries with disjoint filters; or both reserve entity ids. O(a *
+    /// b) in the two sets' sizes.
     pub fn conflict_with(&self, other: &Access) -> Option<Conflict> {
         if self.exclusive || other.exclusive {
             return Some(Conflict::Exclusive);
+        }
+        if self.reserves && other.reserves {
+            return Some(Conflict::Reservations);
         }
         self.items.iter().zip(&self.scopes).find_map(|(a, sa)| {
             other
@@ -162,6 +181,9 @@ pub enum Conflict {
     Exclusive,
     /// Both access this type and at least one writes it.
     On(&'static str),
+    /// Both reserve entity ids while they run (`Commands`): they take turns, in system order, so
+    /// the ids each gets do not depend on timing.
+    Reservations,
 }
 
 #[cfg(test)]
@@ -189,6 +211,17 @@ mod tests {
         assert_eq!(a.conflict_with(&b), Some(Conflict::On("u16")));
         assert!(a.add(item::<u8>(true)).is_err());
         assert_eq!(Access::exclusive().conflict_with(&Access::default()), Some(Conflict::Exclusive));
+    }
+
+    #[test]
+    fn two_reservers_conflict_one_does_not() {
+        let mut a = Access::default();
+        a.mark_reserves_entities();
+        let mut b = Access::default();
+        assert_eq!(a.conflict_with(&b), None);
+        b.mark_reserves_entities();
+        assert_eq!(a.conflict_with(&b), Some(Conflict::Reservations));
+        assert!(a.reserves_entities());
     }
 
     mod filtered {

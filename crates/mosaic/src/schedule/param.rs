@@ -326,11 +326,15 @@ pub struct Commands<'w, 's> {
 
 impl Commands<'_, '_> {
     /// Records spawning an entity with `bundle` and returns its handle at once, reserved through
-    /// the world ([`World::reserve_entity`], atomic, so systems running in parallel reserve
-    /// distinct ids); later commands may name it. See [`CommandBuffer::spawn`].
+    /// the world ([`World::reserve_entity`]); later commands may name it. See
+    /// [`CommandBuffer::spawn`].
     ///
-    /// With the parallel executor, which of two parallel systems gets which id depends on
-    /// timing; the commands themselves still apply in system order.
+    /// Ids are the same on every run, executor and thread count: systems that take `Commands`
+    /// never run at the same time as each other (they conflict on the entity allocator, see
+    /// [`Access::mark_reserves_entities`]), so they reserve in system order; other systems still
+    /// run beside them. Spawns from parallel iteration go through
+    /// [`Query::par_for_each_deferred`](crate::Query::par_for_each_deferred), which numbers them
+    /// at apply time, in row order.
     ///
     /// # Panics
     /// If the entity index space is exhausted.
@@ -363,16 +367,18 @@ impl DerefMut for Commands<'_, '_> {
     }
 }
 
-// SAFETY: declares no access: it touches only its own buffer and the world's entity allocator,
-// whose reservations are atomic and which no system changes while systems run (structural
-// changes need `&mut World`); the world is changed in `apply`, which the scheduler calls with
-// exclusive access.
+// SAFETY: declares no component or resource access: it touches only its own buffer and the
+// world's entity allocator, whose reservations are atomic and which no system changes while
+// systems run (structural changes need `&mut World`); it marks itself as reserving, so two such
+// systems never run at once (determinism, not soundness); the world is changed in `apply`, which
+// the scheduler calls with exclusive access.
 unsafe impl SystemParam for Commands<'_, '_> {
     type State = CommandBuffer;
     type Item<'w, 's> = Commands<'w, 's>;
 
     fn add_access(access: &mut Access) -> Result<(), ParamConflict> {
         access.mark_deferred();
+        access.mark_reserves_entities();
         Ok(())
     }
     fn init_state(_: &mut World) -> CommandBuffer {

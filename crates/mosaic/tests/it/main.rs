@@ -9,6 +9,7 @@ mod change_detection;
 mod command_buffer;
 mod common;
 mod despawn;
+mod determinism;
 mod drop;
 mod events;
 mod field_changes;

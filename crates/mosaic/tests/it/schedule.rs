@@ -205,8 +205,10 @@ fn slow_spawner(mut commands: Commands, _: Query<&C>) {
     }
     commands.spawn(A(1));
 }
-fn fast_spawner(mut commands: Commands, _: Query<&D>) {
-    commands.spawn(A(2));
+/// Spawns `A(2)` through `ParCommands` (numbered at apply, so it shares a batch with a system
+/// holding `Commands`): finishes first.
+fn fast_spawner(mut q: Query<&D>, mut commands: mosaic::ParCommands) {
+    q.par_for_each_deferred(&mut commands, |_, buffer| buffer.spawn_at_apply(A(2)));
 }
 
 #[test]
@@ -218,6 +220,7 @@ fn commands_apply_in_system_order() {
         schedule.add_system(fast_spawner);
         assert_eq!(schedule.batches().unwrap(), [vec!["slow_spawner", "fast_spawner"]]);
         let mut world = World::new();
+        world.spawn(D(0));
         for _ in 0..3 {
             schedule.run(&mut world);
         }
@@ -237,8 +240,8 @@ fn later_sees_commands(query: Query<(Entity, &A)>, mut trace: ResMut<Trace>) {
 #[test]
 fn a_later_batch_sees_earlier_commands() {
     let mut schedule = Schedule::new();
-    schedule.add_system(fast_spawner);
-    schedule.add_system(later_sees_commands).after("fast_spawner");
+    schedule.add_system(slow_spawner);
+    schedule.add_system(later_sees_commands).after("slow_spawner");
     assert_eq!(run_once(&mut schedule), ["later saw spawn"]);
 }
 
@@ -871,7 +874,7 @@ fn every_run_condition_is_evaluated_every_frame() {
     assert_eq!(last_seen.load(std::sync::atomic::Ordering::Relaxed), 2);
 }
 
-// --- Commands::spawn: handles at once, reserved atomically by parallel systems ---
+// --- Commands::spawn: handles at once, reserved in system order ---
 
 /// Spawns a parent and a child with `A`, and tags the child with its parent's handle in `B`.
 fn spawn_family(mut commands: Commands, _: Query<&C>) {
@@ -890,13 +893,15 @@ fn spawn_family_too(mut commands: Commands, _: Query<&D>) {
 }
 
 #[test]
-fn commands_spawn_returns_distinct_handles_from_parallel_systems() {
+fn commands_spawn_returns_distinct_handles_and_spawners_take_turns() {
     for executor in [ExecutorKind::SingleThreaded, ExecutorKind::Parallel] {
         let mut schedule = Schedule::new();
         schedule.set_executor(executor).set_parallel_threshold(Duration::ZERO);
         schedule.add_system(spawn_family);
         schedule.add_system(spawn_family_too);
-        assert_eq!(schedule.batches().unwrap().len(), 1, "one batch: they may run at once");
+        // They touch different data, but both reserve ids: they run one after the other, in
+        // system order, so each gets the same ids on every run.
+        assert_eq!(schedule.batches().unwrap().len(), 2, "spawners take turns");
         let mut world = World::new();
         let old = world.spawn_empty();
         world.despawn(old); // a freed slot for one reservation to reuse
