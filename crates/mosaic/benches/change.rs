@@ -6,6 +6,8 @@
 //!   through `Changed<Position>` (a world-level query), `changed_random` the same with the 1%
 //!   picked at random (no locality in the log walk); `plain_vec_indexed*` reads the same rows
 //!   from a plain `Vec` by index, the floor for touching one cache line per changed row.
+//!   `par_fold_full` and `par_fold_changed` do the same through `par_fold`, which walks the
+//!   change log's candidates in parallel chunks as the sequential forms do.
 //! - `write_10k_tracked_vs_not`: `pos += vel` over 10^4 entities, for a component whose changes
 //!   are tracked and one whose are not (the cost of stamping each row handed out), then the
 //!   tracked one followed by a `Changed` count (which moves the stamps into the change log),
@@ -88,6 +90,24 @@ fn changed_query(c: &mut Criterion) {
                 black_box(sum)
             })
         });
+        if !random {
+            // The parallel forms take the same plan: `par_fold` over the change log's candidates,
+            // beside a `par_fold` over every row.
+            group.bench_function("par_fold_full", |b| {
+                b.iter(|| {
+                    black_box(world.query::<&Position>().par_fold(|| 0.0f32, |s, p| s + p.0[0], |a, b| a + b))
+                })
+            });
+            group.bench_function("par_fold_changed", |b| {
+                b.iter(|| {
+                    black_box(world.query_filtered::<&Position, Changed<Position>>().par_fold(
+                        || 0.0f32,
+                        |s, p| s + p.0[0],
+                        |a, b| a + b,
+                    ))
+                })
+            });
+        }
     }
     group.finish();
 }

@@ -1,7 +1,8 @@
 //! Chunked iteration: whole slices of each component for runs of consecutive rows.
 
-use super::core::Driver;
+use super::core::ChangedWalk;
 use super::data::{PoolFetch, PoolFetchMut};
+use super::plan::Plan;
 use super::{Query, QueryData, QueryFilter};
 use crate::component::{Component, Components, MutableComponent};
 use crate::entity::Entity;
@@ -184,10 +185,11 @@ impl<Q: ChunkQueryData, F: QueryFilter> Query<'_, Q, F> {
     /// assert!(world.query::<&Position>().into_iter().all(|p| *p.y == 2.0));
     /// ```
     pub fn for_each_chunk(&mut self, mut f: impl FnMut(Q::Chunk<'_>)) {
-        let driving = match self.driver {
-            Driver::Pool(driving) => driving,
-            Driver::Empty => return,
-            Driver::All => return self.for_each_chunk_of_every_entity(f),
+        let driving = match self.plan() {
+            Plan::Rows(driving) => driving,
+            Plan::Empty => return,
+            Plan::All => return self.for_each_chunk_of_every_entity(f),
+            Plan::Changed(walk) => return self.for_each_chunk_of_candidates(walk, f),
         };
         let data = Q::init_fetch(self.components, Some(driving), self.ticks);
         let filter = F::init_fetch(self.components, self.ticks);
@@ -213,6 +215,29 @@ impl<Q: ChunkQueryData, F: QueryFilter> Query<'_, Q, F> {
         for row in aligned..entities.len() {
             if matches(entities[row]) {
                 // SAFETY: as above, one row through the checked lookup path.
+                if let Some(chunk) = unsafe { Q::chunk_one(&data, entities, row) } {
+                    f(chunk);
+                }
+            }
+        }
+    }
+
+    /// [`Query::for_each_chunk`] over a change walk's candidates (the plan of a change-filtered
+    /// query when few rows changed): one chunk per matching candidate, through the checked
+    /// lookup path. O(changed).
+    fn for_each_chunk_of_candidates(&mut self, walk: ChangedWalk<'_>, mut f: impl FnMut(Q::Chunk<'_>)) {
+        let (driving, candidates) = walk.collect_rows();
+        let filter = F::init_fetch(self.components, self.ticks);
+        let data = Q::init_fetch(self.components, Some(driving), self.ticks);
+        let entities = driving.rows();
+        let lazy = driving.pool.is_lazy();
+        for (row, entity) in candidates {
+            if (!lazy || self.entities.is_alive(entity))
+                && (F::PASSED_BY_CHANGE_WALK || F::matches_at(&filter, entity, driving.pool.entities(), row))
+            {
+                // SAFETY: the fetch was made with this driver from the world this query borrows,
+                // unchanged since; `row` is the live `entity`'s row in the driver (a change walk
+                // yields each row once), so each row is handed out once.
                 if let Some(chunk) = unsafe { Q::chunk_one(&data, entities, row) } {
                     f(chunk);
                 }

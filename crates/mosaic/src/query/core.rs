@@ -3,6 +3,7 @@
 use std::marker::PhantomData;
 
 use super::access::assert_no_aliasing;
+use super::plan::{Plan, visit_candidates, visit_entities, visit_rows};
 use super::{Driving, QueryData, QueryError, QueryFilter, QueryIter, ReadOnlyQueryData};
 use smallvec::SmallVec;
 
@@ -216,10 +217,23 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
         })
     }
 
+    /// What the query walks (see `query/plan.rs`): picked once per iteration, from the driver
+    /// and, for a change filter, the length of the change log since the window opened.
+    pub(crate) fn plan(&self) -> Plan<'w> {
+        if let Some(walk) = self.change_candidates() {
+            return Plan::Changed(walk);
+        }
+        match self.driver {
+            Driver::Empty => Plan::Empty,
+            Driver::Pool(driving) => Plan::Rows(driving),
+            Driver::All => Plan::All,
+        }
+    }
+
     /// Builds an iterator whose items live for `'a`, a borrow of this query.
     #[inline]
     fn make_iter<'a>(&'a self) -> QueryIter<'a, Q, F> {
-        make_iter(self.components, self.entities, self.driver, self.ticks, self.change_candidates())
+        make_iter(self.components, self.entities, self.plan(), self.ticks)
     }
 
     /// Iterates the matching entities' items; see [`QueryIter`] for the order. The items
@@ -267,28 +281,39 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
         single_in::<Q, _>(self.iter())
     }
 
-    /// The body of [`ExclusiveQuery::for_each`] and [`Query::for_each`].
+    /// The body of [`ExclusiveQuery::for_each`] and [`Query::for_each`]: the query's plan, each
+    /// walk through its loop body in `query/plan.rs` (which the parallel forms share), except the
+    /// plain run below.
     ///
     /// # Safety
     /// No item `f` receives aliases another live item of this query: `Q` is read-only, or the
     /// caller holds `&mut` to the query for the call.
     #[inline]
     unsafe fn for_each_unchecked(&self, mut f: impl FnMut(Q::Item<'_>)) {
-        let Driver::Pool(driving) = self.driver else {
-            return self.make_iter().for_each(f);
+        let (components, alive, ticks) = (self.components, self.entities, self.ticks);
+        let driving = match self.plan() {
+            Plan::Rows(driving) => driving,
+            Plan::Empty => return,
+            Plan::Changed(mut walk) => {
+                let driving = walk.driving;
+                let rows = std::iter::from_fn(move || walk.next_row());
+                // SAFETY: the walk is this query's, over the world it borrows, unchanged since;
+                // it yields each row once, and no other item aliases (the caller's guarantee).
+                return unsafe { visit_candidates::<Q, F>(components, alive, ticks, driving, rows, f) };
+            }
+            // SAFETY: every live entity once, of the world this query borrows; no other item
+            // aliases (the caller's guarantee).
+            Plan::All => return unsafe { visit_entities::<Q, F>(components, ticks, alive.iter(), f) },
         };
-        if F::change_driver(self.components).is_some() {
-            // A change filter may let the walk follow a change log: the iterator decides.
-            return self.make_iter().for_each(f);
-        }
         if !F::TRIVIAL || driving.pool.is_lazy() {
-            // SAFETY: forwarded from the caller.
-            return unsafe { self.for_each_checked(driving, f) };
+            // SAFETY: the driver this query picked, over the world it borrows, unchanged since;
+            // the whole range, visited once; no other item aliases (the caller's guarantee).
+            return unsafe { self.visit_all_rows(driving, f) };
         }
-        let data = Q::init_fetch(self.components, Some(driving), self.ticks);
+        let data = Q::init_fetch(components, Some(driving), ticks);
         if Q::marks_changes(&data) {
-            // SAFETY: forwarded from the caller.
-            return unsafe { self.for_each_checked(driving, f) };
+            // SAFETY: as above.
+            return unsafe { self.visit_all_rows(driving, f) };
         }
         // The hot loop, alone in this function so its fetch stays in registers: every aligned
         // row matches; no filter, no liveness, no lookups, no change stamps.
@@ -310,46 +335,18 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
         }
     }
 
-    /// [`ExclusiveQuery::for_each_unchecked`] with a filter, a lazily cleaned driver, or change
-    /// stamps: out of line, with its own fetch, so the plain loop's stays in registers (with
+    /// Every driver row through [`visit_rows`]: a filter, a lazily cleaned driver, or change
+    /// stamps. Out of line, with its own fetch, so the plain loop's stays in registers (with
     /// every loop in one function, `option_iter` ran 11 -> 15.6 us).
     ///
     /// # Safety
-    /// As [`ExclusiveQuery::for_each_unchecked`].
+    /// As [`ExclusiveQuery::for_each_unchecked`]; `driving` is this query's driver.
     #[inline(never)]
-    unsafe fn for_each_checked(&self, driving: Driving<'_>, mut f: impl FnMut(Q::Item<'_>)) {
-        let data = Q::init_fetch(self.components, Some(driving), self.ticks);
-        let filter = F::init_fetch(self.components, self.ticks);
-        let entities = driving.rows();
-        let aligned = Q::aligned_rows(&data).min(entities.len());
-        // A lazily cleaned driver may hold dead entities' rows: skip them.
-        let lazy = driving.pool.is_lazy();
-        let live = |entity| !lazy || self.entities.is_alive(entity);
-        if Q::marks_changes(&data) {
-            for (row, &entity) in entities[..aligned].iter().enumerate() {
-                if (F::TRIVIAL || F::matches(&filter, entity)) && live(entity) {
-                    // SAFETY: the fetch was made from the world this query borrows, unchanged
-                    // since; `entity` is live (checked for a lazy driver), `row` is its row in
-                    // the driver pool and below `aligned_rows`; each row is visited once, and no
-                    // other item aliases (the caller's guarantee).
-                    f(unsafe { Q::fetch_aligned(&data, entity, row) });
-                }
-            }
-        } else {
-            for (row, &entity) in entities[..aligned].iter().enumerate() {
-                if (F::TRIVIAL || F::matches(&filter, entity)) && live(entity) {
-                    // SAFETY: as above; nothing is tracked (checked above).
-                    f(unsafe { Q::fetch_aligned_unmarked(&data, entity, row) });
-                }
-            }
-        }
-        for (row, &entity) in entities.iter().enumerate().skip(aligned) {
-            if F::matches(&filter, entity) && live(entity) {
-                // SAFETY: as above, through the checked lookup path.
-                if let Some(item) = unsafe { Q::fetch(&data, entity, row) } {
-                    f(item);
-                }
-            }
+    unsafe fn visit_all_rows(&self, driving: Driving<'_>, f: impl FnMut(Q::Item<'_>)) {
+        // SAFETY: forwarded from the caller: this query's driver over the world it borrows,
+        // unchanged since, the whole range once, no aliasing item.
+        unsafe {
+            visit_rows::<Q, F>(self.components, self.entities, self.ticks, driving, 0, driving.rows(), f)
         }
     }
 
@@ -723,31 +720,26 @@ impl ChangedWalk<'_> {
     }
 }
 
-/// An iterator over the rows `driver` picks, with fetches made from `components`, or over a
-/// change log's candidates (see `Query::change_candidates`).
+/// An iterator over what `plan` walks, with fetches made from `components`.
 #[inline]
 fn make_iter<'a, Q: QueryData, F: QueryFilter>(
     components: &'a Components,
     entities: &'a Entities,
-    driver: Driver<'a>,
+    plan: Plan<'a>,
     ticks: Ticks,
-    changed: Option<ChangedWalk<'a>>,
 ) -> QueryIter<'a, Q, F> {
-    if let Some(walk) = changed {
-        let data = Q::init_fetch(components, Some(walk.driving), ticks);
-        let live_check = walk.driving.pool.is_lazy().then_some(entities);
-        let mut iter = QueryIter::new(data, F::init_fetch(components, ticks), &[], None, live_check);
-        iter.changed = Some(walk);
-        return iter;
-    }
-    let (pool, rows, all) = match driver {
-        Driver::Empty => (None, &[][..], None),
-        Driver::Pool(driving) => (Some(driving), driving.rows(), None),
-        Driver::All => (None, &[][..], Some(entities.iter())),
+    let (pool, rows, all, changed) = match plan {
+        Plan::Empty => (None, &[][..], None, None),
+        Plan::Rows(driving) => (Some(driving), driving.rows(), None, None),
+        Plan::All => (None, &[][..], Some(entities.iter()), None),
+        // A change walk's iterator has no rows of its own.
+        Plan::Changed(walk) => (Some(walk.driving), &[][..], None, Some(walk)),
     };
     let live_check = pool.filter(|d| d.pool.is_lazy()).map(|_| entities);
     let data = Q::init_fetch(components, pool, ticks);
-    QueryIter::new(data, F::init_fetch(components, ticks), rows, all, live_check)
+    let mut iter = QueryIter::new(data, F::init_fetch(components, ticks), rows, all, live_check);
+    iter.changed = changed;
+    iter
 }
 
 impl<'w, Q: QueryData, F: QueryFilter> IntoIterator for Query<'w, Q, F> {
@@ -756,8 +748,7 @@ impl<'w, Q: QueryData, F: QueryFilter> IntoIterator for Query<'w, Q, F> {
 
     /// Iterates the items for the query's whole borrow of the world.
     fn into_iter(self) -> QueryIter<'w, Q, F> {
-        let changed = self.change_candidates();
-        make_iter(self.components, self.entities, self.driver, self.ticks, changed)
+        make_iter(self.components, self.entities, self.plan(), self.ticks)
     }
 }
 

@@ -19,6 +19,7 @@ mod filter;
 mod iter;
 mod mut_ref;
 mod par;
+mod plan;
 mod reduce;
 mod view_term;
 mod watch;

@@ -4,12 +4,10 @@
 use rayon::prelude::*;
 
 #[cfg(feature = "parallel")]
-use super::core::Driver;
-use super::data::Driving;
+use super::plan::{Plan, visit_candidates, visit_entities, visit_rows};
 use super::{Query, QueryData, QueryFilter};
-use crate::component::Components;
-use crate::entity::{Entities, Entity};
-use crate::storage::Ticks;
+#[cfg(feature = "parallel")]
+use crate::entity::Entity;
 use crate::world::{ChunkedCommands, CommandBuffer};
 
 /// Rows per parallel task, at least, for [`Query::par_for_each`]. Small enough that a thousand
@@ -24,9 +22,11 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     /// `ThreadPool::install` to choose one). Each entity is visited exactly once; the order across
     /// chunks is unspecified, so `f` should not depend on it.
     ///
-    /// Chunks are at least 64 rows, about four per thread. With one thread, fewer than 128 rows,
-    /// or no required component (walking all live entities), it runs as [`Query::for_each`] on
-    /// the calling thread.
+    /// Chunks are at least 64 rows, about four per thread. With one thread or fewer than 128
+    /// rows it runs as [`Query::for_each`] on the calling thread. The walk is the one
+    /// [`Query::for_each`] takes (`query/plan.rs`): with an `Added` / `Changed` filter and few
+    /// changes it splits the change log's candidates, O(changed) as the sequential form; with no
+    /// required component, the live entities.
     ///
     /// Without the `parallel` feature (no rayon) it always runs as [`Query::for_each`] on the
     /// calling thread, so code written for both builds compiles and gives the same results.
@@ -73,11 +73,11 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     /// [`Query::par_for_each`] that may record structural changes: `f` gets each item and the
     /// [`CommandBuffer`] of its chunk, taken from `commands`. Nothing is applied here; apply
     /// `commands` ([`ChunkedCommands::apply`], or let the schedule do it for a [`ParCommands`](crate::ParCommands)
-    /// parameter) at the sync point. The commands then apply in the query's row order, the same
-    /// on any number of threads and without the `parallel` feature (one chunk then).
+    /// parameter) at the sync point. The commands then apply in the query's iteration order, the
+    /// same on any number of threads and without the `parallel` feature (one chunk then).
     ///
     /// Chunks as [`Query::par_for_each`]; no allocation once `commands` is warm for the chunk
-    /// count in use.
+    /// count in use (a change-filtered or all-entities walk collects its candidates first).
     ///
     /// # Examples
     /// See [`ChunkedCommands`].
@@ -87,122 +87,106 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
         f: impl Fn(Q::Item<'_>, &mut CommandBuffer) + Send + Sync,
     ) {
         #[cfg(feature = "parallel")]
-        if let Driver::Pool(driving) = self.driver {
-            let rows = driving.rows();
-            let threads = rayon::current_num_threads();
-            if threads > 1 && rows.len() >= 2 * MIN_CHUNK {
-                let (components, alive, ticks) = (self.components, self.entities, self.ticks);
-                let chunk = (rows.len() / (threads * 4)).max(MIN_CHUNK);
-                let buffers = commands.take(rows.len().div_ceil(chunk));
-                rows.par_chunks(chunk).zip(buffers.par_iter_mut()).enumerate().for_each(
-                    |(index, (entities, buffer))| {
-                        // SAFETY: as in `par_chunks`: the driver of this query, unchanged world,
-                        // disjoint chunks.
+        if rayon::current_num_threads() > 1 {
+            let (components, alive, ticks) = (self.components, self.entities, self.ticks);
+            match self.plan() {
+                Plan::Rows(driving) if driving.rows().len() >= 2 * MIN_CHUNK => {
+                    let rows = driving.rows();
+                    let chunk = chunk_len(rows.len(), MIN_CHUNK);
+                    let buffers = commands.take(rows.len().div_ceil(chunk));
+                    rows.par_chunks(chunk).zip(buffers.par_iter_mut()).enumerate().for_each(
+                        |(index, (entities, buffer))| {
+                            // SAFETY: the driver of this query, over the world it borrows,
+                            // unchanged since; the chunks are disjoint.
+                            unsafe {
+                                visit_rows::<Q, F>(
+                                    components,
+                                    alive,
+                                    ticks,
+                                    driving,
+                                    index * chunk,
+                                    entities,
+                                    |item| f(item, buffer),
+                                )
+                            };
+                        },
+                    );
+                    return;
+                }
+                Plan::Changed(walk) if walk.remaining() >= 2 * MIN_CHUNK => {
+                    let (driving, candidates) = walk.collect_rows();
+                    let chunk = chunk_len(candidates.len(), MIN_CHUNK);
+                    let buffers = commands.take(candidates.len().div_ceil(chunk));
+                    candidates.par_chunks(chunk).zip(buffers.par_iter_mut()).for_each(|(rows, buffer)| {
+                        // SAFETY: this query's change walk, over the world it borrows, unchanged
+                        // since; it names each row once, and the chunks are disjoint.
                         unsafe {
-                            visit_rows::<Q, F>(
+                            visit_candidates::<Q, F>(
                                 components,
                                 alive,
                                 ticks,
                                 driving,
-                                index * chunk,
-                                entities,
-                                &mut |item| f(item, buffer),
+                                rows.iter().copied(),
+                                |item| f(item, buffer),
                             )
                         };
-                    },
-                );
-                return;
+                    });
+                    return;
+                }
+                _ => {}
             }
         }
         let buffer = &mut commands.take(1)[0];
         self.for_each(|item| f(item, buffer));
     }
 
-    /// [`Query::par_for_each`] on rayon, chunks of at least `min_chunk` rows.
+    /// [`Query::par_for_each`] on rayon, chunks of at least `min_chunk` rows (or change-walk
+    /// candidates, or live entities).
     #[cfg(feature = "parallel")]
     fn par_chunks(&mut self, min_chunk: usize, f: impl Fn(Q::Item<'_>) + Send + Sync) {
-        let Driver::Pool(driving) = self.driver else {
-            return self.for_each(f);
-        };
-        let rows = driving.rows();
         let threads = rayon::current_num_threads();
-        if threads <= 1 || rows.len() < 2 * min_chunk {
-            // Nothing to split: run the sequential loop, without a thread hand-off.
-            return self.for_each(f);
-        }
         let (components, alive, ticks) = (self.components, self.entities, self.ticks);
-        let chunk = (rows.len() / (threads * 4)).max(min_chunk);
-        rows.par_chunks(chunk).enumerate().for_each(|(index, entities)| {
-            // SAFETY: `driving` was picked by this query from the world it borrows, unchanged
-            // since; the chunks of `rows` are disjoint, so each row is visited by one task.
-            unsafe {
-                visit_rows::<Q, F>(components, alive, ticks, driving, index * chunk, entities, &mut |item| {
-                    f(item)
-                })
-            };
-        });
+        match self.plan() {
+            Plan::Rows(driving) if threads > 1 && driving.rows().len() >= 2 * min_chunk => {
+                let rows = driving.rows();
+                let chunk = chunk_len(rows.len(), min_chunk);
+                rows.par_chunks(chunk).enumerate().for_each(|(index, entities)| {
+                    // SAFETY: `driving` was picked by this query from the world it borrows,
+                    // unchanged since; the chunks of `rows` are disjoint, so each row is visited
+                    // by one task.
+                    unsafe {
+                        visit_rows::<Q, F>(components, alive, ticks, driving, index * chunk, entities, &f)
+                    };
+                });
+            }
+            Plan::Changed(walk) if threads > 1 && walk.remaining() >= 2 * min_chunk => {
+                let (driving, candidates) = walk.collect_rows();
+                let chunk = chunk_len(candidates.len(), min_chunk);
+                candidates.par_chunks(chunk).for_each(|rows| {
+                    // SAFETY: this query's change walk over the world it borrows, unchanged
+                    // since; each row once, the chunks disjoint.
+                    unsafe {
+                        visit_candidates::<Q, F>(components, alive, ticks, driving, rows.iter().copied(), &f)
+                    };
+                });
+            }
+            Plan::All if threads > 1 && alive.len() as usize >= 2 * min_chunk => {
+                let entities: Vec<Entity> = alive.iter().collect();
+                let chunk = chunk_len(entities.len(), min_chunk);
+                entities.par_chunks(chunk).for_each(|entities| {
+                    // SAFETY: live entities of the world this query borrows, each in one chunk.
+                    unsafe { visit_entities::<Q, F>(components, ticks, entities.iter().copied(), &f) };
+                });
+            }
+            // Nothing to split: the sequential loop, without a thread hand-off.
+            _ => self.for_each(f),
+        }
     }
 }
 
-/// Calls `f` with the item of each matching entity among driver rows `first..first +
-/// entities.len()` (`entities` being those rows of `driving.rows()`), in row order.
-///
-/// # Safety
-/// - `driving` is the driver a query over `components` and `alive` picked, and the world has not
-///   changed since; the caller holds that query's access;
-/// - no other call, running or with items still in use, visits any of these rows (chunks are
-///   disjoint).
-pub(crate) unsafe fn visit_rows<'w, Q: QueryData, F: QueryFilter>(
-    components: &'w Components,
-    alive: &'w Entities,
-    ticks: Ticks,
-    driving: Driving<'w>,
-    first: usize,
-    entities: &'w [Entity],
-    f: &mut dyn FnMut(Q::Item<'w>),
-) {
-    let data = Q::init_fetch(components, Some(driving), ticks);
-    let filter = F::init_fetch(components, ticks);
-    let lazy = driving.pool.is_lazy();
-    let end = first + entities.len();
-    let aligned_end = Q::aligned_rows(&data).clamp(first, end);
-    // The fetch was made from the world the query borrows, unchanged since; each `entity` is
-    // `entities[row - first]`, live unless the driver is lazy (checked), and `row` is its row in
-    // the driver pool; rows are disjoint across calls (caller), so each row is fetched once, and
-    // components are `Send + Sync`, so references to distinct values may be used on different
-    // threads.
-    if F::TRIVIAL && !lazy && !Q::marks_changes(&data) {
-        for (row, &entity) in (first..aligned_end).zip(entities) {
-            // SAFETY: as above, and `row` is below the fetch's aligned rows; nothing is tracked.
-            f(unsafe { Q::fetch_aligned_unmarked(&data, entity, row) });
-        }
-    } else if F::TRIVIAL && !lazy {
-        for (row, &entity) in (first..aligned_end).zip(entities) {
-            // SAFETY: as above, and `row` is below the fetch's aligned rows.
-            f(unsafe { Q::fetch_aligned(&data, entity, row) });
-        }
-    } else if !Q::marks_changes(&data) {
-        for (row, &entity) in (first..aligned_end).zip(entities) {
-            if (F::TRIVIAL || F::matches(&filter, entity)) && (!lazy || alive.is_alive(entity)) {
-                // SAFETY: as above, and `row` is below the fetch's aligned rows; nothing is
-                // tracked.
-                f(unsafe { Q::fetch_aligned_unmarked(&data, entity, row) });
-            }
-        }
-    } else {
-        for (row, &entity) in (first..aligned_end).zip(entities) {
-            if (F::TRIVIAL || F::matches(&filter, entity)) && (!lazy || alive.is_alive(entity)) {
-                // SAFETY: as above, and `row` is below the fetch's aligned rows.
-                f(unsafe { Q::fetch_aligned(&data, entity, row) });
-            }
-        }
-    }
-    for (row, &entity) in (aligned_end..end).zip(&entities[aligned_end - first..]) {
-        if F::matches(&filter, entity) && (!lazy || alive.is_alive(entity)) {
-            // SAFETY: as above, through the checked lookup path.
-            if let Some(item) = unsafe { Q::fetch(&data, entity, row) } {
-                f(item);
-            }
-        }
-    }
+/// The chunk length for `n` items on rayon's current pool: about four chunks per thread, at
+/// least `min_chunk` items each.
+#[cfg(feature = "parallel")]
+fn chunk_len(n: usize, min_chunk: usize) -> usize {
+    (n / (rayon::current_num_threads() * 4)).max(min_chunk)
 }

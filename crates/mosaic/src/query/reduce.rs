@@ -9,8 +9,7 @@
 #[cfg(feature = "parallel")]
 use rayon::prelude::*;
 
-use super::core::Driver;
-use super::par::visit_rows;
+use super::plan::{Plan, visit_candidates, visit_entities, visit_rows};
 use super::{Query, QueryData, QueryFilter};
 
 /// Rows per chunk of [`Query::par_fold`]: large enough that a chunk of cheap rows pays for its
@@ -24,8 +23,10 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     ///
     /// Deterministic: the result depends on the world and the chunk size only, never on the
     /// number of threads or on the `parallel` feature (without it the chunks run one after the
-    /// other on the calling thread, combined the same way). A query with no required component
-    /// walks every live entity as one chunk on the calling thread.
+    /// other on the calling thread, combined the same way). The chunks are cut from the walk
+    /// [`Query::for_each`] takes (`query/plan.rs`): the driver's rows; a change log's candidates,
+    /// in walk order, when an `Added` / `Changed` filter lets the query walk the log (O(changed));
+    /// or the live entities in index order when the query requires no component.
     ///
     /// O(n / t) time on t threads for n driver rows, plus O(n / `FOLD_CHUNK`) to combine; one
     /// allocation of n / `FOLD_CHUNK` results when it runs in parallel.
@@ -66,48 +67,51 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
         mut reduce: impl FnMut(T, T) -> T,
     ) -> T {
         assert!(chunk_rows > 0, "par_fold_chunked needs chunks of at least one row");
-        let driving = match self.driver {
-            Driver::Empty => return identity(),
-            Driver::All => {
-                let chunk = self.iter().fold(identity(), &fold);
-                return reduce(identity(), chunk);
-            }
-            Driver::Pool(driving) => driving,
-        };
         let (components, alive, ticks) = (self.components, self.entities, self.ticks);
-        let rows = driving.rows();
-        let fold_chunk = |index: usize, entities| {
+        // Folds one chunk from `identity()` through `visit`, which feeds it the chunk's items.
+        let fold_chunk = |visit: &mut Visit<'_, Q::Item<'_>>| {
             let mut acc = Some(identity());
-            // SAFETY: `driving` was picked by this query from the world it borrows, unchanged
-            // since; the chunks of `rows` are disjoint, so each row is visited by one call, and
-            // the accumulator's type cannot hold an item (it is fixed outside the item lifetime).
-            unsafe {
-                visit_rows::<Q, F>(
-                    components,
-                    alive,
-                    ticks,
-                    driving,
-                    index * chunk_rows,
-                    entities,
-                    &mut |item| {
-                        acc = Some(fold(acc.take().expect("put back after every item"), item));
-                    },
-                );
-            }
+            visit(&mut |item| acc = Some(fold(acc.take().expect("put back after every item"), item)));
             acc.expect("put back after every item")
         };
-        #[cfg(feature = "parallel")]
-        if rayon::current_num_threads() > 1 && rows.len() > chunk_rows {
-            let results: Vec<T> = rows
-                .par_chunks(chunk_rows)
-                .enumerate()
-                .map(|(index, entities)| fold_chunk(index, entities))
-                .collect();
-            return results.into_iter().fold(identity(), reduce);
+        match self.plan() {
+            Plan::Empty => identity(),
+            Plan::Rows(driving) => {
+                let rows = driving.rows();
+                let chunk = |index: usize, entities: &[crate::Entity]| {
+                    // SAFETY: `driving` was picked by this query from the world it borrows,
+                    // unchanged since; the chunks of `rows` are disjoint, so each row is visited
+                    // by one call, and the accumulator's type cannot hold an item (it is fixed
+                    // outside the item lifetime).
+                    fold_chunk(&mut |g| unsafe {
+                        visit_rows::<Q, F>(components, alive, ticks, driving, index * chunk_rows, entities, g)
+                    })
+                };
+                in_chunks(rows, chunk_rows, chunk, identity(), &mut reduce)
+            }
+            Plan::Changed(walk) => {
+                let (driving, candidates) = walk.collect_rows();
+                let chunk = |_: usize, rows: &[(usize, crate::Entity)]| {
+                    // SAFETY: this query's change walk over the world it borrows, unchanged
+                    // since; each row once, the chunks disjoint; as above for the accumulator.
+                    fold_chunk(&mut |g| unsafe {
+                        visit_candidates::<Q, F>(components, alive, ticks, driving, rows.iter().copied(), g)
+                    })
+                };
+                in_chunks(&candidates, chunk_rows, chunk, identity(), &mut reduce)
+            }
+            Plan::All => {
+                let entities: Vec<crate::Entity> = alive.iter().collect();
+                let chunk = |_: usize, entities: &[crate::Entity]| {
+                    // SAFETY: live entities of the world this query borrows, each in one chunk;
+                    // as above for the accumulator.
+                    fold_chunk(&mut |g| unsafe {
+                        visit_entities::<Q, F>(components, ticks, entities.iter().copied(), g)
+                    })
+                };
+                in_chunks(&entities, chunk_rows, chunk, identity(), &mut reduce)
+            }
         }
-        rows.chunks(chunk_rows)
-            .enumerate()
-            .fold(identity(), |acc, (index, entities)| reduce(acc, fold_chunk(index, entities)))
     }
 
     /// The number of matching entities, counted in parallel. O(n / t) for n driver rows on t
@@ -145,4 +149,29 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
         };
         self.par_fold(|| None, |max, item| pick(max, Some(f(item))), pick)
     }
+}
+
+/// A chunk's walk: calls the sink it is given with each item of the chunk.
+type Visit<'a, I> = dyn FnMut(&mut dyn FnMut(I)) + 'a;
+
+/// Folds `items` chunk by chunk (`chunk_rows` each; `fold_chunk(index, chunk)` folds one), on
+/// rayon's threads when there are several and more than one chunk, and combines the chunk
+/// results with `reduce` left to right from `init`: the same result on any thread count.
+fn in_chunks<I: Sync, T: Send>(
+    items: &[I],
+    chunk_rows: usize,
+    fold_chunk: impl Fn(usize, &[I]) -> T + Send + Sync,
+    init: T,
+    reduce: &mut impl FnMut(T, T) -> T,
+) -> T {
+    #[cfg(feature = "parallel")]
+    if rayon::current_num_threads() > 1 && items.len() > chunk_rows {
+        let results: Vec<T> =
+            items.par_chunks(chunk_rows).enumerate().map(|(index, chunk)| fold_chunk(index, chunk)).collect();
+        return results.into_iter().fold(init, reduce);
+    }
+    items
+        .chunks(chunk_rows)
+        .enumerate()
+        .fold(init, |acc, (index, chunk)| reduce(acc, fold_chunk(index, chunk)))
 }

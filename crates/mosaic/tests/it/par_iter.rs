@@ -278,3 +278,86 @@ fn events_from_parallel_iteration_arrive_in_the_same_order_on_every_thread_count
     assert_eq!(results[0], (0..6_000).step_by(3).collect::<Vec<u64>>(), "row order");
     assert!(results.iter().all(|r| *r == results[0]), "same on every thread count");
 }
+
+/// Every form of iteration takes the same plan: with a `Changed` filter and few changes, the
+/// parallel forms walk the change log as `for_each` does, and visit exactly the changed entities
+/// that match, on any thread count.
+#[test]
+fn every_form_walks_the_same_changed_entities() {
+    use mosaic::{Changed, Entity};
+    #[derive(Component)]
+    #[component(track_changes)]
+    struct Heat(u32);
+
+    let n = if cfg!(miri) { 2_000 } else { 40_000 };
+    let mut world = World::new();
+    let entities = world.spawn_batch((0..n).map(|i| (Heat(i), Value(u64::from(i)))));
+    world.insert_batch(entities.iter().step_by(7).map(|&e| (e, Skip)));
+    world.clear_trackers();
+    // Every 13th entity changes: few enough for the walk to follow the log.
+    for &e in entities.iter().step_by(13) {
+        world.get_mut::<Heat>(e).unwrap().0 += 1;
+    }
+    let mut expected: Vec<Entity> =
+        entities.iter().enumerate().filter(|&(i, _)| i % 13 == 0 && i % 7 != 0).map(|(_, &e)| e).collect();
+    expected.sort_by_key(|e| e.index());
+    let sorted = |mut v: Vec<Entity>| {
+        v.sort_by_key(|e| e.index());
+        v
+    };
+    type Q<'a> = (Entity, &'a Value);
+    type F = (Changed<Heat>, Without<Skip>);
+    for threads in [1, 2, 4] {
+        #[cfg(feature = "parallel")]
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        #[cfg(not(feature = "parallel"))]
+        let pool = Sequential;
+        pool.install(|| {
+            let mut seq = Vec::new();
+            world.query_filtered::<Q, F>().for_each(|(e, _)| seq.push(e));
+            assert_eq!(sorted(seq), expected, "for_each, {threads} threads");
+
+            let par = std::sync::Mutex::new(Vec::new());
+            world
+                .query_filtered::<Q, F>()
+                .par_for_each_with_min_chunk(8, |(e, _)| par.lock().unwrap().push(e));
+            assert_eq!(sorted(par.into_inner().unwrap()), expected, "par_for_each, {threads} threads");
+
+            let folded = world.query_filtered::<Q, F>().par_fold_chunked(
+                16,
+                Vec::new,
+                |mut v, (e, _)| {
+                    v.push(e);
+                    v
+                },
+                |mut a, b| {
+                    a.extend(b);
+                    a
+                },
+            );
+            let mut in_walk_order = Vec::new();
+            world.query_filtered::<Q, F>().for_each(|(e, _)| in_walk_order.push(e));
+            assert_eq!(folded, in_walk_order, "par_fold: chunks of the walk, in order, {threads} threads");
+
+            let mut commands = mosaic::ChunkedCommands::new();
+            world.query_filtered::<Q, F>().par_for_each_deferred(&mut commands, |(e, _), buffer| {
+                buffer.insert(e, Seen(1));
+            });
+            commands.apply(&mut world);
+            let seen: Vec<Entity> = world.query::<(Entity, &Seen)>().into_iter().map(|(e, _)| e).collect();
+            assert_eq!(sorted(seen), expected, "par_for_each_deferred, {threads} threads");
+            world.remove_batch::<Seen>(entities.iter().copied());
+        });
+    }
+}
+
+/// Stands in for a rayon pool without the `parallel` feature: runs the closure here.
+#[cfg(not(feature = "parallel"))]
+struct Sequential;
+
+#[cfg(not(feature = "parallel"))]
+impl Sequential {
+    fn install<R>(&self, f: impl FnOnce() -> R) -> R {
+        f()
+    }
+}

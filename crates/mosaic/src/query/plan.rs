@@ -1,0 +1,168 @@
+//! The iteration plan of a query, and the loop bodies every form of iteration shares.
+//!
+//! A query decides once what it walks ([`Plan`]): nothing, the driving pool's rows, the
+//! candidates of a change log (when its filter names `Added<T>` / `Changed<T>` and few rows
+//! changed), or every live entity. Each way of walking has one loop body here, over a range of
+//! its items: [`visit_rows`], [`visit_candidates`], [`visit_entities`]. `for_each` runs a body
+//! over the whole range, `par_for_each`, `par_for_each_deferred` and `par_fold` over disjoint
+//! chunks on rayon's threads, so the parallel forms walk a change log in O(changed) as the
+//! sequential ones do (bevy's `fold_over_storage_range`, which its `par_iter` reuses, is the
+//! model). `QueryIter` and chunk iteration take the same plan.
+
+use super::core::ChangedWalk;
+use super::data::Driving;
+use super::{QueryData, QueryFilter};
+use crate::component::Components;
+use crate::entity::{Entities, Entity};
+use crate::storage::Ticks;
+
+/// What a query walks.
+pub(crate) enum Plan<'w> {
+    /// A required component was never registered: nothing matches.
+    Empty,
+    /// The driving pool's rows (or its owning group's).
+    Rows(Driving<'w>),
+    /// The candidates of a change log, driven by the tracked pool.
+    Changed(ChangedWalk<'w>),
+    /// No component is required: every live entity.
+    All,
+}
+
+impl<'w> ChangedWalk<'w> {
+    /// Every candidate `(driver row, entity)` left, in walk order. O(log entries + changed).
+    pub(crate) fn collect_rows(mut self) -> (Driving<'w>, Vec<(usize, Entity)>) {
+        let mut rows = Vec::with_capacity(self.remaining());
+        while let Some(candidate) = self.next_row() {
+            rows.push(candidate);
+        }
+        (self.driving, rows)
+    }
+}
+
+/// Calls `f` with the item of each matching entity among driver rows `first..first +
+/// entities.len()` (`entities` being those rows of `driving.rows()`), in row order.
+///
+/// # Safety
+/// - `driving` is the driver a query over `components` and `alive` picked, and the world has not
+///   changed since; the caller holds that query's access;
+/// - no other call, running or with items still in use, visits any of these rows (chunks are
+///   disjoint).
+#[inline]
+pub(crate) unsafe fn visit_rows<'w, Q: QueryData, F: QueryFilter>(
+    components: &'w Components,
+    alive: &'w Entities,
+    ticks: Ticks,
+    driving: Driving<'w>,
+    first: usize,
+    entities: &'w [Entity],
+    mut f: impl FnMut(Q::Item<'w>),
+) {
+    let data = Q::init_fetch(components, Some(driving), ticks);
+    let filter = F::init_fetch(components, ticks);
+    let lazy = driving.pool.is_lazy();
+    let end = first + entities.len();
+    let aligned_end = Q::aligned_rows(&data).clamp(first, end);
+    // The fetch was made from the world the query borrows, unchanged since; each `entity` is
+    // `entities[row - first]`, live unless the driver is lazy (checked), and `row` is its row in
+    // the driver pool; rows are disjoint across calls (caller), so each row is fetched once, and
+    // components are `Send + Sync`, so references to distinct values may be used on different
+    // threads.
+    if F::TRIVIAL && !lazy && !Q::marks_changes(&data) {
+        for (row, &entity) in (first..aligned_end).zip(entities) {
+            // SAFETY: as above, and `row` is below the fetch's aligned rows; nothing is tracked.
+            f(unsafe { Q::fetch_aligned_unmarked(&data, entity, row) });
+        }
+    } else if F::TRIVIAL && !lazy {
+        for (row, &entity) in (first..aligned_end).zip(entities) {
+            // SAFETY: as above, and `row` is below the fetch's aligned rows.
+            f(unsafe { Q::fetch_aligned(&data, entity, row) });
+        }
+    } else if !Q::marks_changes(&data) {
+        for (row, &entity) in (first..aligned_end).zip(entities) {
+            if (F::TRIVIAL || F::matches(&filter, entity)) && (!lazy || alive.is_alive(entity)) {
+                // SAFETY: as above, and `row` is below the fetch's aligned rows; nothing is
+                // tracked.
+                f(unsafe { Q::fetch_aligned_unmarked(&data, entity, row) });
+            }
+        }
+    } else {
+        for (row, &entity) in (first..aligned_end).zip(entities) {
+            if (F::TRIVIAL || F::matches(&filter, entity)) && (!lazy || alive.is_alive(entity)) {
+                // SAFETY: as above, and `row` is below the fetch's aligned rows.
+                f(unsafe { Q::fetch_aligned(&data, entity, row) });
+            }
+        }
+    }
+    for (row, &entity) in (aligned_end..end).zip(&entities[aligned_end - first..]) {
+        if F::matches(&filter, entity) && (!lazy || alive.is_alive(entity)) {
+            // SAFETY: as above, through the checked lookup path.
+            if let Some(item) = unsafe { Q::fetch(&data, entity, row) } {
+                f(item);
+            }
+        }
+    }
+}
+
+/// Calls `f` with the item of each matching entity among `candidates`, `(driver row, entity)`
+/// pairs a change walk over `driving`'s pool yielded (the walk itself, or a chunk of its
+/// collected rows), in the order given.
+///
+/// # Safety
+/// - `driving` is the driver of a query over `components` and `alive`, whose change walk
+///   yielded `candidates` (each row once), and the world has not changed since; the caller holds
+///   that query's access;
+/// - no other call, running or with items still in use, visits any of these candidates.
+#[inline]
+pub(crate) unsafe fn visit_candidates<'w, Q: QueryData, F: QueryFilter>(
+    components: &'w Components,
+    alive: &'w Entities,
+    ticks: Ticks,
+    driving: Driving<'w>,
+    candidates: impl IntoIterator<Item = (usize, Entity)>,
+    mut f: impl FnMut(Q::Item<'w>),
+) {
+    let data = Q::init_fetch(components, Some(driving), ticks);
+    let filter = F::init_fetch(components, ticks);
+    let lazy = driving.pool.is_lazy();
+    let dense = driving.pool.entities();
+    for (row, entity) in candidates {
+        if (!lazy || alive.is_alive(entity))
+            && (F::PASSED_BY_CHANGE_WALK || F::matches_at(&filter, entity, dense, row))
+        {
+            // SAFETY: the fetch was made with this pool as driver from the world the query
+            // borrows, unchanged since; `entity` is live (pools hold only live entities; a lazy
+            // pool's dead rows fail the check) and `row` is its row in the driver; candidates
+            // name each row once, and disjoint calls share none (caller).
+            if let Some(item) = unsafe { Q::fetch(&data, entity, row) } {
+                f(item);
+            }
+        }
+    }
+}
+
+/// Calls `f` with the item of each of `entities` (live, distinct) that matches, in the order
+/// given: the walk of a query that requires no component.
+///
+/// # Safety
+/// - `components` is the world a query borrows, unchanged since; the caller holds that query's
+///   access, and every entity of `entities` is alive in it;
+/// - no other call, running or with items still in use, visits any of these entities.
+#[inline]
+pub(crate) unsafe fn visit_entities<'w, Q: QueryData, F: QueryFilter>(
+    components: &'w Components,
+    ticks: Ticks,
+    entities: impl IntoIterator<Item = Entity>,
+    mut f: impl FnMut(Q::Item<'w>),
+) {
+    let data = Q::init_fetch(components, None, ticks);
+    let filter = F::init_fetch(components, ticks);
+    for entity in entities {
+        if F::matches(&filter, entity) {
+            // SAFETY: the fetch has no driver, so `row` is unused and every component is looked
+            // up; `entity` is alive and visited once (caller).
+            if let Some(item) = unsafe { Q::fetch(&data, entity, usize::MAX) } {
+                f(item);
+            }
+        }
+    }
+}
