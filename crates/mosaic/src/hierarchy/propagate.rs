@@ -152,7 +152,7 @@ fn pools3(pools: &mut [SparseSet], a: usize, b: usize, m: usize) -> (&SparseSet,
 /// propagation loop reads them by index. O(1) when nothing moved (cached alignment), O(n) after.
 fn align<T: crate::Component>(world: &mut World, rel_id: ComponentId, id: ComponentId, done: &AtomicUsize) {
     let (rels, pool) = (world.components().pool(rel_id), world.components().pool(id));
-    let (offset, len) = pool.aligned_with_pool(rels);
+    let (offset, len) = crate::query::aligned(pool, rels);
     // `done` is 1 + the aligned length right after the last reordering (0: never reordered).
     let after_last = done.load(Relaxed);
     if offset == 0 && (len == rels.len() || (after_last > 0 && len + 1 >= after_last)) {
@@ -160,7 +160,8 @@ fn align<T: crate::Component>(world: &mut World, rel_id: ComponentId, id: Compon
     }
     // Refused only for a grouped pool: the loop then looks rows up instead.
     if world.sort_as::<T, Relationship>().is_ok() {
-        let (offset, len) = world.components().pool(id).aligned_with_pool(world.components().pool(rel_id));
+        let (offset, len) =
+            crate::query::aligned(world.components().pool(id), world.components().pool(rel_id));
         done.store(if offset == 0 { len + 1 } else { 1 }, Relaxed);
     }
 }
@@ -208,11 +209,11 @@ fn full<K: TransformKind>(world: &mut World) {
     let (rels, locals, globals) =
         pools3(world.components_mut().pools_mut(), rel_id.index(), local_id.index(), global_id.index());
     // Prefixes of rows that match the relationship pool's rows one to one.
-    let local_prefix = match locals.aligned_with_pool(rels) {
+    let local_prefix = match crate::query::aligned(locals, rels) {
         (0, len) => len,
         _ => 0,
     };
-    let global_prefix = match globals.aligned_with_pool(rels) {
+    let global_prefix = match crate::query::aligned(globals, rels) {
         (0, len) => len,
         _ => 0,
     };
@@ -346,8 +347,8 @@ fn incremental<K: TransformKind>(world: &mut World, last_run: Tick, this_run: Ti
     // (`scan_subtree`). A scan that finds the layout otherwise stops, and the subtree is walked
     // through the links instead.
     let len = rels.len();
-    let lined_up = matches!(locals.aligned_with_pool(rels), (0, n) if n == len)
-        && matches!(globals.aligned_with_pool(rels), (0, n) if n == len);
+    let lined_up = matches!(crate::query::aligned(locals, rels), (0, n) if n == len)
+        && matches!(crate::query::aligned(globals, rels), (0, n) if n == len);
     let mut scan = Scan::default();
     let mut stack: Vec<(Entity, K::Matrix)> = Vec::new();
     for i in 0..rooted.len() {

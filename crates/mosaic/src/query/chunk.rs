@@ -1,7 +1,7 @@
 //! Chunked iteration: whole slices of each component for runs of consecutive rows.
 
-use super::core::ChangedWalk;
 use super::data::{PoolFetch, PoolFetchMut};
+use super::plan::ChangedWalk;
 use super::plan::Plan;
 use super::{Query, QueryData, QueryFilter};
 use crate::component::{Component, Components, MutableComponent};

@@ -136,7 +136,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     }
 
     fn combinations<const K: usize>(&self) -> QueryCombinations<'_, Q, F, K> {
-        let entities: Vec<Entity> = super::core::matching_entities(self);
+        let entities: Vec<Entity> = super::matching::matching_entities(self);
         QueryCombinations::new(self.components, self.ticks, entities)
     }
 }

@@ -3,7 +3,7 @@
 use std::marker::PhantomData;
 
 use super::access::assert_no_aliasing;
-use super::plan::{Plan, visit_candidates, visit_entities, visit_rows};
+use super::plan::{ChangedWalk, Plan, visit_candidates, visit_entities, visit_rows};
 use super::{Driving, QueryData, QueryError, QueryFilter, QueryIter, ReadOnlyQueryData};
 use smallvec::SmallVec;
 
@@ -581,88 +581,6 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
             unsafe { Q::fetch(&data, entity, usize::MAX) }.expect("checked to match above")
         }))
     }
-
-    /// Number of entities the query matches, without fetching any item.
-    ///
-    /// O(1) when the filter is trivial and the walked pool alone decides the match: a query
-    /// requiring one component (e.g. `&T`, or `(Entity, &T, Option<&U>)`) is its pool's length,
-    /// one driven by an owning group holding exactly its components is the group's length, and
-    /// one requiring nothing is the live entity count. Otherwise O(n_min * c) presence checks
-    /// over the smallest required pool (or the live entities), with no item fetched. A lazily
-    /// cleaned driving pool is always walked, since it may hold dead rows.
-    pub fn count(&self) -> usize {
-        let filter = F::init_fetch(self.components, self.ticks);
-        if let Some(mut walk) = self.change_candidates() {
-            return std::iter::from_fn(|| walk.next_row())
-                .filter(|&(_, entity)| self.contains(entity))
-                .count();
-        }
-        let Driver::Pool(driving) = self.driver else {
-            return match self.driver {
-                Driver::Empty => 0,
-                _ if F::TRIVIAL => self.entities.len() as usize,
-                _ => self.entities.iter().filter(|&e| F::matches(&filter, e)).count(),
-            };
-        };
-        let owned: &[crate::component::ComponentId] = driving.group.map_or(&[], |(_, owned)| owned);
-        // The required pools the walk does not vouch for: neither the driver nor owned by its group.
-        let mut others = SmallVec::<[&SparseSet; 8]>::new();
-        let mut visit = |pool: Option<&'w SparseSet>| {
-            if let Some(pool) = pool {
-                let vouched = std::ptr::eq(pool, driving.pool)
-                    || owned.iter().any(|&id| std::ptr::eq(self.components.pool(id), pool));
-                if !vouched && !others.iter().any(|&p| std::ptr::eq(p, pool)) {
-                    others.push(pool);
-                }
-            }
-        };
-        Q::visit_required(self.components, &mut visit);
-        F::visit_required(self.components, &mut visit);
-        let rows = driving.rows();
-        let lazy = driving.pool.is_lazy();
-        if F::TRIVIAL && !lazy && others.is_empty() {
-            return rows.len();
-        }
-        rows.iter()
-            .filter(|&&e| {
-                (!lazy || self.entities.is_alive(e))
-                    && (F::TRIVIAL || F::matches(&filter, e))
-                    && others.iter().all(|p| p.contains(e))
-            })
-            .count()
-    }
-
-    /// Whether the query matches no entity: as [`Query::count`] `== 0`, but stops at the first
-    /// match, and fetches nothing (so no change is stamped). O(rows walked up to the first match
-    /// * c) presence checks.
-    pub fn is_empty(&self) -> bool {
-        match self.driver {
-            Driver::Empty => true,
-            Driver::Pool(driving) => !driving.rows().iter().any(|&e| self.contains(e)),
-            Driver::All => !self.entities.iter().any(|e| self.contains(e)),
-        }
-    }
-
-    /// Whether `entity` is alive and matches the query. O(c).
-    pub fn contains(&self, entity: Entity) -> bool {
-        self.entities.is_alive(entity) && F::matches(&F::init_fetch(self.components, self.ticks), entity) && {
-            let mut all = true;
-            Q::visit_required(self.components, &mut |pool| {
-                all &= pool.is_some_and(|pool| pool.contains(entity));
-            });
-            all
-        }
-    }
-}
-
-/// The entities `query` matches, in the walked pool's row order (entity index order when it
-/// requires nothing), found by presence checks: nothing is fetched, so no change is stamped.
-pub(crate) fn matching_entities<Q: QueryData, F: QueryFilter>(query: &Query<'_, Q, F>) -> Vec<Entity> {
-    match query.driver {
-        Driver::Empty => Vec::new(),
-        Driver::Pool(driving) => driving.rows().iter().copied().filter(|&e| query.contains(e)).collect(),
-        Driver::All => query.entities.iter().filter(|&e| query.contains(e)).collect(),
-    }
 }
 
 /// The pool to walk among the `required` ones, of which the first `fetched` are fetched by the
@@ -679,44 +597,6 @@ fn pick_driver<'w>(required: &[&'w SparseSet], fetched: usize) -> Option<&'w Spa
         (Some(data), Some(filter)) if filter.len().saturating_mul(4) < data.len() => Some(filter),
         (Some(data), _) => Some(data),
         (None, filter) => filter,
-    }
-}
-
-/// A walk over the part of a change log newer than a query's window: the candidates of a query
-/// with an `Added` / `Changed` term, confirmed one by one.
-pub(crate) struct ChangedWalk<'w> {
-    /// The tracked pool, driving the walk.
-    pub(crate) driving: Driving<'w>,
-    changes: &'w crate::storage::ChangeTracker,
-    lookup: crate::storage::RowLookup<'w>,
-    entries: std::slice::Iter<'w, crate::storage::LogEntry>,
-    /// The log index one past the last entry (the log index of an entry follows from the
-    /// entries left; only debug builds use it).
-    end: usize,
-    /// The window candidates are confirmed against.
-    window: crate::storage::TickWindow,
-}
-
-impl ChangedWalk<'_> {
-    /// Entries left: an upper bound of the rows still to come.
-    pub(crate) fn remaining(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// The driver row (and entity) of the next entity whose latest change is in the window, each
-    /// entity once.
-    #[inline(always)]
-    pub(crate) fn next_row(&mut self) -> Option<(usize, Entity)> {
-        let window = self.window;
-        while let Some(entry) = self.entries.next() {
-            let index = self.end - self.entries.len() - 1;
-            if let Some((row, changed)) = self.changes.live_row_changed(entry, index, self.lookup)
-                && window.is_newer(changed)
-            {
-                return Some((row, entry.entity));
-            }
-        }
-        None
     }
 }
 

@@ -207,7 +207,7 @@ impl<'w, T: Component> PoolFetch<'w, T> {
             {
                 (0, len)
             }
-            (Some(pool), Some(driver)) => pool.aligned_with_pool(driver.pool),
+            (Some(pool), Some(driver)) => super::alignment::aligned(pool, driver.pool),
             _ => (0, 0),
         };
         Self {

@@ -40,7 +40,7 @@ pub struct QueryIter<'w, Q: QueryData, F: QueryFilter> {
     /// slower with the walk inline; the current one shows no difference there in seven
     /// interleaved rounds (5.56 against 5.58 us, the same instruction count), and filter_iter ran
     /// faster (8.6 against 10.1 us).
-    pub(crate) changed: Option<super::core::ChangedWalk<'w>>,
+    pub(crate) changed: Option<super::plan::ChangedWalk<'w>>,
 }
 // Invariant: `fast <= aligned <= entities.len()`, and `fast == 0` unless `F::TRIVIAL`,
 // `live_check.is_none()` and the fetch stamps no change ticks (`QueryData::marks_changes`), so

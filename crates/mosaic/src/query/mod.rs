@@ -8,6 +8,7 @@
 //! O(n * c) for the walked pool's n entities and the query's c components.
 
 mod access;
+mod alignment;
 mod change;
 mod chunk;
 mod combinations;
@@ -17,6 +18,7 @@ mod error;
 mod field_mut;
 mod filter;
 mod iter;
+mod matching;
 mod mut_ref;
 mod par;
 mod plan;
@@ -28,6 +30,8 @@ pub use self::core::{ExclusiveQuery, Query};
 #[doc(hidden)]
 pub use access::ComponentAccess;
 pub use access::FilterSet;
+#[cfg(feature = "transform")]
+pub(crate) use alignment::aligned;
 pub use change::{Added, ChangeFetch, Changed, FieldChanged};
 pub use chunk::ChunkQueryData;
 pub use combinations::QueryCombinations;

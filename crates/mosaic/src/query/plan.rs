@@ -9,7 +9,6 @@
 //! sequential ones do (bevy's `fold_over_storage_range`, which its `par_iter` reuses, is the
 //! model). `QueryIter` and chunk iteration take the same plan.
 
-use super::core::ChangedWalk;
 use super::data::Driving;
 use super::{QueryData, QueryFilter};
 use crate::component::Components;
@@ -26,6 +25,44 @@ pub(crate) enum Plan<'w> {
     Changed(ChangedWalk<'w>),
     /// No component is required: every live entity.
     All,
+}
+
+/// A walk over the part of a change log newer than a query's window: the candidates of a query
+/// with an `Added` / `Changed` term, confirmed one by one.
+pub(crate) struct ChangedWalk<'w> {
+    /// The tracked pool, driving the walk.
+    pub(crate) driving: Driving<'w>,
+    pub(crate) changes: &'w crate::storage::ChangeTracker,
+    pub(crate) lookup: crate::storage::RowLookup<'w>,
+    pub(crate) entries: std::slice::Iter<'w, crate::storage::LogEntry>,
+    /// The log index one past the last entry (the log index of an entry follows from the
+    /// entries left; only debug builds use it).
+    pub(crate) end: usize,
+    /// The window candidates are confirmed against.
+    pub(crate) window: crate::storage::TickWindow,
+}
+
+impl ChangedWalk<'_> {
+    /// Entries left: an upper bound of the rows still to come.
+    pub(crate) fn remaining(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The driver row (and entity) of the next entity whose latest change is in the window, each
+    /// entity once.
+    #[inline(always)]
+    pub(crate) fn next_row(&mut self) -> Option<(usize, Entity)> {
+        let window = self.window;
+        while let Some(entry) = self.entries.next() {
+            let index = self.end - self.entries.len() - 1;
+            if let Some((row, changed)) = self.changes.live_row_changed(entry, index, self.lookup)
+                && window.is_newer(changed)
+            {
+                return Some((row, entry.entity));
+            }
+        }
+        None
+    }
 }
 
 impl<'w> ChangedWalk<'w> {

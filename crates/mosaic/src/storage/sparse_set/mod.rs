@@ -1,13 +1,17 @@
 //! A sparse set: the per-component-type pool.
+//!
+//! `mod.rs` holds the pool and its per-entity operations; `rows.rs` the operations that move or
+//! drop rows (swap, permute, swap-remove, clear); `lookup.rs` the entity-to-row view queries
+//! copy into their loops.
 
 use std::ptr::NonNull;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 
 use super::changes::ChangeTracker;
 use super::sparse::EMPTY as EMPTY_ROW;
 use super::tick::Clock;
-use super::{Column, FieldColumn, RowEvents, SoaColumns, SoaLayout, SparseArray, SparseView, StorageInfo};
+use super::{Column, FieldColumn, RowEvents, SoaColumns, SoaLayout, SparseArray, StorageInfo};
 use crate::entity::Entity;
 
 /// The pool of one component type: which entities have it and their values, packed.
@@ -35,12 +39,10 @@ pub struct SparseSet {
     sparse: SparseArray,
     dense: Vec<Entity>,
     data: PoolData,
-    /// Unique among all pools of the process, so cached alignments never mix worlds.
+    /// Unique among all pools of the process, so caches keyed by pools never mix worlds.
     uid: u64,
-    /// Bumped by every change to `dense` (insert of a new entity, remove, clear).
+    /// Bumped by every change to `dense` (insert of a new entity, remove, swap, clear).
     version: u64,
-    /// Recent `aligned_with_pool` results, keyed by the other pool and both versions.
-    alignments: Mutex<[Alignment; ALIGNMENT_CACHE]>,
     /// Lazy cleanup: despawn leaves dead entities' rows here until a collector removes them.
     lazy: bool,
     /// Per-row change ticks and the change and removal logs, once change tracking is on.
@@ -86,21 +88,16 @@ impl PoolData {
     }
 }
 
-/// Entries of the alignment cache per pool (distinct driver pools remembered).
-const ALIGNMENT_CACHE: usize = 4;
-
 /// Source of pool uids.
 static NEXT_POOL_UID: AtomicU64 = AtomicU64::new(1);
 
-/// One cached alignment: this pool at `version` against pool `driver_uid` at `driver_version`.
-#[derive(Clone, Copy, Debug, Default)]
-struct Alignment {
-    driver_uid: u64,
-    driver_version: u64,
-    version: u64,
-    offset: usize,
-    len: usize,
-}
+mod lookup;
+mod rows;
+#[cfg(test)]
+mod tests;
+
+pub use lookup::RowLookup;
+use lookup::common_prefix;
 
 impl SparseSet {
     /// An empty pool with the layout `info`. Allocates nothing.
@@ -117,7 +114,6 @@ impl SparseSet {
             data,
             uid: NEXT_POOL_UID.fetch_add(1, Ordering::Relaxed),
             version: 0,
-            alignments: Mutex::new([Alignment::default(); ALIGNMENT_CACHE]),
             lazy: false,
             changes: None,
             events: RowEvents::NONE,
@@ -301,43 +297,18 @@ impl SparseSet {
         self.lookup().row_of(entity)
     }
 
-    /// How this pool lines up with `rows` (another pool's entities, in row order): returns
-    /// `(offset, len)` such that for every `r < len`, `self.entities()[offset + r] == rows[r]`.
-    /// `len` is the longest such prefix; `(0, 0)` when `rows[0]` is not in this pool.
-    ///
-    /// Pools filled by the same spawns hold their common entities in the same order, so queries
-    /// use this to read those rows by index instead of looking each entity up. O(len + 1); the
-    /// scan stops at the first mismatch.
-    pub fn aligned_with(&self, rows: &[Entity]) -> (usize, usize) {
-        let Some(offset) = rows.first().and_then(|&first| self.row_of(first)) else { return (0, 0) };
-        (offset, common_prefix(&self.dense[offset..], rows))
+    /// The pool's process-wide unique id: with [`SparseSet::version`], what caches of facts about
+    /// a pool (the query layer's alignments) key on.
+    #[inline]
+    pub fn uid(&self) -> u64 {
+        self.uid
     }
 
-    /// [`SparseSet::aligned_with`] against `driver`'s entities, remembered per pair of pool
-    /// versions: O(1) while neither pool has changed structurally since the last call, else the
-    /// scan. Safe to call from several threads (a busy cache is simply bypassed).
-    pub fn aligned_with_pool(&self, driver: &SparseSet) -> (usize, usize) {
-        let key = |a: &Alignment| a.driver_uid == driver.uid && a.driver_version == driver.version;
-        if let Ok(cache) = self.alignments.try_lock()
-            && let Some(hit) = cache.iter().find(|a| key(a) && a.version == self.version)
-        {
-            return (hit.offset, hit.len);
-        }
-        let (offset, len) = self.aligned_with(driver.entities());
-        if let Ok(mut cache) = self.alignments.try_lock() {
-            let slot = cache.iter().position(|a| a.driver_uid == driver.uid).unwrap_or_else(|| {
-                // Replace the oldest entry: the one with the smallest own version.
-                cache.iter().enumerate().min_by_key(|(_, a)| a.version).map_or(0, |(i, _)| i)
-            });
-            cache[slot] = Alignment {
-                driver_uid: driver.uid,
-                driver_version: driver.version,
-                version: self.version,
-                offset,
-                len,
-            };
-        }
-        (offset, len)
+    /// The pool's structural version: bumped by every change to which entity sits at which row
+    /// (insert of a new entity, removal, swap, clear, restore). O(1).
+    #[inline]
+    pub fn version(&self) -> u64 {
+        self.version
     }
 
     /// A copyable view that answers [`SparseSet::row_of`] without going through `self`, for hot
@@ -519,129 +490,6 @@ impl SparseSet {
         true
     }
 
-    /// Exchanges rows `a` and `b` (entities and values). O(1) (O(fields) for struct-of-arrays).
-    ///
-    /// Groups use it to keep their members at the front of each owned pool, and sorting uses it
-    /// to reorder a pool.
-    ///
-    /// # Panics
-    /// If either row is out of bounds.
-    #[track_caller]
-    pub fn swap_rows(&mut self, a: usize, b: usize) {
-        if a == b {
-            assert!(a < self.dense.len(), "row {a} out of bounds (len {})", self.dense.len());
-            return;
-        }
-        match &mut self.data {
-            PoolData::Aos(column) => column.swap(a, b),
-            PoolData::Soa(columns) => columns.swap(a, b),
-        }
-        self.settle_changes();
-        if let Some(changes) = self.changes.as_deref_mut() {
-            changes.swap(a, b);
-        }
-        // Only entries that point at the swapped rows move (a stale row's index may belong to a
-        // live entity's row elsewhere).
-        let a_linked = self.sparse.get(self.dense[a].index()) == Some(a as u32);
-        let b_linked = self.sparse.get(self.dense[b].index()) == Some(b as u32);
-        self.dense.swap(a, b);
-        if b_linked {
-            self.sparse.insert(self.dense[a].index(), a as u32);
-        }
-        if a_linked {
-            self.sparse.insert(self.dense[b].index(), b as u32);
-        }
-        self.version += 1;
-    }
-
-    /// Reorders the pool so that new row `i` holds what old row `order[i]` held. O(n) swaps.
-    ///
-    /// # Panics
-    /// If `order` is not a permutation of `0..len`.
-    #[track_caller]
-    pub fn permute(&mut self, order: &[usize]) {
-        let len = self.dense.len();
-        assert_eq!(order.len(), len, "a permutation of the pool's {len} rows is needed");
-        let mut seen = vec![false; len];
-        for &row in order {
-            assert!(
-                row < len && !std::mem::replace(&mut seen[row], true),
-                "`order` is not a permutation of 0..{len}"
-            );
-        }
-        // Fill rows in order, swapping each one's value in from wherever it is now.
-        let mut position: Vec<usize> = (0..len).collect(); // position[old row] = current row
-        let mut slot: Vec<usize> = (0..len).collect(); // slot[current row] = old row held there
-        for (target, &wanted) in order.iter().enumerate() {
-            let current = position[wanted];
-            if current != target {
-                self.swap_rows(target, current);
-                let displaced = slot[target];
-                slot.swap(target, current);
-                position[displaced] = current;
-                position[wanted] = target;
-            }
-        }
-    }
-
-    /// The rest of [`SparseSet::unlink`] in a pool with no stale rows, once the changes are
-    /// settled and `entity`'s sparse entry is cleared: the dense row goes (the last moves into
-    /// it, and its entry follows), and the tracker's row with it.
-    #[inline(always)]
-    fn unlink_cleared(&mut self, entity: Entity, row: usize) {
-        debug_assert!(!self.lazy && self.sparse.get(entity.index()).is_none());
-        self.version += 1;
-        if let Some(changes) = self.changes.as_deref_mut() {
-            changes.swap_remove(row, entity);
-        }
-        self.dense.swap_remove(row);
-        if let Some(&moved) = self.dense.get(row) {
-            self.sparse.set_existing(moved.index(), row as u32);
-        }
-    }
-
-    /// Updates `dense` and `sparse` after the value at `row` was swap-removed from the column.
-    #[inline]
-    fn unlink(&mut self, entity: Entity, row: usize) {
-        self.settle_changes();
-        if !self.lazy {
-            // No stale rows: every dense entity's sparse entry points at its row.
-            self.sparse.remove(entity.index());
-            self.unlink_cleared(entity, row);
-            return;
-        }
-        self.version += 1;
-        if let Some(changes) = self.changes.as_deref_mut() {
-            changes.swap_remove(row, entity);
-        }
-        let last = self.dense.len() - 1;
-        let last_linked = self.sparse.get(self.dense[last].index()) == Some(last as u32);
-        if self.sparse.get(entity.index()) == Some(row as u32) {
-            self.sparse.remove(entity.index());
-        }
-        self.dense.swap_remove(row);
-        if let Some(&moved) = self.dense.get(row)
-            && last_linked
-        {
-            self.sparse.insert(moved.index(), row as u32);
-        }
-    }
-
-    /// Removes row `row` (live or stale) and drops its value; returns the entity it held. O(1).
-    ///
-    /// # Panics
-    /// If `row` is out of bounds, or if the value's `Drop` panics (the pool is consistent first).
-    #[track_caller]
-    pub fn remove_row_and_drop(&mut self, row: usize) -> Entity {
-        let entity = self.dense[row];
-        self.unlink(entity, row);
-        match &mut self.data {
-            PoolData::Aos(column) => column.swap_remove_and_drop(row),
-            PoolData::Soa(columns) => columns.swap_remove_and_drop(row),
-        }
-        entity
-    }
-
     /// All values as a slice, in row order (matching [`SparseSet::entities`]).
     ///
     /// # Panics
@@ -690,26 +538,6 @@ impl SparseSet {
         }
     }
 
-    /// Removes and drops every value, keeping capacity and pages.
-    ///
-    /// # Panics
-    /// If a value's `Drop` panics: the pool is already empty, and the column drops the remaining
-    /// values during the unwind (each once; a second panicking drop aborts).
-    pub fn clear(&mut self) {
-        // Empty the index first, so a panicking drop leaves an empty, consistent pool.
-        self.version += 1;
-        self.settle_changes();
-        if let Some(changes) = self.changes.as_deref_mut() {
-            changes.clear(&self.dense);
-        }
-        self.sparse.clear();
-        self.dense.clear();
-        match &mut self.data {
-            PoolData::Aos(column) => column.clear(),
-            PoolData::Soa(columns) => columns.clear(),
-        }
-    }
-
     /// Checks the invariants, panicking with a description of the first broken one. O(len).
     ///
     /// For tests and debugging.
@@ -738,6 +566,18 @@ impl SparseSet {
                 }
             }
         }
+    }
+
+    /// How this pool lines up with `rows` (another pool's entities, in row order): returns
+    /// `(offset, len)` such that for every `r < len`, `self.entities()[offset + r] == rows[r]`.
+    /// `len` is the longest such prefix; `(0, 0)` when `rows[0]` is not in this pool.
+    ///
+    /// Pools filled by the same spawns hold their common entities in the same order, so queries
+    /// use this to read those rows by index instead of looking each entity up. O(len + 1); the
+    /// scan stops at the first mismatch.
+    pub fn aligned_with(&self, rows: &[Entity]) -> (usize, usize) {
+        let Some(offset) = rows.first().and_then(|&first| self.row_of(first)) else { return (0, 0) };
+        (offset, common_prefix(&self.dense[offset..], rows))
     }
 }
 
@@ -780,151 +620,5 @@ impl SparseSet {
             PoolData::Soa(columns) => super::image::ValuesMut::Soa(columns),
         };
         (&mut self.sparse, &mut self.dense, values)
-    }
-}
-
-/// Length of the longest common prefix of `a` and `b`: compares 32 entities at a time (which the
-/// compiler turns into wide compares), then one by one.
-fn common_prefix(a: &[Entity], b: &[Entity]) -> usize {
-    const CHUNK: usize = 32;
-    let n = a.len().min(b.len());
-    let mut i = 0;
-    while i + CHUNK <= n
-        && a[i..i + CHUNK]
-            .iter()
-            .zip(&b[i..i + CHUNK])
-            .fold(true, |same, (x, y)| same & (x.to_bits() == y.to_bits()))
-    {
-        i += CHUNK;
-    }
-    while i < n && a[i] == b[i] {
-        i += 1;
-    }
-    i
-}
-
-/// Entity-to-row lookup of one [`SparseSet`], from [`SparseSet::lookup`].
-#[derive(Clone, Copy, Debug)]
-pub struct RowLookup<'a> {
-    sparse: SparseView<'a>,
-    dense: &'a [Entity],
-}
-
-impl RowLookup<'_> {
-    /// The entity at row `row`.
-    ///
-    /// # Panics
-    /// If `row` is out of bounds.
-    #[inline(always)]
-    pub fn entity_at(&self, row: usize) -> Entity {
-        self.dense[row]
-    }
-
-    /// Whether this is the lookup of the pool whose entities (in row order) are `dense`. O(1).
-    #[inline(always)]
-    pub fn is_of(&self, dense: &[Entity]) -> bool {
-        std::ptr::eq(self.dense.as_ptr(), dense.as_ptr()) && self.dense.len() == dense.len()
-    }
-
-    /// The row of `entity`, which is alive in the pool's world, in a pool that is not lazily
-    /// cleaned: one sparse read, no dense check. Such a pool holds only live entities, and one
-    /// live entity has a given index, so an entry at the index is `entity`'s row. For a dead or
-    /// foreign entity the row (always in bounds) may hold another entity: callers that hand out
-    /// references from it must know `entity` is alive here. O(1).
-    #[inline(always)]
-    pub fn row_of_alive(&self, entity: Entity) -> Option<usize> {
-        let row = self.sparse.get(entity.index())? as usize;
-        debug_assert!(self.dense.get(row) == Some(&entity), "row_of_alive on an entity not in the pool");
-        Some(row)
-    }
-
-    /// The row of `entity`, if it is in the pool. O(1).
-    #[inline(always)]
-    pub fn row_of(&self, entity: Entity) -> Option<usize> {
-        let row = self.sparse.get(entity.index())? as usize;
-        // The sparse entry is per index; the dense entity check rejects stale generations.
-        (self.dense.get(row) == Some(&entity)).then_some(row)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::num::NonZeroU32;
-
-    fn entity(index: u32, generation: u32) -> Entity {
-        Entity::new(index, NonZeroU32::new(generation).unwrap(), 1)
-    }
-
-    #[test]
-    fn insert_replace_remove() {
-        let mut set = SparseSet::new(StorageInfo::aos::<String>());
-        let a = entity(1, 1);
-        let b = entity(70_000, 1);
-        let c = entity(2, 1);
-        assert_eq!(set.insert(a, "a".to_string()), None);
-        assert_eq!(set.insert(b, "b".to_string()), None);
-        assert_eq!(set.insert(c, "c".to_string()), None);
-        assert_eq!(set.insert(a, "a2".to_string()).as_deref(), Some("a"));
-        set.assert_invariants();
-        assert_eq!(set.remove::<String>(a).as_deref(), Some("a2"));
-        set.assert_invariants();
-        assert_eq!(set.entities(), &[c, b]);
-        assert_eq!(set.get::<String>(b).map(String::as_str), Some("b"));
-        assert!(set.remove_and_drop(b));
-        assert!(!set.remove_and_drop(b));
-        set.assert_invariants();
-        assert_eq!(set.values::<String>(), &["c".to_string()]);
-    }
-
-    #[test]
-    fn alignment_of_pools() {
-        let mut a = SparseSet::new(StorageInfo::aos::<u8>());
-        let mut b = SparseSet::new(StorageInfo::aos::<u8>());
-        let es: Vec<Entity> = (0..100).map(|i| entity(i, 1)).collect();
-        for &e in &es {
-            a.insert(e, 0u8);
-        }
-        for &e in &es[40..] {
-            b.insert(e, 0u8);
-        }
-        // b's rows are a's rows 40.. in the same order.
-        assert_eq!(a.aligned_with(b.entities()), (40, 60));
-        assert_eq!(b.aligned_with(&a.entities()[40..]), (0, 60));
-        assert_eq!(b.aligned_with(a.entities()), (0, 0), "a's first entity is not in b");
-        b.remove::<u8>(es[70]);
-        // Row 30 of b now holds es[99]: the prefix stops there.
-        assert_eq!(a.aligned_with(b.entities()), (40, 30));
-        // The cached form answers the same, before and after a change.
-        assert_eq!(a.aligned_with_pool(&b), (40, 30));
-        assert_eq!(a.aligned_with_pool(&b), (40, 30));
-        b.remove::<u8>(es[40]);
-        assert_eq!(a.aligned_with_pool(&b), a.aligned_with(b.entities()));
-        a.clear();
-        assert_eq!(a.aligned_with_pool(&b), (0, 0));
-    }
-
-    #[test]
-    fn contains_alive_matches_contains() {
-        let mut set = SparseSet::new(StorageInfo::aos::<u8>());
-        for i in (0..100).step_by(3) {
-            set.insert(entity(i, 1), 0u8);
-        }
-        set.remove::<u8>(entity(30, 1));
-        for i in 0..110 {
-            assert_eq!(set.contains_alive(entity(i, 1)), set.contains(entity(i, 1)), "index {i}");
-        }
-        set.set_lazy(true);
-        assert!(!set.contains_alive(entity(3, 2)), "a lazy pool checks the generation");
-    }
-
-    #[test]
-    fn stale_generation_misses() {
-        let mut set = SparseSet::new(StorageInfo::aos::<u8>());
-        set.insert(entity(4, 1), 1u8);
-        assert!(!set.contains(entity(4, 2)));
-        assert_eq!(set.get::<u8>(entity(4, 2)), None);
-        assert_eq!(set.remove::<u8>(entity(4, 2)), None);
-        assert!(set.contains(entity(4, 1)));
     }
 }

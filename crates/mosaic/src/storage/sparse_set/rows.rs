@@ -1,0 +1,150 @@
+//! Moving and dropping a pool's rows: swaps, permutations, swap-removes and clearing, each
+//! keeping the index, the values and the change tracker in step.
+
+use super::{PoolData, SparseSet};
+use crate::entity::Entity;
+
+impl SparseSet {
+    /// Exchanges rows `a` and `b` (entities and values). O(1) (O(fields) for struct-of-arrays).
+    ///
+    /// Groups use it to keep their members at the front of each owned pool, and sorting uses it
+    /// to reorder a pool.
+    ///
+    /// # Panics
+    /// If either row is out of bounds.
+    #[track_caller]
+    pub fn swap_rows(&mut self, a: usize, b: usize) {
+        if a == b {
+            assert!(a < self.dense.len(), "row {a} out of bounds (len {})", self.dense.len());
+            return;
+        }
+        match &mut self.data {
+            PoolData::Aos(column) => column.swap(a, b),
+            PoolData::Soa(columns) => columns.swap(a, b),
+        }
+        self.settle_changes();
+        if let Some(changes) = self.changes.as_deref_mut() {
+            changes.swap(a, b);
+        }
+        // Only entries that point at the swapped rows move (a stale row's index may belong to a
+        // live entity's row elsewhere).
+        let a_linked = self.sparse.get(self.dense[a].index()) == Some(a as u32);
+        let b_linked = self.sparse.get(self.dense[b].index()) == Some(b as u32);
+        self.dense.swap(a, b);
+        if b_linked {
+            self.sparse.insert(self.dense[a].index(), a as u32);
+        }
+        if a_linked {
+            self.sparse.insert(self.dense[b].index(), b as u32);
+        }
+        self.version += 1;
+    }
+
+    /// Reorders the pool so that new row `i` holds what old row `order[i]` held. O(n) swaps.
+    ///
+    /// # Panics
+    /// If `order` is not a permutation of `0..len`.
+    #[track_caller]
+    pub fn permute(&mut self, order: &[usize]) {
+        let len = self.dense.len();
+        assert_eq!(order.len(), len, "a permutation of the pool's {len} rows is needed");
+        let mut seen = vec![false; len];
+        for &row in order {
+            assert!(
+                row < len && !std::mem::replace(&mut seen[row], true),
+                "`order` is not a permutation of 0..{len}"
+            );
+        }
+        // Fill rows in order, swapping each one's value in from wherever it is now.
+        let mut position: Vec<usize> = (0..len).collect(); // position[old row] = current row
+        let mut slot: Vec<usize> = (0..len).collect(); // slot[current row] = old row held there
+        for (target, &wanted) in order.iter().enumerate() {
+            let current = position[wanted];
+            if current != target {
+                self.swap_rows(target, current);
+                let displaced = slot[target];
+                slot.swap(target, current);
+                position[displaced] = current;
+                position[wanted] = target;
+            }
+        }
+    }
+
+    /// The rest of [`SparseSet::unlink`] in a pool with no stale rows, once the changes are
+    /// settled and `entity`'s sparse entry is cleared: the dense row goes (the last moves into
+    /// it, and its entry follows), and the tracker's row with it.
+    #[inline(always)]
+    pub(super) fn unlink_cleared(&mut self, entity: Entity, row: usize) {
+        debug_assert!(!self.lazy && self.sparse.get(entity.index()).is_none());
+        self.version += 1;
+        if let Some(changes) = self.changes.as_deref_mut() {
+            changes.swap_remove(row, entity);
+        }
+        self.dense.swap_remove(row);
+        if let Some(&moved) = self.dense.get(row) {
+            self.sparse.set_existing(moved.index(), row as u32);
+        }
+    }
+
+    /// Updates `dense` and `sparse` after the value at `row` was swap-removed from the column.
+    #[inline]
+    pub(super) fn unlink(&mut self, entity: Entity, row: usize) {
+        self.settle_changes();
+        if !self.lazy {
+            // No stale rows: every dense entity's sparse entry points at its row.
+            self.sparse.remove(entity.index());
+            self.unlink_cleared(entity, row);
+            return;
+        }
+        self.version += 1;
+        if let Some(changes) = self.changes.as_deref_mut() {
+            changes.swap_remove(row, entity);
+        }
+        let last = self.dense.len() - 1;
+        let last_linked = self.sparse.get(self.dense[last].index()) == Some(last as u32);
+        if self.sparse.get(entity.index()) == Some(row as u32) {
+            self.sparse.remove(entity.index());
+        }
+        self.dense.swap_remove(row);
+        if let Some(&moved) = self.dense.get(row)
+            && last_linked
+        {
+            self.sparse.insert(moved.index(), row as u32);
+        }
+    }
+
+    /// Removes row `row` (live or stale) and drops its value; returns the entity it held. O(1).
+    ///
+    /// # Panics
+    /// If `row` is out of bounds, or if the value's `Drop` panics (the pool is consistent first).
+    #[track_caller]
+    pub fn remove_row_and_drop(&mut self, row: usize) -> Entity {
+        let entity = self.dense[row];
+        self.unlink(entity, row);
+        match &mut self.data {
+            PoolData::Aos(column) => column.swap_remove_and_drop(row),
+            PoolData::Soa(columns) => columns.swap_remove_and_drop(row),
+        }
+        entity
+    }
+
+    /// Removes and drops every value, keeping capacity and pages.
+    ///
+    /// # Panics
+    /// If a value's `Drop` panics: the pool is already empty, and the column drops the remaining
+    /// values during the unwind (each once; a second panicking drop aborts).
+    pub fn clear(&mut self) {
+        // Empty the index first, so a panicking drop leaves an empty, consistent pool.
+        self.version += 1;
+        self.settle_changes();
+        if let Some(changes) = self.changes.as_deref_mut() {
+            changes.clear(&self.dense);
+        }
+        self.sparse.clear();
+        self.dense.clear();
+        match &mut self.data {
+            PoolData::Aos(column) => column.clear(),
+            PoolData::Soa(columns) => columns.clear(),
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! Unit tests of the sparse set.
+
+use super::*;
+use std::num::NonZeroU32;
+
+fn entity(index: u32, generation: u32) -> Entity {
+    Entity::new(index, NonZeroU32::new(generation).unwrap(), 1)
+}
+
+#[test]
+fn insert_replace_remove() {
+    let mut set = SparseSet::new(StorageInfo::aos::<String>());
+    let a = entity(1, 1);
+    let b = entity(70_000, 1);
+    let c = entity(2, 1);
+    assert_eq!(set.insert(a, "a".to_string()), None);
+    assert_eq!(set.insert(b, "b".to_string()), None);
+    assert_eq!(set.insert(c, "c".to_string()), None);
+    assert_eq!(set.insert(a, "a2".to_string()).as_deref(), Some("a"));
+    set.assert_invariants();
+    assert_eq!(set.remove::<String>(a).as_deref(), Some("a2"));
+    set.assert_invariants();
+    assert_eq!(set.entities(), &[c, b]);
+    assert_eq!(set.get::<String>(b).map(String::as_str), Some("b"));
+    assert!(set.remove_and_drop(b));
+    assert!(!set.remove_and_drop(b));
+    set.assert_invariants();
+    assert_eq!(set.values::<String>(), &["c".to_string()]);
+}
+
+#[test]
+fn alignment_of_pools() {
+    let mut a = SparseSet::new(StorageInfo::aos::<u8>());
+    let mut b = SparseSet::new(StorageInfo::aos::<u8>());
+    let es: Vec<Entity> = (0..100).map(|i| entity(i, 1)).collect();
+    for &e in &es {
+        a.insert(e, 0u8);
+    }
+    for &e in &es[40..] {
+        b.insert(e, 0u8);
+    }
+    // b's rows are a's rows 40.. in the same order.
+    assert_eq!(a.aligned_with(b.entities()), (40, 60));
+    assert_eq!(b.aligned_with(&a.entities()[40..]), (0, 60));
+    assert_eq!(b.aligned_with(a.entities()), (0, 0), "a's first entity is not in b");
+    b.remove::<u8>(es[70]);
+    // Row 30 of b now holds es[99]: the prefix stops there.
+    assert_eq!(a.aligned_with(b.entities()), (40, 30));
+    // Every structural change moves the version (which caches of alignments key on).
+    let version = b.version();
+    b.remove::<u8>(es[40]);
+    assert!(b.version() > version);
+    a.clear();
+    assert_eq!(a.aligned_with(b.entities()), (0, 0));
+}
+
+#[test]
+fn contains_alive_matches_contains() {
+    let mut set = SparseSet::new(StorageInfo::aos::<u8>());
+    for i in (0..100).step_by(3) {
+        set.insert(entity(i, 1), 0u8);
+    }
+    set.remove::<u8>(entity(30, 1));
+    for i in 0..110 {
+        assert_eq!(set.contains_alive(entity(i, 1)), set.contains(entity(i, 1)), "index {i}");
+    }
+    set.set_lazy(true);
+    assert!(!set.contains_alive(entity(3, 2)), "a lazy pool checks the generation");
+}
+
+#[test]
+fn stale_generation_misses() {
+    let mut set = SparseSet::new(StorageInfo::aos::<u8>());
+    set.insert(entity(4, 1), 1u8);
+    assert!(!set.contains(entity(4, 2)));
+    assert_eq!(set.get::<u8>(entity(4, 2)), None);
+    assert_eq!(set.remove::<u8>(entity(4, 2)), None);
+    assert!(set.contains(entity(4, 1)));
+}
