@@ -21,6 +21,7 @@ pub fn all() -> Vec<Box<dyn Library>> {
         Box::new(mosaic::Mosaic(mosaic::Variant::Group)),
         Box::new(mosaic::Mosaic(mosaic::Variant::SingleThreaded)),
         Box::new(mosaic::Mosaic(mosaic::Variant::Snapshot)),
+        Box::new(mosaic::Mosaic(mosaic::Variant::Observed)),
         Box::new(plain::Plain),
         Box::new(bevy::Bevy),
         Box::new(flecs::Flecs),

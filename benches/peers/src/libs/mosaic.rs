@@ -35,6 +35,36 @@ pub enum Variant {
     /// The serialize workloads through Mosaic's own snapshots (`SnapshotRegistry`), which also
     /// save and restore the entity allocator and each pool's row order.
     Snapshot,
+    /// `add_remove` and `simple_insert` in a world that also has a hierarchy, a hook on another
+    /// type and an owning group of two other types, as real programs do: what those features
+    /// cost the structural changes of types that use none of them.
+    Observed,
+}
+
+/// A type with an `on_add` hook, in the observed world.
+#[derive(::mosaic::Component)]
+struct Hooked;
+/// The two types of the observed world's owning group.
+#[derive(::mosaic::Component)]
+struct GroupedA;
+#[derive(::mosaic::Component)]
+struct GroupedB;
+
+/// A world with a hierarchy (one parent and child), an `on_add` hook on `Hooked` and an owning
+/// group of (`GroupedA`, `GroupedB`), each in use by an entity; none of them touches the
+/// workloads' types.
+fn observed_world() -> World {
+    let mut world = World::new();
+    let parent = world.spawn_empty();
+    let child = world.spawn_empty();
+    world.set_parent(child, parent).expect("both alive");
+    world.on_add::<Hooked>(|ctx| {
+        std::hint::black_box(ctx.entity);
+    });
+    world.spawn(Hooked);
+    world.group::<(GroupedA, GroupedB)>();
+    world.spawn((GroupedA, GroupedB));
+    world
 }
 
 /// Mosaic under test.
@@ -201,6 +231,7 @@ impl Library for Mosaic {
             Variant::Group => "mosaic (group)",
             Variant::SingleThreaded => "mosaic (1 thread)",
             Variant::Snapshot => "mosaic (snapshot)",
+            Variant::Observed => "mosaic (observed world)",
         }
     }
 
@@ -224,6 +255,10 @@ impl Library for Mosaic {
                 "serialize workloads only, through `SnapshotRegistry::save_binary`/`save_ron` and \
                  `load_binary`/`load_ron` into a new world (entity allocator and pool row order included)"
             }
+            Variant::Observed => {
+                "`add_remove` and `simple_insert` only, as the plain row, in a world that also has a \
+                 hierarchy, an `on_add` hook on another type and an owning group of two other types"
+            }
         }
     }
 
@@ -237,6 +272,17 @@ impl Library for Mosaic {
                 Some(repeat(world, |w| w.query::<(&mut Position, &Velocity)>().for_each(|(p, v)| step(p, v))))
             }
             (Variant::SingleThreaded, Workload::Schedule) => self.plain(workload),
+            (Variant::Observed, Workload::SimpleInsert) => {
+                Some(fresh(observed_world, |w| spawn_four(w, N_SIMPLE)))
+            }
+            (Variant::Observed, Workload::AddRemove) => {
+                let mut world = observed_world();
+                let entities = world.spawn_batch((0..N_ADD_REMOVE).map(|_| sched::A(0.0)));
+                Some(repeat((world, entities), |(w, entities)| {
+                    w.insert_batch(entities.iter().map(|&e| (e, sched::B(0.0))));
+                    w.remove_batch::<sched::B>(entities.iter().copied());
+                }))
+            }
             (Variant::Snapshot, Workload::SerializeBinary | Workload::SerializeText) => {
                 let text = workload == Workload::SerializeText;
                 let mut world = World::new();

@@ -1,6 +1,9 @@
 //! Model-based property test: random sequences of world operations (spawn, batches, despawn,
 //! insert, replace, remove, get, queries, command buffers, stale and forged handles) run against
-//! a naive model, with the world's answers and its invariants checked after every step.
+//! a naive model, with the world's answers and its invariants checked after every step. A third
+//! run gives the world row subscribers on every component (add, replace and remove hooks, a
+//! watch, an owning group) and checks after every step that each subscriber saw exactly the row
+//! events the model implies.
 //!
 //! The case count defaults to 256 (8 under Miri, with shorter sequences) and follows the
 //! `PROPTEST_CASES` environment variable, which the `proptest!` macro applies over the config.
@@ -9,6 +12,7 @@ use crate::common;
 
 use std::any::type_name;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
 
 use common::assert_pools_consistent;
 use mosaic::{
@@ -240,18 +244,96 @@ struct Harness {
     limits: Option<(u32, u32)>,
     /// One buffer reused by every command step.
     commands: CommandBuffer,
+    /// What the world's row subscribers have seen, when it has them.
+    observed: Option<Arc<Mutex<Observed>>>,
+}
+
+/// The state row subscribers keep, from the row events they see: per component, the entities
+/// its add and remove hooks say have it (each add must find it absent, each remove and replace
+/// present), and the entities a watch of (A, B) without C says match.
+#[derive(Default, Debug)]
+struct Observed {
+    a: BTreeSet<Entity>,
+    b: BTreeSet<Entity>,
+    c: BTreeSet<Entity>,
+    replaced: usize,
+    watched: BTreeSet<Entity>,
+}
+
+impl Observed {
+    fn set(&mut self, which: usize) -> &mut BTreeSet<Entity> {
+        match which {
+            0 => &mut self.a,
+            1 => &mut self.b,
+            _ => &mut self.c,
+        }
+    }
+}
+
+/// Gives `world` hooks of every kind on A, B and C, a watch of (A, B) without C and an owning
+/// group of (A, C), all recording into the returned state.
+fn observe(world: &mut World) -> Arc<Mutex<Observed>> {
+    let state = Arc::new(Mutex::new(Observed::default()));
+    macro_rules! hooks {
+        ($t:ty, $which:expr) => {{
+            let s = Arc::clone(&state);
+            world.on_add::<$t>(move |ctx| {
+                assert!(ctx.world.contains::<$t>(ctx.entity), "on_add runs after the row is in");
+                assert!(s.lock().unwrap().set($which).insert(ctx.entity), "{} added twice", ctx.entity);
+            });
+            let s = Arc::clone(&state);
+            world.on_replace::<$t>(move |ctx| {
+                let mut s = s.lock().unwrap();
+                assert!(s.set($which).contains(&ctx.entity), "replace of an absent row");
+                s.replaced += 1;
+            });
+            let s = Arc::clone(&state);
+            world.on_remove::<$t>(move |ctx| {
+                assert!(ctx.world.contains::<$t>(ctx.entity), "on_remove runs before the row goes");
+                assert!(s.lock().unwrap().set($which).remove(&ctx.entity), "{} removed twice", ctx.entity);
+            });
+        }};
+    }
+    hooks!(A, 0);
+    hooks!(B, 1);
+    hooks!(C, 2);
+    let (enter, leave) = (Arc::clone(&state), Arc::clone(&state));
+    world.watch::<(&A, &B), Without<C>>(
+        move |ctx| assert!(enter.lock().unwrap().watched.insert(ctx.entity), "entered twice"),
+        move |ctx| assert!(leave.lock().unwrap().watched.remove(&ctx.entity), "left without entering"),
+    );
+    world.group::<(A, C)>();
+    state
 }
 
 impl Harness {
-    fn new(limits: Option<(u32, u32)>) -> Self {
+    fn new(limits: Option<(u32, u32)>, observed: bool) -> Self {
+        let mut world = limits.map_or_else(World::new, |(n, g)| World::with_entity_limits(n, g));
+        let observed = observed.then(|| observe(&mut world));
         Self {
-            world: limits.map_or_else(World::new, |(n, g)| World::with_entity_limits(n, g)),
+            world,
             model: BTreeMap::new(),
             handles: Vec::new(),
             latest: BTreeMap::new(),
             limits,
             commands: CommandBuffer::new(),
+            observed,
         }
+    }
+
+    /// The subscribers' state equals what the model's rows imply, and the group is packed.
+    #[track_caller]
+    fn check_subscribers(&self) {
+        let Some(observed) = &self.observed else { return };
+        let observed = observed.lock().unwrap();
+        let having = |f: fn(&Row) -> bool| -> BTreeSet<Entity> {
+            self.model.iter().filter(|(_, r)| f(r)).map(|(&e, _)| e).collect()
+        };
+        assert_eq!(observed.a, having(|r| r.a.is_some()), "A's add and remove hooks");
+        assert_eq!(observed.b, having(|r| r.b.is_some()), "B's add and remove hooks");
+        assert_eq!(observed.c, having(|r| r.c), "C's add and remove hooks");
+        assert_eq!(observed.watched, having(|r| r.a.is_some() && r.b.is_some() && !r.c), "the watch");
+        self.world.assert_group_invariants();
     }
 
     fn resolve(&self, pick: Pick) -> Entity {
@@ -753,11 +835,12 @@ impl Harness {
             assert_eq!(self.world.is_alive(e), self.model.contains_key(&e), "{e}");
         }
         assert!(!self.world.is_alive(never_issued(&self.world)));
+        self.check_subscribers();
     }
 }
 
-fn run(limits: Option<(u32, u32)>, ops: Vec<Op>) {
-    let mut harness = Harness::new(limits);
+fn run(limits: Option<(u32, u32)>, observed: bool, ops: Vec<Op>) {
+    let mut harness = Harness::new(limits, observed);
     harness.check();
     for op in ops {
         harness.step(op);
@@ -772,6 +855,9 @@ fn run(limits: Option<(u32, u32)>, ops: Vec<Op>) {
     for pool in harness.world.components().pools() {
         assert!(pool.is_empty());
     }
+    // Every remove hook and watch leave fired for the despawns.
+    harness.model.clear();
+    harness.check_subscribers();
 }
 
 fn config() -> ProptestConfig {
@@ -788,12 +874,19 @@ proptest! {
 
     #[test]
     fn world_matches_model(ops in proptest::collection::vec(op(), 0..=MAX_OPS)) {
-        run(None, ops);
+        run(None, false, ops);
     }
 
     #[test]
     fn limited_world_matches_model(ops in proptest::collection::vec(op(), 0..=MAX_OPS)) {
         // Eight slots of three generations: exhaustion and retirement happen within a case.
-        run(Some((8, 3)), ops);
+        run(Some((8, 3)), false, ops);
+    }
+
+    #[test]
+    fn observed_world_matches_model_and_subscribers_see_every_row_event(
+        ops in proptest::collection::vec(op(), 0..=MAX_OPS)
+    ) {
+        run(None, true, ops);
     }
 }
