@@ -601,6 +601,11 @@ fn pick_driver<'w>(required: &[&'w SparseSet], fetched: usize) -> Option<&'w Spa
 }
 
 /// An iterator over what `plan` walks, with fetches made from `components`.
+///
+/// Each plan builds its iterator in its own arm, the change walk set on that one alone: with the
+/// walk assigned after a shared constructor, the compiler no longer knew the row plan's walk is
+/// `None`, and the `for` loop over the fast run kept its state on the stack (simple_iter_for: 171k
+/// against 191k instructions per 10,000 items).
 #[inline]
 fn make_iter<'a, Q: QueryData, F: QueryFilter>(
     components: &'a Components,
@@ -608,18 +613,31 @@ fn make_iter<'a, Q: QueryData, F: QueryFilter>(
     plan: Plan<'a>,
     ticks: Ticks,
 ) -> QueryIter<'a, Q, F> {
-    let (pool, rows, all, changed) = match plan {
-        Plan::Empty => (None, &[][..], None, None),
-        Plan::Rows(driving) => (Some(driving), driving.rows(), None, None),
-        Plan::All => (None, &[][..], Some(entities.iter()), None),
-        // A change walk's iterator has no rows of its own.
-        Plan::Changed(walk) => (Some(walk.driving), &[][..], None, Some(walk)),
-    };
-    let live_check = pool.filter(|d| d.pool.is_lazy()).map(|_| entities);
-    let data = Q::init_fetch(components, pool, ticks);
-    let mut iter = QueryIter::new(data, F::init_fetch(components, ticks), rows, all, live_check);
-    iter.changed = changed;
-    iter
+    let filter = F::init_fetch(components, ticks);
+    match plan {
+        Plan::Rows(driving) => {
+            let live_check = driving.pool.is_lazy().then_some(entities);
+            QueryIter::new(
+                Q::init_fetch(components, Some(driving), ticks),
+                filter,
+                driving.rows(),
+                None,
+                live_check,
+            )
+        }
+        Plan::Empty => QueryIter::new(Q::init_fetch(components, None, ticks), filter, &[], None, None),
+        Plan::All => {
+            QueryIter::new(Q::init_fetch(components, None, ticks), filter, &[], Some(entities.iter()), None)
+        }
+        Plan::Changed(walk) => {
+            // A change walk's iterator has no rows of its own.
+            let live_check = walk.driving.pool.is_lazy().then_some(entities);
+            let data = Q::init_fetch(components, Some(walk.driving), ticks);
+            let mut iter = QueryIter::new(data, filter, &[], None, live_check);
+            iter.changed = Some(walk);
+            iter
+        }
+    }
 }
 
 impl<'w, Q: QueryData, F: QueryFilter> IntoIterator for Query<'w, Q, F> {

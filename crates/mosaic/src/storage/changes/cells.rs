@@ -37,9 +37,11 @@ impl RowCells {
         // SAFETY: as above.
         unsafe { *self.0[row].slot.get() }
     }
+    #[inline]
     pub(super) fn set_changed_mut(&mut self, row: usize, value: u32) {
         *self.0[row].changed.get_mut() = value;
     }
+    #[inline]
     pub(super) fn set_slot_mut(&mut self, row: usize, value: u32) {
         *self.0[row].slot.get_mut() = value;
     }
@@ -53,6 +55,7 @@ impl RowCells {
         // read elsewhere only when no writer can run (see `Sync`).
         unsafe { *self.0[row].slot.get() = value };
     }
+    #[inline]
     pub(super) fn push(&mut self, changed: u32, slot: u32) {
         self.0.push(RowCell { changed: UnsafeCell::new(changed), slot: UnsafeCell::new(slot) });
     }
@@ -135,6 +138,7 @@ impl FieldCells {
             self.ticks.extend((0..self.stride).map(|_| UnsafeCell::new(tick)));
         }
     }
+    #[inline]
     pub(super) fn swap_remove(&mut self, row: usize) {
         if self.stride == 0 {
             return;
@@ -145,6 +149,7 @@ impl FieldCells {
         }
         self.ticks.truncate(last * self.stride);
     }
+    #[inline]
     pub(super) fn swap(&mut self, a: usize, b: usize) {
         for field in 0..self.stride {
             self.ticks.swap(a * self.stride + field, b * self.stride + field);
@@ -172,6 +177,7 @@ impl Pending {
     }
 
     /// Sets the row count (flags of new rows clear; the pool settles before rows go away).
+    #[inline]
     pub(super) fn resize(&mut self, rows: usize) {
         self.rows.resize_with(rows, || AtomicU8::new(0));
         self.blocks.resize_with(rows.div_ceil(64), || AtomicU8::new(0));

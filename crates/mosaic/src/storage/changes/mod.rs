@@ -170,6 +170,7 @@ impl ChangeTracker {
 
     /// Records that row `row` (holding `entity`) changed now. O(1) amortised; compacts the log
     /// (O(log + rows) through `lookup`) when it outgrew the pool.
+    #[inline]
     pub fn mark_mut(&mut self, row: usize, entity: Entity, lookup: RowLookup<'_>) {
         self.settle(lookup);
         let now = self.clock.now();

@@ -9,6 +9,7 @@ use crate::entity::Entity;
 use crate::storage::tick::{ReaderTick, Ticks};
 
 impl ChangeTracker {
+    #[inline]
     pub(super) fn record_removal(&mut self, entity: Entity) {
         let now = self.clock.now();
         self.removed.push(LogEntry { tick: now, changed: now, row: DEAD_ROW, entity });
@@ -51,6 +52,7 @@ impl ChangeTracker {
     }
 
     /// The removals newer than `ticks.last_run`, oldest first. O(log removals).
+    #[inline]
     pub fn removed_since(&self, ticks: Ticks) -> &[LogEntry] {
         let start = self.removed.partition_point(|e| !ticks.is_newer(e.tick));
         &self.removed[start..]
