@@ -38,8 +38,10 @@ toolchain="${MIRI_TOOLCHAIN:-nightly}"
 package="mosaic-ecs"
 tests_dir="crates/mosaic/tests"
 log_dir="target/miri-logs"
-# Test files matching this run on rayon's pool: parallel iteration, the parallel executor.
-threaded_pattern='rayon|\.par_[a-z_]+\(|ExecutorKind::Parallel'
+# Test files matching this run on rayon's pool: parallel iteration, the parallel executor, and any
+# schedule (the default executor is the parallel one, and under Miri's slowness every segment
+# passes the threshold that sends it to the pool).
+threaded_pattern='rayon|\.par_[a-z_]+\(|ExecutorKind::Parallel|Schedule::new\(\)'
 
 die() {
     echo "miri.sh: error: $*" >&2

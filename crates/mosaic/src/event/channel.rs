@@ -100,6 +100,50 @@ impl<E> Events<E> {
         self.first_seq + self.queue.len() as u64
     }
 
+    /// Releases every event held now, read or not (bevy's `Events::clear`): readers that had not
+    /// read them count them as missed ([`EventCursor::missed`]). Sequence numbers go on from
+    /// where they were, so no reader reads an event twice. Keeps the buffer's capacity. O(held).
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::event::{Events, Retention};
+    ///
+    /// let mut events = Events::new(Retention::UntilRead);
+    /// let mut reader = events.register_reader();
+    /// events.send("boom");
+    /// events.clear();
+    /// assert!(events.is_empty());
+    /// assert_eq!(events.read(&mut reader).count(), 0);
+    /// assert_eq!(reader.missed(), 1);
+    /// events.send("bang");
+    /// assert_eq!(events.read(&mut reader).copied().collect::<Vec<_>>(), ["bang"]);
+    /// ```
+    pub fn clear(&mut self) {
+        self.first_seq += self.queue.len() as u64;
+        self.queue.clear();
+    }
+
+    /// Takes every event held out of the channel, oldest first (bevy's `Events::drain`); readers
+    /// that had not read them count them as missed, as with [`Events::clear`]. Events the
+    /// iterator has not yielded when it is dropped are dropped with it. Keeps the buffer's
+    /// capacity. O(1) to start, O(1) per event.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::event::{Events, Retention};
+    ///
+    /// let mut events = Events::new(Retention::Frames(2));
+    /// events.send_batch([1, 2, 3]);
+    /// let taken: Vec<i32> = events.drain().collect();
+    /// assert_eq!(taken, [1, 2, 3]);
+    /// assert!(events.is_empty());
+    /// assert_eq!(events.next_seq(), 3, "numbering goes on");
+    /// ```
+    pub fn drain(&mut self) -> impl ExactSizeIterator<Item = E> + '_ {
+        self.first_seq += self.queue.len() as u64;
+        self.queue.drain(..).map(|(_, e)| e)
+    }
+
     /// Registers a reader starting at the oldest event held.
     pub fn register_reader(&mut self) -> EventCursor {
         let next = Arc::new(AtomicU64::new(self.first_seq));

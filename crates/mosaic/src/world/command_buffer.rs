@@ -292,6 +292,18 @@ impl CommandBuffer {
         self.commands.push(Command::Insert { entity, queue });
     }
 
+    /// Records an insert-like command on `entity`: `value` goes to its own queue and `apply`
+    /// writes it when the command comes (skipped, and counted, if `entity` is dead by then).
+    pub(super) fn push_insert<V: Send + Sync + 'static>(
+        &mut self,
+        entity: Entity,
+        value: V,
+        apply: fn(V, &mut World, Option<Entity>),
+    ) {
+        let queue = self.push_queued(value, apply);
+        self.commands.push(Command::Insert { entity, queue });
+    }
+
     /// Records removing `entity`'s `T` (dropping it); a no-op at apply time if it has none.
     pub fn remove<T: Component>(&mut self, entity: Entity) {
         fn remove<T: Component>(world: &mut World, entity: Entity) {
@@ -305,7 +317,6 @@ impl CommandBuffer {
         self.commands.push(Command::Despawn { entity });
     }
 
-    /// Records an operation of a higher layer on `entity` (and `other`).
     /// Records `f` to run on the world when the buffer is applied, in order with the other
     /// commands (bevy's `Commands::queue`): any change through `&mut World` the built-in commands
     /// do not cover. Closures of one type share a queue that keeps its capacity, so a buffer
@@ -332,6 +343,7 @@ impl CommandBuffer {
         self.commands.push(Command::Run { queue });
     }
 
+    /// Records an operation of a higher layer on `entity` (and `other`).
     pub(crate) fn push_op(&mut self, entity: Entity, other: Option<Entity>, op: EntityOp) {
         self.commands.push(Command::Op { entity, other, op });
     }

@@ -9,6 +9,7 @@ mod entity_ref;
 mod error;
 mod group;
 mod hooks;
+mod insert_if;
 mod lazy;
 #[cfg(any(feature = "serialize", feature = "rollback"))]
 mod parts;

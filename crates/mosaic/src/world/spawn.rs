@@ -98,6 +98,40 @@ fn bundle_ids<'a, B: Bundle>(
     (&info.ids, info.set)
 }
 
+/// Writes `bundle` (component ids `ids`) into `entity`'s rows and component set: a `new` entity
+/// (no component yet) gets set `set`, the bundle's, first; an existing one follows an edge per
+/// component it gains. A free function over the two fields it touches, so callers can hold a
+/// bundle's cached ids meanwhile.
+#[inline(always)]
+fn write_bundle<B: Bundle>(
+    components: &mut Components,
+    sets: &mut ComponentSets,
+    entity: Entity,
+    new: bool,
+    bundle: B,
+    ids: &[ComponentId],
+    set: SetId,
+) {
+    if new {
+        // The set first: should an insert panic part-way (a pool past `u32::MAX` rows), the set
+        // names a component too many, which despawn passes over, and never leaves a value out of
+        // it, which despawn would leave behind.
+        sets.replace(entity.index(), set);
+        bundle.put_each(&mut SpawnSink { pools: components.pools_mut(), ids, next: 0, entity });
+    } else {
+        bundle.put_each(&mut InsertSink { pools: components.pools_mut(), ids, next: 0, entity, sets });
+    }
+}
+
+/// Registers bundle `B`'s components and checks it holds no type twice (cached per bundle type).
+///
+/// # Panics
+/// If `B` holds the same component type twice.
+#[track_caller]
+pub(super) fn check_bundle<B: Bundle>(world: &mut World) {
+    bundle_ids::<B>(&mut world.bundles, &mut world.components, &mut world.component_sets);
+}
+
 /// Allocates an entity id and makes sure its component set entry exists; a free function over
 /// the two fields it touches, so callers can hold a bundle's cached ids meanwhile.
 #[inline]
@@ -251,18 +285,15 @@ impl World {
             self.put_bundle_observed(entity, target.is_none(), bundle, &ids, set);
             return Ok(entity);
         }
-        if target.is_none() {
-            // The set first: should an insert panic part-way (a pool past `u32::MAX` rows), the
-            // set names a component too many, which despawn passes over, and never leaves a
-            // value out of it, which despawn would leave behind.
-            self.component_sets.replace(entity.index(), set);
-            let pools = self.components.pools_mut();
-            bundle.put_each(&mut SpawnSink { pools, ids, next: 0, entity });
-        } else {
-            let sets = &mut self.component_sets;
-            let pools = self.components.pools_mut();
-            bundle.put_each(&mut InsertSink { pools, ids, next: 0, entity, sets });
-        }
+        write_bundle(
+            &mut self.components,
+            &mut self.component_sets,
+            entity,
+            target.is_none(),
+            bundle,
+            ids,
+            set,
+        );
         Ok(entity)
     }
 
@@ -289,15 +320,7 @@ impl World {
         if observed {
             self.emit_before(&change);
         }
-        if new {
-            self.component_sets.replace(entity.index(), set); // first, as in `put_bundle_into`
-            let pools = self.components.pools_mut();
-            bundle.put_each(&mut SpawnSink { pools, ids, next: 0, entity });
-        } else {
-            let sets = &mut self.component_sets;
-            let pools = self.components.pools_mut();
-            bundle.put_each(&mut InsertSink { pools, ids, next: 0, entity, sets });
-        }
+        write_bundle(&mut self.components, &mut self.component_sets, entity, new, bundle, ids, set);
         if observed {
             self.emit_after(&change);
         }

@@ -160,3 +160,29 @@ fn event_channels_report_backlog_and_sent_through_frames() {
         assert_eq!(channels[1].len, 1, "each frame's `u8` is released at the next frame's end");
     }
 }
+
+#[test]
+fn clear_and_drain_release_every_event_and_readers_count_them_missed() {
+    let mut events = mosaic::Events::new(mosaic::Retention::UntilRead);
+    let mut reader = events.register_reader();
+    events.send_batch([1, 2, 3]);
+    assert_eq!(events.read(&mut reader).count(), 3);
+    events.send_batch([4, 5]);
+    let capacity = events.capacity();
+    // Every event held goes, read or not (none was released: no frame ended).
+    let drained: Vec<i32> = events.drain().collect();
+    assert_eq!(drained, [1, 2, 3, 4, 5]);
+    assert!(events.is_empty() && events.capacity() == capacity, "capacity kept");
+    assert_eq!(events.read(&mut reader).count(), 0);
+    assert_eq!(reader.missed(), 2, "4 and 5 were drained before they were read");
+    events.send(6);
+    // A drain whose iterator is dropped early still empties the channel.
+    assert_eq!(events.drain().next(), Some(6));
+    events.send(7);
+    events.clear();
+    assert_eq!(events.next_seq(), 7, "numbering goes on");
+    assert_eq!(events.read(&mut reader).count(), 0);
+    assert_eq!(reader.missed(), 4);
+    events.send(8);
+    assert_eq!(events.read(&mut reader).copied().collect::<Vec<_>>(), [8]);
+}

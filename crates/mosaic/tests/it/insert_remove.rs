@@ -351,3 +351,75 @@ fn worlds_that_register_types_in_different_orders_each_find_their_own_pools() {
     assert_eq!(third.components().id::<Slotted>(), None);
     assert_eq!(third.components().id::<Generic<0>>(), None);
 }
+
+// --- insert_if_new / insert_if_neq ---
+
+#[derive(Component, Debug, PartialEq, Clone)]
+#[component(track_changes)]
+struct Mode(u8);
+
+#[derive(Component, Debug, PartialEq)]
+struct Armor(u32);
+
+#[test]
+fn insert_if_new_adds_only_what_is_missing_and_fires_only_add_hooks() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU32, Ordering};
+    let mut world = World::new();
+    let (added, replaced) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
+    let (a, r) = (added.clone(), replaced.clone());
+    world.on_add::<Mode>(move |_| {
+        a.fetch_add(1, Ordering::Relaxed);
+    });
+    world.on_replace::<Mode>(move |_| {
+        r.fetch_add(1, Ordering::Relaxed);
+    });
+    let e = world.spawn(Mode(1));
+    world.clear_trackers();
+    assert_eq!(world.insert_if_new(e, (Mode(9), Armor(2))), Ok(1));
+    assert_eq!(world.get::<Mode>(e), Ok(&Mode(1)), "the present value stays");
+    assert_eq!(world.get::<Armor>(e), Ok(&Armor(2)));
+    assert_eq!((added.load(Ordering::Relaxed), replaced.load(Ordering::Relaxed)), (1, 0));
+    assert_eq!(world.query_filtered::<Entity, mosaic::Changed<Mode>>().count(), 0, "not marked changed");
+    assert_eq!(world.insert_if_new(e, Armor(3)), Ok(0));
+    assert_eq!(world.get::<Armor>(e), Ok(&Armor(2)));
+    world.despawn(e);
+    assert!(matches!(world.insert_if_new(e, Armor(1)), Err(ComponentError::Entity(_))));
+}
+
+#[test]
+fn insert_if_neq_writes_only_a_different_value() {
+    let mut world = World::new();
+    let e = world.spawn(Mode(1));
+    let replaced = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let r = replaced.clone();
+    world.on_replace::<Mode>(move |_| {
+        r.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    });
+    world.clear_trackers();
+    assert_eq!(world.insert_if_neq(e, Mode(1)), Ok(false));
+    assert_eq!(world.query_filtered::<Entity, mosaic::Changed<Mode>>().count(), 0);
+    assert_eq!(replaced.load(std::sync::atomic::Ordering::Relaxed), 0, "no replace hook for a no-op");
+    assert_eq!(world.insert_if_neq(e, Mode(2)), Ok(true));
+    assert_eq!(world.get::<Mode>(e), Ok(&Mode(2)));
+    assert_eq!(world.query_filtered::<Entity, mosaic::Changed<Mode>>().count(), 1);
+    let bare = world.spawn_empty();
+    assert_eq!(world.insert_if_neq(bare, Mode(7)), Ok(true), "absent counts as different");
+}
+
+#[test]
+fn conditional_inserts_through_commands() {
+    let mut world = World::new();
+    let e = world.spawn(Mode(1));
+    let gone = world.spawn_empty();
+    world.despawn(gone);
+    let mut commands = mosaic::CommandBuffer::new();
+    commands.insert_if_new(e, (Mode(5), Armor(1)));
+    commands.insert_if_neq(e, Mode(1));
+    commands.insert_if_new(gone, Armor(9));
+    commands.insert_if_neq(gone, Mode(3));
+    let report = commands.apply(&mut world);
+    assert_eq!((report.applied, report.skipped), (2, 2));
+    assert_eq!(world.get::<Mode>(e), Ok(&Mode(1)));
+    assert_eq!(world.get::<Armor>(e), Ok(&Armor(1)));
+}
