@@ -36,51 +36,53 @@ pub type Hook = Arc<dyn Fn(&mut HookContext<'_>) + Send + Sync>;
 /// Which lifecycle event a hook is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum HookKind {
+    /// After a value is added to an entity that had none.
     Add,
+    /// After any insert: an add or a replace.
+    Insert,
+    /// Before a value is overwritten by an insert.
     Replace,
+    /// Before a value goes: overwritten, removed, or despawned with its entity.
+    Discard,
+    /// Before a value is removed (remove, despawn).
     Remove,
 }
+
+/// Every kind, in the order a component's hooks of each kind are stored.
+const KINDS: [HookKind; 5] =
+    [HookKind::Add, HookKind::Insert, HookKind::Replace, HookKind::Discard, HookKind::Remove];
 
 impl HookKind {
     /// The row events that fire hooks of this kind.
     fn events(self) -> RowEvents {
         match self {
             Self::Add => RowEvents::ADD,
+            Self::Insert => RowEvents::ADD | RowEvents::REPLACE,
             Self::Replace => RowEvents::REPLACE,
+            Self::Discard => RowEvents::REPLACE | RowEvents::REMOVE,
             Self::Remove => RowEvents::REMOVE,
         }
     }
 }
 
-/// The hooks of one component type, per kind, in registration order (with their serials).
+/// The hooks of one component type, per kind (in [`KINDS`] order), each list in registration
+/// order (with their serials).
 #[derive(Clone, Default)]
-struct ComponentHooks {
-    on_add: Vec<(u32, Hook)>,
-    on_replace: Vec<(u32, Hook)>,
-    on_remove: Vec<(u32, Hook)>,
-}
+struct ComponentHooks([Vec<(u32, Hook)>; 5]);
 
 impl ComponentHooks {
     fn get(&self, kind: HookKind) -> &[(u32, Hook)] {
-        match kind {
-            HookKind::Add => &self.on_add,
-            HookKind::Replace => &self.on_replace,
-            HookKind::Remove => &self.on_remove,
-        }
+        &self.0[kind as usize]
     }
 
     fn get_mut(&mut self, kind: HookKind) -> &mut Vec<(u32, Hook)> {
-        match kind {
-            HookKind::Add => &mut self.on_add,
-            HookKind::Replace => &mut self.on_replace,
-            HookKind::Remove => &mut self.on_remove,
-        }
+        &mut self.0[kind as usize]
     }
 
     /// The row events these hooks want.
     fn events(&self) -> RowEvents {
         let mut events = RowEvents::NONE;
-        for kind in [HookKind::Add, HookKind::Replace, HookKind::Remove] {
+        for kind in KINDS {
             if !self.get(kind).is_empty() {
                 events |= kind.events();
             }
@@ -89,8 +91,9 @@ impl ComponentHooks {
     }
 }
 
-/// Identifies a hook made by [`World::on_add`], [`World::on_replace`] or [`World::on_remove`],
-/// for [`World::remove_hook`]. Unique within its world.
+/// Identifies a hook made by [`World::on_add`], [`World::on_insert`], [`World::on_replace`],
+/// [`World::on_discard`] or [`World::on_remove`], for [`World::remove_hook`]. Unique within its
+/// world.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct HookId {
     component: ComponentId,
@@ -109,8 +112,7 @@ pub(crate) struct Hooks {
 
 impl std::fmt::Debug for Hooks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let count: usize =
-            self.of.iter().map(|h| h.on_add.len() + h.on_replace.len() + h.on_remove.len()).sum();
+        let count: usize = self.of.iter().flat_map(|h| &h.0).map(Vec::len).sum();
         f.debug_struct("Hooks").field("count", &count).finish()
     }
 }
@@ -128,21 +130,29 @@ impl RowSubscriber for Hooks {
         world.hooks.of.get(id.index()).map_or(RowEvents::NONE, ComponentHooks::events)
     }
 
-    /// Replace hooks of the replaced components, then remove hooks of the removed ones, each in
-    /// the change's order.
+    /// For each replaced component its replace, then discard hooks; then for each removed one its
+    /// discard, then remove hooks; each in the change's order (bevy's order: `on_replace` before
+    /// `on_remove`).
     fn before(world: &mut World, change: &RowChange<'_>) {
         for &id in change.replaced {
             world.fire_hooks(change.entity, id, HookKind::Replace);
+            world.fire_hooks(change.entity, id, HookKind::Discard);
         }
         for &id in change.removed {
+            world.fire_hooks(change.entity, id, HookKind::Discard);
             world.fire_hooks(change.entity, id, HookKind::Remove);
         }
     }
 
-    /// Add hooks of the added components, in the change's order.
+    /// For each added component its add, then insert hooks; then the insert hooks of the
+    /// replaced ones; each in the change's order (bevy's order: `on_add` before `on_insert`).
     fn after(world: &mut World, change: &RowChange<'_>) {
         for &id in change.added {
             world.fire_hooks(change.entity, id, HookKind::Add);
+            world.fire_hooks(change.entity, id, HookKind::Insert);
+        }
+        for &id in change.replaced {
+            world.fire_hooks(change.entity, id, HookKind::Insert);
         }
     }
 }
@@ -198,14 +208,77 @@ impl World {
         self.add_hook::<T>(HookKind::Add, Arc::new(hook))
     }
 
+    /// Registers a hook run right after every insert of a `T`: an add (after the add hooks) or
+    /// a replace of the value an entity had (bevy's `on_insert`). The hook can read the new value.
+    /// Any number per component, run in registration order; see [`World::on_add`].
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    /// use std::sync::Arc;
+    /// use mosaic::{Component, World};
+    ///
+    /// #[derive(Component)]
+    /// struct Target(u32);
+    ///
+    /// let mut world = World::new();
+    /// let inserts = Arc::new(AtomicU32::new(0));
+    /// let counter = inserts.clone();
+    /// world.on_insert::<Target>(move |_| { counter.fetch_add(1, Ordering::Relaxed); });
+    /// let e = world.spawn(Target(1));
+    /// world.insert(e, Target(2)); // a replace is an insert too
+    /// assert_eq!(inserts.load(Ordering::Relaxed), 2);
+    /// ```
+    pub fn on_insert<T: Component>(
+        &mut self,
+        hook: impl Fn(&mut HookContext<'_>) + Send + Sync + 'static,
+    ) -> HookId {
+        self.add_hook::<T>(HookKind::Insert, Arc::new(hook))
+    }
+
     /// Registers a hook run right before an entity's `T` is overwritten by an insert (the
-    /// replace signal). The hook can read the old value. Any number per component, run in
-    /// registration order; see [`World::on_add`].
+    /// replace signal), and only then: see [`World::on_discard`] for every way a value goes. The
+    /// hook can read the old value. Any number per component, run in registration order; see
+    /// [`World::on_add`].
     pub fn on_replace<T: Component>(
         &mut self,
         hook: impl Fn(&mut HookContext<'_>) + Send + Sync + 'static,
     ) -> HookId {
         self.add_hook::<T>(HookKind::Replace, Arc::new(hook))
+    }
+
+    /// Registers a hook run right before an entity's `T` goes, whichever way: overwritten by an
+    /// insert (after the replace hooks), removed or despawned (before the remove hooks). The hook
+    /// can read the old value. What bevy's `on_replace` does (bevy fires it on removal too; our
+    /// [`World::on_replace`] is for overwrites alone). Any number per component, run in
+    /// registration order; see [`World::on_add`].
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use mosaic::{Component, World};
+    ///
+    /// #[derive(Component)]
+    /// struct Ticket(u32);
+    ///
+    /// let mut world = World::new();
+    /// let gone = Arc::new(Mutex::new(Vec::new()));
+    /// let log = gone.clone();
+    /// world.on_discard::<Ticket>(move |ctx| {
+    ///     log.lock().unwrap().push(ctx.world.get::<Ticket>(ctx.entity).unwrap().0);
+    /// });
+    /// let e = world.spawn(Ticket(1));
+    /// world.insert(e, Ticket(2)); // 1 is discarded
+    /// world.remove::<Ticket>(e); // 2 is discarded
+    /// let f = world.spawn(Ticket(3));
+    /// world.despawn(f); // 3 is discarded
+    /// assert_eq!(*gone.lock().unwrap(), [1, 2, 3]);
+    /// ```
+    pub fn on_discard<T: Component>(
+        &mut self,
+        hook: impl Fn(&mut HookContext<'_>) + Send + Sync + 'static,
+    ) -> HookId {
+        self.add_hook::<T>(HookKind::Discard, Arc::new(hook))
     }
 
     /// Registers a hook run right before a `T` leaves an entity (remove, or despawn, where the

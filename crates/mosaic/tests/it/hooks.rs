@@ -246,3 +246,85 @@ fn a_hook_can_spawn_through_its_commands_during_a_despawn() {
     }
     assert_eq!(world.query::<&Wreck>().into_iter().count(), 2, "the hook ran for the others");
 }
+
+/// The five hook kinds fire in bevy's order: add then insert after a new value; replace, discard,
+/// then insert around an overwrite; discard then remove before a removal and a despawn.
+#[test]
+fn every_hook_kind_fires_in_order() {
+    use std::sync::{Arc, Mutex};
+    #[derive(Component)]
+    struct Gauge(u32);
+    let mut world = World::new();
+    let log: Arc<Mutex<Vec<String>>> = Arc::default();
+    macro_rules! record {
+        ($on:ident, $name:literal) => {{
+            let log = Arc::clone(&log);
+            world.$on::<Gauge>(move |ctx| {
+                let value = ctx.world.get::<Gauge>(ctx.entity).map_or(0, |g| g.0);
+                log.lock().unwrap().push(format!("{} {value}", $name));
+            });
+        }};
+    }
+    record!(on_add, "add");
+    record!(on_insert, "insert");
+    record!(on_replace, "replace");
+    record!(on_discard, "discard");
+    record!(on_remove, "remove");
+    let e = world.spawn(Gauge(1));
+    world.insert(e, Gauge(2));
+    world.remove::<Gauge>(e);
+    world.insert(e, Gauge(3));
+    world.despawn(e);
+    assert_eq!(
+        *log.lock().unwrap(),
+        [
+            "add 1",
+            "insert 1", // spawn
+            "replace 1",
+            "discard 1",
+            "insert 2", // overwrite: old value before, new after
+            "discard 2",
+            "remove 2", // remove
+            "add 3",
+            "insert 3", // insert again
+            "discard 3",
+            "remove 3", // despawn
+        ]
+    );
+}
+
+/// Commands recorded by hooks apply as soon as the operation that fired them ends, breadth first:
+/// every command a round recorded runs before the commands those commands' hooks record. (bevy
+/// applies them depth first; breadth first keeps a cascade of any length off the call stack.)
+#[test]
+fn commands_from_hooks_apply_breadth_first() {
+    use std::sync::{Arc, Mutex};
+    #[derive(Component)]
+    struct Root;
+    #[derive(Component)]
+    struct Left;
+    #[derive(Component)]
+    struct Right;
+    #[derive(Component)]
+    struct LeftChild;
+    let mut world = World::new();
+    let log: Arc<Mutex<Vec<&str>>> = Arc::default();
+    let l = Arc::clone(&log);
+    world.on_add::<Root>(move |ctx| {
+        l.lock().unwrap().push("root");
+        ctx.commands.insert(ctx.entity, Left);
+        ctx.commands.insert(ctx.entity, Right);
+    });
+    let l = Arc::clone(&log);
+    world.on_add::<Left>(move |ctx| {
+        l.lock().unwrap().push("left");
+        ctx.commands.insert(ctx.entity, LeftChild);
+    });
+    let l = Arc::clone(&log);
+    world.on_add::<Right>(move |_| l.lock().unwrap().push("right"));
+    let l = Arc::clone(&log);
+    world.on_add::<LeftChild>(move |_| l.lock().unwrap().push("left child"));
+    let e = world.spawn(Root);
+    assert_eq!(*log.lock().unwrap(), ["root", "left", "right", "left child"]);
+    assert!(world.contains::<LeftChild>(e), "every round applied before `spawn` returned");
+}
