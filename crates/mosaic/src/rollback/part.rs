@@ -14,7 +14,7 @@ use super::{RollbackError, RollbackRegistry, StateDifference};
 use crate::component::ComponentId;
 use crate::entity::EntitiesImage;
 use crate::hierarchy::{OrderState, RelationImage, RelationKinds, Relationship};
-use crate::storage::PoolImage;
+use crate::storage::{PoolImage, Tick};
 use crate::world::{ReaderTicksImage, SetsImage, World};
 
 /// One part of a world's state, as rollback sees it.
@@ -403,23 +403,30 @@ impl WorldPart for Relations {
     }
 }
 
-/// The registered resources.
+/// The registered resources, with their change ticks.
 pub(crate) struct Resources;
 
 impl WorldPart for Resources {
-    /// One per registered resource, in registry (name) order.
-    type Image = Vec<SavedResource>;
+    /// One per registered resource, in registry (name) order: the value (`None` when the world
+    /// had none) and its change ticks.
+    type Image = Vec<(SavedResource, Option<(Tick, Tick)>)>;
 
-    fn save(world: &World, registry: &RollbackRegistry, image: &mut Vec<SavedResource>) {
-        image.resize_with(registry.resources.len(), || None);
-        for (entry, saved) in registry.resources.iter().zip(image) {
+    fn save(world: &World, registry: &RollbackRegistry, image: &mut Self::Image) {
+        image.resize_with(registry.resources.len(), || (None, None));
+        for (entry, (saved, ticks)) in registry.resources.iter().zip(image) {
             (entry.save)(world, saved);
+            *ticks = (entry.ticks)(world);
         }
     }
 
-    fn restore(world: &mut World, registry: &RollbackRegistry, image: &Vec<SavedResource>) {
-        for (entry, saved) in registry.resources.iter().zip(image) {
+    /// Puts every value back, then its ticks (the value's own insert or write stamps the present,
+    /// which the saved ticks replace).
+    fn restore(world: &mut World, registry: &RollbackRegistry, image: &Self::Image) {
+        for (entry, (saved, ticks)) in registry.resources.iter().zip(image) {
             (entry.restore)(world, saved);
+            if let Some(ticks) = *ticks {
+                (entry.set_ticks)(world, ticks);
+            }
         }
     }
 
@@ -438,12 +445,8 @@ impl WorldPart for Resources {
         }
     }
 
-    fn compare(
-        registry: &RollbackRegistry,
-        a: &Vec<SavedResource>,
-        b: &Vec<SavedResource>,
-    ) -> Option<StateDifference> {
-        for (entry, (ra, rb)) in registry.resources.iter().zip(a.iter().zip(b)) {
+    fn compare(registry: &RollbackRegistry, a: &Self::Image, b: &Self::Image) -> Option<StateDifference> {
+        for (entry, ((ra, _), (rb, _))) in registry.resources.iter().zip(a.iter().zip(b)) {
             let Some(hash) = &entry.hash else { continue };
             let digest = |saved: &SavedResource| {
                 saved.as_deref().map(|value| {
@@ -459,7 +462,7 @@ impl WorldPart for Resources {
         None
     }
 
-    fn bytes(_: &Vec<SavedResource>) -> usize {
+    fn bytes(_: &Self::Image) -> usize {
         0
     }
 }

@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use super::hash::StableHasher;
 use crate::component::Component;
 use crate::entity::Entity;
-use crate::storage::{PoolImage, SparseSet, StorageInfo};
+use crate::storage::{PoolImage, SparseSet, StorageInfo, Tick};
 use crate::world::World;
 
 /// Saves one registered pool of a world into an image (an empty image if the world has no pool).
@@ -55,6 +55,10 @@ pub(crate) struct ResourceEntry {
     pub(crate) hash: Option<HashResourceFn>,
     /// The world's resource as `dyn Any`, if present.
     pub(crate) get: fn(&World) -> Option<&(dyn Any + Send + Sync)>,
+    /// The world's resource's change ticks (added, changed), if present.
+    pub(crate) ticks: fn(&World) -> Option<(Tick, Tick)>,
+    /// Puts change ticks back on the world's resource, if present.
+    pub(crate) set_ticks: fn(&World, (Tick, Tick)),
 }
 
 /// One registered input resource.
@@ -216,6 +220,16 @@ fn restore_resource<R: Clone + Send + Sync + 'static>(world: &mut World, saved: 
         None => {
             world.remove_resource::<R>();
         }
+    }
+}
+
+fn resource_ticks<R: Send + Sync + 'static>(world: &World) -> Option<(Tick, Tick)> {
+    world.resource_change_ticks::<R>()
+}
+
+fn set_resource_ticks<R: Send + Sync + 'static>(world: &World, (added, changed): (Tick, Tick)) {
+    if let Some(ticks) = world.resource_map().ticks::<R>() {
+        ticks.set(added, changed);
     }
 }
 
@@ -390,6 +404,8 @@ impl RollbackRegistry {
             restore: restore_resource::<R>,
             hash,
             get: get_resource::<R>,
+            ticks: resource_ticks::<R>,
+            set_ticks: set_resource_ticks::<R>,
         };
         add(&mut self.resources, entry, |e| (e.name.as_str(), e.type_name), "resource");
         self

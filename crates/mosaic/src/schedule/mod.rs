@@ -21,6 +21,7 @@
 //!   at its batch), all of them every frame, so a condition that keeps state sees every frame.
 
 mod access;
+mod conditions;
 mod core;
 #[cfg(feature = "parallel")]
 mod dag;
@@ -31,13 +32,16 @@ mod oneshot;
 mod par_commands;
 mod param;
 mod profile;
+mod res;
 mod segment;
 mod system;
 
 pub use self::core::{ExecutorKind, FrameEndTasks, Schedule, SetConfig, SystemConfig};
 pub use access::{Access, AccessItem, AccessTarget, Conflict};
+pub use conditions::{resource_added, resource_changed, resource_exists};
 pub use error::ScheduleError;
 pub use par_commands::ParCommands;
-pub use param::{Commands, Local, ParamConflict, Res, ResMut, SystemParam, SystemParamItem};
+pub use param::{Commands, Local, ParamConflict, SystemParam, SystemParamItem};
 pub use profile::{FrameProfile, SystemProfile};
+pub use res::{Res, ResMut};
 pub use system::{ExclusiveSystem, FunctionSystem, IntoLabel, IntoSystem, System, SystemParamFunction};

@@ -1,6 +1,5 @@
 //! System parameters: what a system function asks for.
 
-use std::any::TypeId;
 use std::ops::{Deref, DerefMut};
 
 use super::access::{Access, AccessItem, AccessTarget};
@@ -154,107 +153,6 @@ unsafe impl<T: crate::component::Component> SystemParam for RemovedComponents<'_
             None => &[],
         };
         RemovedComponents::new(entries)
-    }
-}
-
-/// Shared access to resource `T`. The system panics naming itself and `T` if the resource is
-/// missing, unless it was added with `skip_if_missing`; `Option<Res<T>>` never fails.
-pub struct Res<'w, T>(&'w T);
-
-impl<T> Deref for Res<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        self.0
-    }
-}
-
-/// Exclusive access to resource `T`; missing resources as for [`Res`].
-pub struct ResMut<'w, T>(&'w mut T);
-
-impl<T> Deref for ResMut<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        self.0
-    }
-}
-
-impl<T> DerefMut for ResMut<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        self.0
-    }
-}
-
-fn resource_item<T: 'static>(write: bool, param: &'static str) -> AccessItem {
-    AccessItem {
-        target: AccessTarget::Resource(TypeId::of::<T>()),
-        name: std::any::type_name::<T>(),
-        write,
-        param,
-    }
-}
-
-// SAFETY: declares a read of `T` and only reads it.
-unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
-    type State = ();
-    type Item<'w, 's> = Res<'w, T>;
-
-    fn add_access(access: &mut Access) -> Result<(), ParamConflict> {
-        access.add(resource_item::<T>(false, std::any::type_name::<Self>()))
-    }
-    fn init_state(_: &mut World) -> Self::State {}
-    fn validate(_: &(), world: &World) -> Result<(), &'static str> {
-        if world.contains_resource::<T>() { Ok(()) } else { Err(std::any::type_name::<T>()) }
-    }
-    unsafe fn get_param<'w>(_: &mut (), world: &'w World, _: Ticks) -> Res<'w, T> {
-        Res(world.get_resource::<T>().expect("validated before the run"))
-    }
-}
-
-// SAFETY: declares a read of `T` and only reads it.
-unsafe impl<T: Send + Sync + 'static> SystemParam for Option<Res<'_, T>> {
-    type State = ();
-    type Item<'w, 's> = Option<Res<'w, T>>;
-
-    fn add_access(access: &mut Access) -> Result<(), ParamConflict> {
-        access.add(resource_item::<T>(false, std::any::type_name::<Self>()))
-    }
-    fn init_state(_: &mut World) -> Self::State {}
-    unsafe fn get_param<'w>(_: &mut (), world: &'w World, _: Ticks) -> Option<Res<'w, T>> {
-        world.get_resource::<T>().map(Res)
-    }
-}
-
-// SAFETY: declares a write of `T`, the only resource it hands out.
-unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
-    type State = ();
-    type Item<'w, 's> = ResMut<'w, T>;
-
-    fn add_access(access: &mut Access) -> Result<(), ParamConflict> {
-        access.add(resource_item::<T>(true, std::any::type_name::<Self>()))
-    }
-    fn init_state(_: &mut World) -> Self::State {}
-    fn validate(_: &(), world: &World) -> Result<(), &'static str> {
-        if world.contains_resource::<T>() { Ok(()) } else { Err(std::any::type_name::<T>()) }
-    }
-    unsafe fn get_param<'w>(_: &mut (), world: &'w World, _: Ticks) -> ResMut<'w, T> {
-        // SAFETY: the declared write of `T` means no other running system accesses `T` for 'w
-        // (caller), so this is the only reference.
-        ResMut(unsafe { world.resource_map().get_mut_unchecked::<T>() }.expect("validated before the run"))
-    }
-}
-
-// SAFETY: declares a write of `T`, the only resource it hands out.
-unsafe impl<T: Send + Sync + 'static> SystemParam for Option<ResMut<'_, T>> {
-    type State = ();
-    type Item<'w, 's> = Option<ResMut<'w, T>>;
-
-    fn add_access(access: &mut Access) -> Result<(), ParamConflict> {
-        access.add(resource_item::<T>(true, std::any::type_name::<Self>()))
-    }
-    fn init_state(_: &mut World) -> Self::State {}
-    unsafe fn get_param<'w>(_: &mut (), world: &'w World, _: Ticks) -> Option<ResMut<'w, T>> {
-        // SAFETY: as for `ResMut`.
-        unsafe { world.resource_map().get_mut_unchecked::<T>() }.map(ResMut)
     }
 }
 

@@ -34,7 +34,7 @@ pub use changes::{ChangeMarker, ChangeTracker, LogEntry, RowStamp};
 pub use column::{Column, ColumnInfo};
 #[cfg(feature = "rollback")]
 pub use image::PoolImage;
-pub use resource_map::ResourceMap;
+pub use resource_map::{ResourceMap, ResourceTicks};
 pub use row_events::RowEvents;
 pub use soa::{FieldColumn, SoaColumns, SoaInfo, SoaLayout, SoaReader, SoaWriter};
 pub use sparse::{SparseArray, SparseView};

@@ -2,12 +2,60 @@
 
 use std::any::{Any, TypeId};
 use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use rustc_hash::FxHashMap;
+
+use super::Tick;
 
 /// One stored resource: the value behind an `UnsafeCell`, so the scheduler can hand a `&mut` to
 /// exactly one system while others read other resources through the same shared map.
 struct ResourceCell<R>(UnsafeCell<R>);
+
+/// A map entry: the resource's cell (a `ResourceCell<R>`) and its change ticks (when it was
+/// inserted, when it was last handed out mutably), atomics so the system holding the value
+/// mutably can stamp them through the shared map.
+struct Slot {
+    cell: Box<dyn Any + Send + Sync>,
+    ticks: ResourceTicks,
+}
+
+/// The change ticks of one resource.
+#[derive(Debug)]
+pub struct ResourceTicks {
+    added: AtomicU32,
+    changed: AtomicU32,
+}
+
+impl ResourceTicks {
+    fn new(added: Tick, changed: Tick) -> Self {
+        Self { added: AtomicU32::new(added.get()), changed: AtomicU32::new(changed.get()) }
+    }
+
+    /// When the resource was inserted (a replacing insert keeps it).
+    #[inline]
+    pub fn added(&self) -> Tick {
+        Tick::new(self.added.load(Ordering::Relaxed))
+    }
+
+    /// When the resource was last inserted or handed out mutably.
+    #[inline]
+    pub fn changed(&self) -> Tick {
+        Tick::new(self.changed.load(Ordering::Relaxed))
+    }
+
+    /// Records a change at `tick`.
+    #[inline]
+    pub fn set_changed(&self, tick: Tick) {
+        self.changed.store(tick.get(), Ordering::Relaxed);
+    }
+
+    /// Puts both ticks back (rollback), or clamps them (wraparound check).
+    pub fn set(&self, added: Tick, changed: Tick) {
+        self.added.store(added.get(), Ordering::Relaxed);
+        self.changed.store(changed.get(), Ordering::Relaxed);
+    }
+}
 
 // SAFETY: `R` is `Send + Sync`. Shared access (`get`) hands out `&R` only; the one path to a `&mut R`
 // from `&self` is the `unsafe fn get_mut_unchecked`, whose caller guarantees exclusivity.
@@ -18,8 +66,8 @@ unsafe impl<R: Send + Sync> Sync for ResourceCell<R> {}
 /// Complexity: every operation is one hash of the `TypeId`.
 #[derive(Default)]
 pub struct ResourceMap {
-    /// Each value is a `ResourceCell<R>` stored under `TypeId::of::<R>()`.
-    map: FxHashMap<TypeId, Box<dyn Any + Send + Sync>>,
+    /// Each value is a `ResourceCell<R>` stored under `TypeId::of::<R>()`, with its ticks.
+    map: FxHashMap<TypeId, Slot>,
 }
 
 impl std::fmt::Debug for ResourceMap {
@@ -29,25 +77,58 @@ impl std::fmt::Debug for ResourceMap {
 }
 
 impl ResourceMap {
-    /// Stores `value`, returning the previous value of the same type.
-    pub fn insert<R: Send + Sync + 'static>(&mut self, value: R) -> Option<R> {
-        let old = self.map.insert(TypeId::of::<R>(), Box::new(ResourceCell(UnsafeCell::new(value))))?;
-        Some(Self::unbox(old))
+    /// Stores `value`, returning the previous value of the same type. A new resource is added
+    /// and changed at `tick`; a replaced one keeps its added tick and is changed at `tick`.
+    pub fn insert<R: Send + Sync + 'static>(&mut self, value: R, tick: Tick) -> Option<R> {
+        let added = self.ticks::<R>().map_or(tick, ResourceTicks::added);
+        self.insert_with_ticks(value, added, tick)
+    }
+
+    /// Stores `value` with the given ticks, returning the previous value of the same type.
+    pub fn insert_with_ticks<R: Send + Sync + 'static>(
+        &mut self,
+        value: R,
+        added: Tick,
+        changed: Tick,
+    ) -> Option<R> {
+        let slot = Slot {
+            cell: Box::new(ResourceCell(UnsafeCell::new(value))),
+            ticks: ResourceTicks::new(added, changed),
+        };
+        let old = self.map.insert(TypeId::of::<R>(), slot)?;
+        Some(Self::unbox(old).0)
     }
 
     /// Removes and returns the value of type `R`.
     pub fn remove<R: Send + Sync + 'static>(&mut self) -> Option<R> {
-        self.map.remove(&TypeId::of::<R>()).map(Self::unbox)
+        self.remove_with_ticks().map(|(value, _, _)| value)
     }
 
-    fn unbox<R: Send + Sync + 'static>(cell: Box<dyn Any + Send + Sync>) -> R {
-        let cell = cell.downcast::<ResourceCell<R>>().expect("resource stored under its own TypeId");
-        cell.0.into_inner()
+    /// Removes and returns the value of type `R` with its added and changed ticks.
+    pub fn remove_with_ticks<R: Send + Sync + 'static>(&mut self) -> Option<(R, Tick, Tick)> {
+        let (value, ticks) = self.map.remove(&TypeId::of::<R>()).map(Self::unbox)?;
+        Some((value, ticks.added(), ticks.changed()))
+    }
+
+    fn unbox<R: Send + Sync + 'static>(slot: Slot) -> (R, ResourceTicks) {
+        let cell = slot.cell.downcast::<ResourceCell<R>>().expect("resource stored under its own TypeId");
+        (cell.0.into_inner(), slot.ticks)
+    }
+
+    /// The change ticks of the resource of type `R`.
+    #[inline]
+    pub fn ticks<R: Send + Sync + 'static>(&self) -> Option<&ResourceTicks> {
+        Some(&self.map.get(&TypeId::of::<R>())?.ticks)
+    }
+
+    /// Every resource's change ticks, in no particular order (the wraparound check).
+    pub fn every_ticks(&self) -> impl Iterator<Item = &ResourceTicks> {
+        self.map.values().map(|slot| &slot.ticks)
     }
 
     #[inline]
     fn cell<R: Send + Sync + 'static>(&self) -> Option<&ResourceCell<R>> {
-        self.map.get(&TypeId::of::<R>())?.downcast_ref()
+        self.map.get(&TypeId::of::<R>())?.cell.downcast_ref()
     }
 
     /// The value of type `R`.
@@ -63,7 +144,7 @@ impl ResourceMap {
     /// The value of type `R`, mutably.
     #[inline]
     pub fn get_mut<R: Send + Sync + 'static>(&mut self) -> Option<&mut R> {
-        let cell: &mut ResourceCell<R> = self.map.get_mut(&TypeId::of::<R>())?.downcast_mut()?;
+        let cell: &mut ResourceCell<R> = self.map.get_mut(&TypeId::of::<R>())?.cell.downcast_mut()?;
         Some(cell.0.get_mut())
     }
 
@@ -96,14 +177,18 @@ mod tests {
     #[test]
     fn insert_get_remove() {
         let mut map = ResourceMap::default();
-        assert_eq!(map.insert(5u32), None);
-        assert_eq!(map.insert(7u32), Some(5));
+        assert_eq!(map.insert(5u32, Tick::new(1)), None);
+        assert_eq!(map.insert(7u32, Tick::new(4)), Some(5));
+        let ticks = map.ticks::<u32>().unwrap();
+        assert_eq!((ticks.added(), ticks.changed()), (Tick::new(1), Tick::new(4)), "a replace keeps the add");
+        assert_eq!(map.every_ticks().count(), 1);
         assert_eq!(map.get::<u32>(), Some(&7));
         *map.get_mut::<u32>().unwrap() += 1;
         // SAFETY: no other reference to the `u32` resource is alive.
         *unsafe { map.get_mut_unchecked::<u32>() }.unwrap() += 1;
         assert_eq!(map.remove::<u32>(), Some(9));
         assert!(map.get::<u32>().is_none());
-        map.insert(String::from("dropped with the map"));
+        assert_eq!(map.every_ticks().count(), 0);
+        map.insert(String::from("dropped with the map"), Tick::new(9));
     }
 }

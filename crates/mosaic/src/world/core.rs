@@ -10,7 +10,7 @@ use super::group::Groups;
 use super::hooks::Hooks;
 use super::row_events::{Ids, RowChange};
 use super::watches::Watches;
-use super::{ComponentError, ResourceError, Resources};
+use super::{ComponentError, Resources};
 use crate::component::{Component, ComponentId, Components, MutableComponent};
 use crate::entity::{Entities, Entity, EntityError};
 use crate::storage::RowEvents;
@@ -645,124 +645,5 @@ impl World {
     pub fn component_ids(&self, entity: Entity) -> Result<&[ComponentId], EntityError> {
         self.check_alive(entity)?;
         Ok(self.component_sets.ids(entity.index()))
-    }
-
-    /// Stores resource `value`, returning the previous one of the same type.
-    pub fn insert_resource<R: Send + Sync + 'static>(&mut self, value: R) -> Option<R> {
-        self.resources.insert(value)
-    }
-
-    /// Removes and returns the resource of type `R`, if any.
-    pub fn remove_resource<R: Send + Sync + 'static>(&mut self) -> Option<R> {
-        self.resources.remove()
-    }
-
-    /// Whether a resource of type `R` is present.
-    pub fn contains_resource<R: Send + Sync + 'static>(&self) -> bool {
-        self.resources.contains::<R>()
-    }
-
-    /// The resource of type `R`.
-    ///
-    /// # Panics
-    /// If there is none; see [`World::get_resource`] and [`World::try_resource`].
-    #[track_caller]
-    pub fn resource<R: Send + Sync + 'static>(&self) -> &R {
-        self.try_resource().unwrap_or_else(|error| panic!("{error}"))
-    }
-
-    /// The resource of type `R`, mutably.
-    ///
-    /// # Panics
-    /// If there is none; see [`World::get_resource_mut`] and [`World::try_resource_mut`].
-    #[track_caller]
-    pub fn resource_mut<R: Send + Sync + 'static>(&mut self) -> &mut R {
-        self.try_resource_mut().unwrap_or_else(|error| panic!("{error}"))
-    }
-
-    /// The resource of type `R`, or `None`.
-    pub fn get_resource<R: Send + Sync + 'static>(&self) -> Option<&R> {
-        self.resources.get()
-    }
-
-    /// The resource of type `R` mutably, or `None`.
-    pub fn get_resource_mut<R: Send + Sync + 'static>(&mut self) -> Option<&mut R> {
-        self.resources.get_mut()
-    }
-
-    /// Takes resource `R` out of the world, calls `f` with the world and the resource, and puts
-    /// the resource back: the way to use a resource and the world mutably at once (bevy's
-    /// `World::resource_scope`). Returns what `f` returns. O(1) plus `f`.
-    ///
-    /// While `f` runs the world has no `R`.
-    ///
-    /// # Panics
-    /// If there is no `R` (see [`World::try_resource_scope`]); if `f` inserts an `R` of its own
-    /// (the scope's would silently replace it); if `f` panics, and then the resource is dropped,
-    /// not put back.
-    ///
-    /// # Examples
-    /// ```
-    /// use mosaic::{Component, World};
-    ///
-    /// #[derive(Component)]
-    /// struct Ship;
-    /// struct Spawner { left: u32 }
-    ///
-    /// let mut world = World::new();
-    /// world.insert_resource(Spawner { left: 3 });
-    /// world.resource_scope(|world, spawner: &mut Spawner| {
-    ///     while spawner.left > 0 {
-    ///         world.spawn(Ship);
-    ///         spawner.left -= 1;
-    ///     }
-    /// });
-    /// assert_eq!((world.len(), world.resource::<Spawner>().left), (3, 0));
-    /// ```
-    #[track_caller]
-    pub fn resource_scope<R: Send + Sync + 'static, U>(
-        &mut self,
-        f: impl FnOnce(&mut World, &mut R) -> U,
-    ) -> U {
-        self.try_resource_scope(f).unwrap_or_else(|error| panic!("{error}"))
-    }
-
-    /// [`World::resource_scope`], with an error instead of a panic when there is no `R`.
-    ///
-    /// # Errors
-    /// [`ResourceError::Missing`] naming the type if there is none (`f` is not called).
-    ///
-    /// # Panics
-    /// If `f` inserts an `R` of its own.
-    #[track_caller]
-    pub fn try_resource_scope<R: Send + Sync + 'static, U>(
-        &mut self,
-        f: impl FnOnce(&mut World, &mut R) -> U,
-    ) -> Result<U, ResourceError> {
-        let mut resource = self.resources.remove::<R>().ok_or_else(super::resources::missing::<R>)?;
-        let out = f(self, &mut resource);
-        assert!(
-            self.resources.insert(resource).is_none(),
-            "resource `{}` was inserted during `World::resource_scope`, which holds it; change the \
-             scope's value instead",
-            std::any::type_name::<R>()
-        );
-        Ok(out)
-    }
-
-    /// The resource of type `R`.
-    ///
-    /// # Errors
-    /// [`ResourceError::Missing`] naming the type if there is none.
-    pub fn try_resource<R: Send + Sync + 'static>(&self) -> Result<&R, ResourceError> {
-        self.resources.get().ok_or_else(super::resources::missing::<R>)
-    }
-
-    /// The resource of type `R`, mutably.
-    ///
-    /// # Errors
-    /// [`ResourceError::Missing`] naming the type if there is none.
-    pub fn try_resource_mut<R: Send + Sync + 'static>(&mut self) -> Result<&mut R, ResourceError> {
-        self.resources.get_mut().ok_or_else(super::resources::missing::<R>)
     }
 }

@@ -73,6 +73,10 @@ impl World {
             pool.check_changes();
         }
         self.reader_ticks.check(self.components.clock());
+        let clock = self.components.clock();
+        for ticks in self.resources.every_ticks() {
+            ticks.set(clock.clamp(ticks.added()), clock.clamp(ticks.changed()));
+        }
         self.components.clock().checked();
         true
     }

@@ -127,3 +127,128 @@ fn resource_scope_lends_the_resource_beside_the_world() {
     assert!(message.contains("was inserted during `World::resource_scope`"), "{message}");
     assert_eq!(world.resource::<Budget>().0, 0, "the scope's value wins");
 }
+
+// --- resource change detection ---
+
+mod change_detection {
+    use std::sync::{Arc, Mutex};
+
+    use mosaic::schedule::{resource_added, resource_changed, resource_exists};
+    use mosaic::{Res, ResMut, Schedule, World};
+
+    #[derive(Debug, PartialEq)]
+    struct Speed(u32);
+    struct Paused;
+
+    type Seen = Arc<Mutex<Vec<(bool, bool)>>>;
+
+    fn watcher(seen: &Seen) -> impl FnMut(Res<Speed>) + Send + Sync + 'static {
+        let seen = Arc::clone(seen);
+        move |speed: Res<Speed>| seen.lock().unwrap().push((speed.is_added(), speed.is_changed()))
+    }
+
+    #[test]
+    fn systems_see_inserts_and_writes_since_their_last_run() {
+        let mut world = World::new();
+        world.insert_resource(Speed(1));
+        let seen: Seen = Arc::default();
+        let mut schedule = Schedule::new();
+        schedule.add_system(watcher(&seen)).named("watch");
+        // A writer after the watcher: reads every frame, writes on frame 3 only.
+        schedule
+            .add_system(|mut speed: ResMut<Speed>, mut frame: mosaic::Local<u32>| {
+                *frame += 1;
+                if speed.0 < 100 && *frame == 3 {
+                    speed.0 += 1; // DerefMut: a change
+                }
+                let _ = speed.is_changed(); // reading marks nothing
+            })
+            .after("watch");
+        for _ in 0..5 {
+            schedule.run(&mut world);
+        }
+        world.insert_resource(Speed(9)); // a replace: changed, not added
+        schedule.run(&mut world);
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [(true, true), (false, false), (false, false), (false, true), (false, false), (false, true)]
+        );
+    }
+
+    #[test]
+    fn bypass_and_set_changed() {
+        let mut world = World::new();
+        world.insert_resource(Speed(1));
+        world.clear_trackers();
+        let mut schedule = Schedule::new();
+        schedule.add_system(|mut speed: ResMut<Speed>| speed.bypass_change_detection().0 = 7);
+        schedule.run(&mut world);
+        assert_eq!(world.resource::<Speed>(), &Speed(7));
+        assert!(!world.is_resource_changed::<Speed>(), "a bypassed write is no change");
+        let mut schedule = Schedule::new();
+        schedule.add_system(|mut speed: ResMut<Speed>| speed.set_changed());
+        schedule.run(&mut world);
+        assert!(world.is_resource_changed::<Speed>());
+        assert!(!world.is_resource_added::<Speed>());
+        assert!(!world.is_resource_changed::<Paused>(), "absent: not changed");
+    }
+
+    #[test]
+    fn world_level_windows_follow_clear_trackers() {
+        let mut world = World::new();
+        world.insert_resource(Speed(1));
+        assert!(world.is_resource_added::<Speed>() && world.is_resource_changed::<Speed>());
+        world.clear_trackers();
+        assert!(!world.is_resource_changed::<Speed>());
+        let _ = world.resource::<Speed>();
+        assert!(!world.is_resource_changed::<Speed>(), "a shared read is no change");
+        world.resource_scope(|_, speed: &mut Speed| speed.0 += 1);
+        assert!(world.is_resource_changed::<Speed>(), "a scope hands it out mutably");
+        assert!(!world.is_resource_added::<Speed>(), "a scope does not re-add it");
+    }
+
+    #[test]
+    fn run_conditions_on_resources() {
+        let mut world = World::new();
+        let runs: Arc<Mutex<Vec<&str>>> = Arc::default();
+        let mut schedule = Schedule::new();
+        for (name, condition) in [
+            ("exists", Box::new(resource_exists::<Speed>()) as Box<dyn Fn(&World) -> bool + Send + Sync>),
+            ("added", Box::new(resource_added::<Speed>())),
+            ("changed", Box::new(resource_changed::<Speed>())),
+        ] {
+            let log = Arc::clone(&runs);
+            schedule.add_system(move || log.lock().unwrap().push(name)).named(name).run_if(condition);
+        }
+        schedule.run(&mut world); // no Speed
+        world.insert_resource(Speed(1));
+        schedule.run(&mut world); // added and changed
+        schedule.run(&mut world); // exists only
+        world.resource_mut::<Speed>().0 = 2;
+        schedule.run(&mut world); // changed
+        let runs = runs.lock().unwrap();
+        assert_eq!(*runs, ["exists", "added", "changed", "exists", "exists", "changed"]);
+    }
+
+    /// Rollback restores resource ticks with the values: a reader after a restore sees what it
+    /// saw then.
+    #[cfg(feature = "rollback")]
+    #[test]
+    fn rollback_restores_resource_ticks() {
+        use mosaic::rollback::{RollbackRegistry, RollbackRing};
+        #[derive(Clone, Hash, PartialEq, Debug)]
+        struct Level(u32);
+        let mut registry = RollbackRegistry::new();
+        registry.register_resource::<Level>("level");
+        let mut ring = RollbackRing::new(registry, 4);
+        let mut world = World::new();
+        world.insert_resource(Level(1));
+        world.clear_trackers();
+        ring.save(&mut world, 0).unwrap();
+        world.resource_mut::<Level>().0 = 2;
+        assert!(world.is_resource_changed::<Level>());
+        ring.restore(0, &mut world).unwrap();
+        assert_eq!(world.resource::<Level>(), &Level(1));
+        assert!(!world.is_resource_changed::<Level>(), "unchanged as of the save");
+    }
+}
