@@ -1,6 +1,6 @@
 //! Crate-internal macros.
 
-/// Invokes `$m!` once per tuple arity from 0 to 12, with type parameters `A`, `B`, ... (bevy's
+/// Invokes `$m!` once per tuple arity from 0 to 16 (bevy's limit for system parameters), with type parameters `A`, `B`, ... (bevy's
 /// `all_tuples!`, specialised to the one list of names every tuple impl here uses).
 macro_rules! all_tuples {
     ($m:ident) => {
@@ -17,6 +17,10 @@ macro_rules! all_tuples {
         $m!(A, B, C, D, E, F, G, H, I, J);
         $m!(A, B, C, D, E, F, G, H, I, J, K);
         $m!(A, B, C, D, E, F, G, H, I, J, K, L);
+        $m!(A, B, C, D, E, F, G, H, I, J, K, L, M);
+        $m!(A, B, C, D, E, F, G, H, I, J, K, L, M, N);
+        $m!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O);
+        $m!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P);
     };
 }
 

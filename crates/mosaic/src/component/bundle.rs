@@ -8,7 +8,7 @@ pub trait BundleSink {
     fn put<T: Component>(&mut self, value: T);
 }
 
-/// A set of components inserted together: any [`Component`], or a tuple of up to 12 bundles
+/// A set of components inserted together: any [`Component`], or a tuple of up to 16 bundles
 /// (tuples nest, so `((A, B), C)` is a bundle too; `()` is the empty bundle).
 ///
 /// A bundle must not hold the same component type twice; spawning or inserting one that does

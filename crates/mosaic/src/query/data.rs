@@ -8,7 +8,7 @@ use crate::entity::Entity;
 use crate::storage::{ChangeMarker, RowLookup, SparseSet, Ticks};
 
 /// A type that can be fetched for each entity a query visits: `&T`, `&mut T`, `Option<&T>`,
-/// `Option<&mut T>`, [`Has<T>`], [`Entity`], or a tuple of up to 12 of these.
+/// `Option<&mut T>`, [`Has<T>`], [`Entity`], or a tuple of up to 16 of these.
 ///
 /// The hidden methods are the query engine's protocol; user code names these types, it does not
 /// implement the trait.

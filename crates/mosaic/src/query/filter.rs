@@ -8,7 +8,7 @@ use crate::entity::Entity;
 use crate::storage::{SparseSet, Ticks};
 
 /// A condition on the components an entity has, beside what the query fetches: [`With`],
-/// [`Without`], [`Or`] (any of a tuple), `()` (no condition), or a tuple of up to 12 filters (all
+/// [`Without`], [`Or`] (any of a tuple), `()` (no condition), or a tuple of up to 16 filters (all
 /// must hold).
 ///
 /// The hidden methods are the query engine's protocol; user code names these types.

@@ -61,7 +61,7 @@ pub trait System: Send + Sync + 'static {
     label = "not a system function",
     note = "a system is a function (or closure) whose every parameter is a system parameter \
             (`Query<..>`, `Res<T>`, `ResMut<T>`, `Local<T>`, `Commands`, events, \
-            `RemovedComponents<T>`; at most 12), or a function taking only `&mut World`: check \
+            `RemovedComponents<T>`; at most 16), or a function taking only `&mut World`: check \
             each parameter type in the function's signature above"
 )]
 pub trait IntoSystem<Marker> {
@@ -75,7 +75,7 @@ pub trait IntoSystem<Marker> {
     fn into_system(self) -> Result<Self::System, ParamConflict>;
 }
 
-/// A function whose parameters are all [`SystemParam`]s. Implemented for functions of up to 12
+/// A function whose parameters are all [`SystemParam`]s. Implemented for functions of up to 16
 /// parameters.
 pub trait SystemParamFunction<Marker>: Send + Sync + 'static {
     /// The parameters, as a tuple.

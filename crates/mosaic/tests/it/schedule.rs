@@ -983,3 +983,47 @@ fn closures_are_named_where_they_were_added() {
     assert!(order[0].starts_with("closure@") && order[0].contains("schedule.rs:"), "{order:?}");
     assert_eq!(order[1], "first");
 }
+
+/// Systems take up to 16 parameters, as bevy's do.
+#[test]
+fn a_system_of_sixteen_parameters_runs() {
+    use mosaic::Local;
+    #[derive(Default)]
+    struct N(u32);
+    #[allow(clippy::too_many_arguments, reason = "the test is about the parameter count")]
+    fn sixteen(
+        mut a: Local<N>,
+        mut b: Local<N>,
+        mut c: Local<N>,
+        mut d: Local<N>,
+        mut e: Local<N>,
+        mut f: Local<N>,
+        mut g: Local<N>,
+        mut h: Local<N>,
+        mut i: Local<N>,
+        mut j: Local<N>,
+        mut k: Local<N>,
+        mut l: Local<N>,
+        mut m: Local<N>,
+        mut n: Local<N>,
+        mut o: Local<N>,
+        mut total: ResMut<Total>,
+    ) {
+        for local in [
+            &mut *a, &mut *b, &mut *c, &mut *d, &mut *e, &mut *f, &mut *g, &mut *h, &mut *i, &mut *j,
+            &mut *k, &mut *l, &mut *m, &mut *n, &mut *o,
+        ] {
+            local.0 += 1;
+            total.0 += local.0;
+        }
+    }
+    #[derive(Default)]
+    struct Total(u32);
+    let mut world = World::new();
+    world.insert_resource(Total::default());
+    let mut schedule = Schedule::new();
+    schedule.add_system(sixteen);
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Total>().0, 15 + 30);
+}
