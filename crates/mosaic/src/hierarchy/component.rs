@@ -208,6 +208,31 @@ pub(crate) fn link_last(world: &World, parent: Entity, rp: &Relationship, child:
     rp.children.fetch_add(1, Relaxed);
 }
 
+/// Puts `child` (relationship `rc`, no parent) into the child list of `parent` (relationship
+/// `rp`) just before its child `next` (relationship `rn`). O(1).
+pub(crate) fn link_before(
+    world: &World,
+    parent: Entity,
+    rp: &Relationship,
+    child: Entity,
+    rc: &Relationship,
+    next: Entity,
+    rn: &Relationship,
+) {
+    debug_assert!(rc.parent().is_none(), "link_before needs a detached child");
+    debug_assert_eq!(rn.parent(), Some(parent), "link_before needs a child of `parent` to go before");
+    let prev = rn.prev.get();
+    rc.parent.set(Some(parent));
+    rc.prev.set(prev);
+    rc.next.set(Some(next));
+    rn.prev.set(Some(child));
+    match prev.and_then(|p| rel(world, p)) {
+        Some(rprev) => rprev.next.set(Some(child)),
+        None => rp.first.set(Some(child)),
+    }
+    rp.children.fetch_add(1, Relaxed);
+}
+
 /// Detaches every child of the entity whose relationship is `rp`: each becomes a root (no parent,
 /// no siblings) and is passed to `detached`. O(children).
 pub(crate) fn detach_children(world: &World, rp: &Relationship, mut detached: impl FnMut(Entity)) {

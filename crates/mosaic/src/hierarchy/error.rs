@@ -22,6 +22,18 @@ pub enum HierarchyError {
         /// The parent refused.
         parent: Entity,
     },
+    /// Relating an entity to itself, by a relation that does not allow it
+    /// ([`Relation::ALLOW_SELF`](super::Relation::ALLOW_SELF)).
+    #[error(
+        "cannot relate {entity} to itself by `{relation}`, which does not allow it; relate it to another \
+         entity, or set `const ALLOW_SELF: bool = true` in the relation's `Relation` impl"
+    )]
+    SelfRelation {
+        /// The entity.
+        entity: Entity,
+        /// The relation type's name.
+        relation: &'static str,
+    },
     /// The pool of [`Relationship`](super::Relationship) belongs to an owning group, which keeps
     /// its own order, so parents cannot be placed before their children.
     #[error(

@@ -30,6 +30,7 @@
 //! removes its sources' pairs or despawns the sources, as [`Relation::CLEANUP`] says.
 #![deny(unsafe_code)]
 
+mod children;
 mod commands;
 mod component;
 mod error;

@@ -49,6 +49,10 @@ pub trait Relation: Send + Sync + 'static {
     /// What happens to the sources when the target is despawned; [`Cleanup::RemovePair`] unless
     /// overridden.
     const CLEANUP: Cleanup = Cleanup::RemovePair;
+    /// Whether an entity may be related to itself (`Likes` may, `ChildOf` may not): `false`
+    /// unless overridden, and then [`World::relate`] refuses it with
+    /// [`HierarchyError::SelfRelation`].
+    const ALLOW_SELF: bool = false;
 }
 
 /// The pair `(R, target)` on a source entity: a component keyed by its target. An entity has at
@@ -178,10 +182,18 @@ impl World {
     /// sources when moving.
     ///
     /// # Errors
-    /// [`HierarchyError::Entity`] if either entity is not alive.
+    /// [`HierarchyError::Entity`] if either entity is not alive;
+    /// [`HierarchyError::SelfRelation`] if `source` is `target` and `R` does not allow it
+    /// ([`Relation::ALLOW_SELF`]).
     pub fn relate<R: Relation>(&mut self, source: Entity, target: Entity) -> Result<(), HierarchyError> {
         for entity in [source, target] {
             self.check_alive_in_hierarchy(entity)?;
+        }
+        if source == target && !R::ALLOW_SELF {
+            return Err(HierarchyError::SelfRelation {
+                entity: source,
+                relation: std::any::type_name::<R>(),
+            });
         }
         self.init_relation::<R>();
         if self.target::<R>(source) == Some(target) {

@@ -6,6 +6,7 @@
 //! A module's tests are named `module::test`, so `cargo test --test it spawn::` runs one area.
 
 mod change_detection;
+mod children;
 mod command_buffer;
 mod common;
 mod despawn;

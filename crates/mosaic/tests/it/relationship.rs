@@ -8,7 +8,9 @@ use mosaic::{Entity, EntityError, World};
 use proptest::prelude::*;
 
 struct Likes;
-impl Relation for Likes {}
+impl Relation for Likes {
+    const ALLOW_SELF: bool = true;
+}
 
 struct OwnedBy;
 impl Relation for OwnedBy {
@@ -36,15 +38,19 @@ fn relate_move_and_unrelate() {
     assert_eq!(world.unrelate::<Likes>(a), Some(t1));
     assert_eq!(world.unrelate::<Likes>(a), None);
     assert_eq!(world.related::<Likes>(t1), [c]);
-    // Relation kinds are independent; an entity may relate to itself.
-    world.relate::<OwnedBy>(c, c).unwrap();
-    assert_eq!(world.related::<OwnedBy>(c), [c]);
+    // Relation kinds are independent; an entity may relate to itself where the relation allows
+    // it (`Likes`), and not otherwise (`OwnedBy`).
+    assert!(matches!(world.relate::<OwnedBy>(c, c), Err(HierarchyError::SelfRelation { .. })));
+    world.relate::<OwnedBy>(c, t2).unwrap();
+    assert_eq!(world.related::<OwnedBy>(t2), [c]);
     assert_eq!(world.target::<Likes>(c), Some(t1));
+    world.relate::<Likes>(t2, t2).unwrap();
+    assert_eq!(world.target::<Likes>(t2), Some(t2));
     // All sources of a kind through a plain query.
     let mut likers: Vec<Entity> =
         world.query::<(Entity, &Pair<Likes>)>().into_iter().map(|(e, _)| e).collect();
     likers.sort();
-    assert_eq!(likers, [b, c]);
+    assert_eq!(likers, [b, c, t2]);
 }
 
 #[test]
@@ -198,7 +204,8 @@ proptest! {
                 Op::Relate(s, t, owned) => {
                     let (Some(s), Some(t)) = (pick(s), pick(t)) else { continue };
                     let result = if owned { world.relate::<OwnedBy>(s, t) } else { world.relate::<Likes>(s, t) };
-                    prop_assert_eq!(result.is_ok(), model.live(s) && model.live(t));
+                    // `Likes` allows self-relations, `OwnedBy` does not.
+                    prop_assert_eq!(result.is_ok(), model.live(s) && model.live(t) && (s != t || !owned));
                     let kind = usize::from(owned);
                     if result.is_ok() && model.pairs[kind].get(&s) != Some(&t) {
                         model.unrelate(kind, s);
