@@ -995,3 +995,25 @@ mod derived {
         let _ = world.query::<Bad>();
     }
 }
+
+#[test]
+fn iter_many_follows_the_list_and_passes_over_what_does_not_match() {
+    #[derive(Component, Debug, PartialEq)]
+    struct Hp(u32);
+    #[derive(Component)]
+    struct Shielded;
+    let mut world = World::new();
+    let es: Vec<Entity> = (0..5).map(|i| world.spawn(Hp(i))).collect();
+    world.insert(es[1], Shielded);
+    let dead = world.spawn(Hp(99));
+    world.despawn(dead);
+    let q = world.query_filtered::<&Hp, Without<Shielded>>();
+    let seen: Vec<u32> = q.iter_many([es[4], es[1], dead, es[0], es[4]]).map(|hp| hp.0).collect();
+    assert_eq!(seen, [4, 0, 4], "shielded and dead passed over, repeats kept, list order");
+    let mut q = world.query::<&mut Hp>();
+    let mut walk = q.iter_many_mut([es[2], es[2], dead]);
+    while let Some(hp) = walk.fetch_next() {
+        hp.0 += 10;
+    }
+    assert_eq!(world.get::<Hp>(es[2]), Ok(&Hp(22)));
+}
