@@ -95,7 +95,7 @@ pub use query::{
     QueryIter, With, Without,
 };
 pub use schedule::ParCommands;
-pub use schedule::{Commands, ExecutorKind, Local, Res, ResMut, Schedule, ScheduleError};
+pub use schedule::{Commands, ExecutorKind, Local, Populated, Res, ResMut, Schedule, ScheduleError, Single};
 #[cfg(feature = "serialize")]
 pub use serialize::{MapEntities, SnapshotError, SnapshotRegistry};
 pub use storage::{Tick, Ticks};

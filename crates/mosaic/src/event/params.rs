@@ -3,6 +3,7 @@
 use std::any::TypeId;
 
 use super::{EventCursor, Events};
+use crate::schedule::ParamError;
 use crate::schedule::{Access, AccessItem, AccessTarget, ParamConflict, SystemParam};
 use crate::storage::Ticks;
 use crate::world::World;
@@ -63,8 +64,12 @@ unsafe impl<E: Send + Sync + 'static> SystemParam for EventWriter<'_, E> {
     fn init_state(world: &mut World) {
         world.add_event::<E>();
     }
-    fn validate(_: &(), world: &World) -> Result<(), &'static str> {
-        if world.contains_resource::<Events<E>>() { Ok(()) } else { Err(std::any::type_name::<Events<E>>()) }
+    fn validate(_: &(), world: &World, _: Ticks) -> Result<(), ParamError> {
+        if world.contains_resource::<Events<E>>() {
+            Ok(())
+        } else {
+            Err(ParamError::MissingResource(std::any::type_name::<Events<E>>()))
+        }
     }
     unsafe fn get_param<'w>(_: &mut (), world: &'w World, _: Ticks) -> EventWriter<'w, E> {
         // SAFETY: the declared write of `Events<E>` means no other running system accesses it.
@@ -85,8 +90,12 @@ unsafe impl<E: Send + Sync + 'static> SystemParam for EventReader<'_, '_, E> {
     fn init_state(world: &mut World) -> EventCursor {
         world.add_event::<E>().register_reader()
     }
-    fn validate(_: &EventCursor, world: &World) -> Result<(), &'static str> {
-        if world.contains_resource::<Events<E>>() { Ok(()) } else { Err(std::any::type_name::<Events<E>>()) }
+    fn validate(_: &EventCursor, world: &World, _: Ticks) -> Result<(), ParamError> {
+        if world.contains_resource::<Events<E>>() {
+            Ok(())
+        } else {
+            Err(ParamError::MissingResource(std::any::type_name::<Events<E>>()))
+        }
     }
     unsafe fn get_param<'w, 's>(
         cursor: &'s mut EventCursor,

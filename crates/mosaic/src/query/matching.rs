@@ -70,6 +70,23 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         }
     }
 
+    /// How many entities the query matches, counting no further than `limit`: `Single` asks for
+    /// up to 2, `Populated` for 1. Presence checks only (nothing fetched, no change stamped);
+    /// O(rows walked until `limit` matches * c).
+    pub(crate) fn count_up_to(&self, limit: usize) -> usize {
+        if let Some(mut walk) = self.change_candidates() {
+            return std::iter::from_fn(|| walk.next_row())
+                .filter(|&(_, entity)| self.contains(entity))
+                .take(limit)
+                .count();
+        }
+        match self.driver {
+            Driver::Empty => 0,
+            Driver::Pool(driving) => driving.rows().iter().filter(|&&e| self.contains(e)).take(limit).count(),
+            Driver::All => self.entities.iter().filter(|&e| self.contains(e)).take(limit).count(),
+        }
+    }
+
     /// Whether `entity` is alive and matches the query. O(c).
     pub fn contains(&self, entity: Entity) -> bool {
         self.entities.is_alive(entity) && F::matches(&F::init_fetch(self.components, self.ticks), entity) && {

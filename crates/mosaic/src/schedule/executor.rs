@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use smallvec::SmallVec;
 
 use super::core::{ExecutorKind, FrameEndTasks, Node};
+use super::param::ParamError;
 use super::segment::Segment;
 use super::{Schedule, ScheduleError};
 use crate::world::World;
@@ -134,7 +135,11 @@ impl Schedule {
             node.enabled = conditions_hold
                 && match node.system.validate(world) {
                     Ok(()) => true,
-                    Err(missing) if node.skip_if_missing => {
+                    // A `Single` or `Populated` that does not fit now: decided at the run, which
+                    // checks again against its own window (a system earlier in the segment may
+                    // change what a change filter matches) and skips the call if still unmet.
+                    Err(ParamError::Unmet(_)) => true,
+                    Err(ParamError::MissingResource(missing)) if node.skip_if_missing => {
                         #[cfg(feature = "trace")]
                         tracing::debug!(
                             system = node.name.as_str(),
@@ -145,7 +150,7 @@ impl Schedule {
                         let _ = missing;
                         false
                     }
-                    Err(missing) => panic!(
+                    Err(ParamError::MissingResource(missing)) => panic!(
                         "system `{}` cannot run: resource `{missing}` is missing; insert it before running \
                          the schedule, or add the system with `.skip_if_missing()`",
                         node.name

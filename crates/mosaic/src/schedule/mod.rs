@@ -34,6 +34,7 @@ mod param;
 mod profile;
 mod res;
 mod segment;
+mod single;
 mod system;
 
 pub use self::core::{ExecutorKind, FrameEndTasks, Schedule, SetConfig, SystemConfig};
@@ -41,7 +42,8 @@ pub use access::{Access, AccessItem, AccessTarget, Conflict};
 pub use conditions::{resource_added, resource_changed, resource_exists};
 pub use error::ScheduleError;
 pub use par_commands::ParCommands;
-pub use param::{Commands, Local, ParamConflict, SystemParam, SystemParamItem};
+pub use param::{Commands, Local, ParamConflict, ParamError, SystemParam, SystemParamItem};
 pub use profile::{FrameProfile, SystemProfile};
 pub use res::{Res, ResMut};
+pub use single::{Populated, Single};
 pub use system::{ExclusiveSystem, FunctionSystem, IntoLabel, IntoSystem, System, SystemParamFunction};

@@ -17,14 +17,16 @@ pub type ParamConflict = Box<(AccessItem, AccessItem)>;
 /// [`EventWriter`](crate::event::EventWriter), and tuples of these.
 ///
 /// # Safety
-/// `add_access` must declare every component and resource that `get_param` reads (as reads) or
-/// hands out mutably (as writes); the scheduler runs systems in parallel on that promise.
+/// `add_access` must declare every component and resource that `get_param` and `validate` read
+/// (as reads) or hand out mutably (as writes); the scheduler runs systems in parallel on that
+/// promise. `validate` only reads.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system parameter",
     label = "this parameter's type cannot be fetched for a system",
     note = "system parameters are `Query<..>`, `Res<T>`, `ResMut<T>`, `Option<Res<T>>`, `Local<T>`, \
             `Commands`, `ParCommands`, `EventReader<E>`, `EventWriter<E>`, `RemovedComponents<T>`, \
-            and tuples of these; a system that needs `&mut World` takes it as its only parameter"
+            `Single<..>`, `Populated<..>`, and tuples of these; a system that needs `&mut World` \
+            takes it as its only parameter"
 )]
 pub unsafe trait SystemParam: Sized {
     /// Per-system state kept between runs (a command buffer, a local value, a reader cursor).
@@ -41,11 +43,14 @@ pub unsafe trait SystemParam: Sized {
     /// Creates the state. Called once, before the system's first run.
     fn init_state(world: &mut World) -> Self::State;
 
-    /// Checks the parameter can be fetched now.
+    /// Checks the parameter can be fetched now, with `ticks` the system's window as it would
+    /// run now (its last run, and the present tick).
     ///
     /// # Errors
-    /// The name of a missing resource.
-    fn validate(_state: &Self::State, _world: &World) -> Result<(), &'static str> {
+    /// [`ParamError::MissingResource`] naming a missing resource (the system panics, unless added
+    /// with `skip_if_missing`); [`ParamError::Unmet`] when the parameter's condition does not hold
+    /// this frame (the system is skipped).
+    fn validate(_state: &Self::State, _world: &World, _ticks: Ticks) -> Result<(), ParamError> {
         Ok(())
     }
 
@@ -68,6 +73,20 @@ pub unsafe trait SystemParam: Sized {
     fn apply(_state: &mut Self::State, _world: &mut World) -> ApplyReport {
         ApplyReport::default()
     }
+}
+
+/// Why a system's parameters cannot be fetched on this frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParamError {
+    /// A resource the system reads or writes is missing: the system panics naming it, unless it
+    /// was added with [`skip_if_missing`](super::SystemConfig::skip_if_missing).
+    #[error("resource `{0}` is missing")]
+    MissingResource(&'static str),
+    /// A parameter's condition does not hold: a [`Single`](super::Single) that matches no entity
+    /// or several, a [`Populated`](super::Populated) that matches none. The system is skipped
+    /// this frame (bevy's rule).
+    #[error("`{0}` is not met")]
+    Unmet(&'static str),
 }
 
 /// The item type of parameter `P`.
@@ -311,9 +330,9 @@ macro_rules! tuple_param {
                 ($($name::init_state(world),)*)
             }
             #[allow(unused_variables, non_snake_case)]
-            fn validate(state: &Self::State, world: &World) -> Result<(), &'static str> {
+            fn validate(state: &Self::State, world: &World, ticks: Ticks) -> Result<(), ParamError> {
                 let ($($name,)*) = state;
-                $($name::validate($name, world)?;)*
+                $($name::validate($name, world, ticks)?;)*
                 Ok(())
             }
             #[allow(unused_variables, non_snake_case, clippy::unused_unit)]

@@ -4,7 +4,7 @@ use std::any::TypeId;
 use std::ops::{Deref, DerefMut};
 
 use super::access::{Access, AccessItem, AccessTarget};
-use super::param::{ParamConflict, SystemParam};
+use super::param::{ParamConflict, ParamError, SystemParam};
 use crate::storage::{ResourceTicks, Tick, Ticks};
 use crate::world::World;
 
@@ -154,8 +154,12 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
         access.add(resource_item::<T>(false, std::any::type_name::<Self>()))
     }
     fn init_state(_: &mut World) -> Self::State {}
-    fn validate(_: &(), world: &World) -> Result<(), &'static str> {
-        if world.contains_resource::<T>() { Ok(()) } else { Err(std::any::type_name::<T>()) }
+    fn validate(_: &(), world: &World, _: Ticks) -> Result<(), ParamError> {
+        if world.contains_resource::<T>() {
+            Ok(())
+        } else {
+            Err(ParamError::MissingResource(std::any::type_name::<T>()))
+        }
     }
     unsafe fn get_param<'w>(_: &mut (), world: &'w World, ticks: Ticks) -> Res<'w, T> {
         shared(world, ticks).expect("validated before the run")
@@ -185,8 +189,12 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
         access.add(resource_item::<T>(true, std::any::type_name::<Self>()))
     }
     fn init_state(_: &mut World) -> Self::State {}
-    fn validate(_: &(), world: &World) -> Result<(), &'static str> {
-        if world.contains_resource::<T>() { Ok(()) } else { Err(std::any::type_name::<T>()) }
+    fn validate(_: &(), world: &World, _: Ticks) -> Result<(), ParamError> {
+        if world.contains_resource::<T>() {
+            Ok(())
+        } else {
+            Err(ParamError::MissingResource(std::any::type_name::<T>()))
+        }
     }
     unsafe fn get_param<'w>(_: &mut (), world: &'w World, ticks: Ticks) -> ResMut<'w, T> {
         // SAFETY: the declared write of `T` means no other running system accesses `T` for 'w

@@ -4,7 +4,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use super::access::Access;
-use super::param::{ParamConflict, SystemParam, SystemParamItem};
+use super::param::{ParamConflict, ParamError, SystemParam, SystemParamItem};
 use crate::storage::{ReaderTick, Tick};
 use crate::world::{ApplyReport, World};
 
@@ -24,13 +24,16 @@ pub trait System: Send + Sync + 'static {
     /// Checks every parameter can be fetched now.
     ///
     /// # Errors
-    /// The name of a missing resource.
-    fn validate(&self, world: &World) -> Result<(), &'static str>;
+    /// As [`SystemParam::validate`](super::SystemParam::validate): a missing resource, or a
+    /// parameter whose condition does not hold this frame.
+    fn validate(&self, world: &World) -> Result<(), ParamError>;
 
     /// Runs the system through a shared world.
     ///
     /// # Safety
-    /// - the system is initialized and `validate` passed;
+    /// - the system is initialized and `validate` found no missing resource (an unmet
+    ///   [`Single`](super::Single) or [`Populated`](super::Populated) is checked again here, against
+    ///   the run's own window, and the call skipped);
     /// - while it runs, no other code accesses what [`System::access`] declares in a conflicting
     ///   way, and the world is not mutated structurally;
     /// - the system is not exclusive.
@@ -202,8 +205,11 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<
         }
     }
 
-    fn validate(&self, world: &World) -> Result<(), &'static str> {
-        F::Param::validate(self.state.as_ref().expect("system initialized before validation"), world)
+    fn validate(&self, world: &World) -> Result<(), ParamError> {
+        let state = self.state.as_ref().expect("system initialized before validation");
+        let clock = world.components().clock();
+        let last_run = self.last_run.as_ref().and_then(|cell| cell.get()).unwrap_or_else(|| clock.oldest());
+        F::Param::validate(state, world, clock.ticks(last_run, clock.now()))
     }
 
     unsafe fn run_shared(&mut self, world: &World) {
@@ -212,16 +218,24 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<
         let clock = world.components().clock();
         let last_run = cell.get().unwrap_or_else(|| clock.oldest());
         let this_run = clock.advance();
+        let ticks = clock.ticks(last_run, this_run);
+        // Checked again against the run's own window: a system earlier in the same batch may have
+        // changed what a `Single` or `Populated` with a change filter matches. Skipped if unmet;
+        // the previous run stays the system's last.
+        if F::Param::validate(state, world, ticks).is_err() {
+            return;
+        }
         // SAFETY: forwarded from the caller: initialized, validated, and no conflicting access.
-        let params = unsafe { F::Param::get_param(state, world, clock.ticks(last_run, this_run)) };
+        let params = unsafe { F::Param::get_param(state, world, ticks) };
         self.func.call(params);
         cell.set(Some(this_run));
     }
 
     fn run(&mut self, world: &mut World) {
         self.initialize(world);
-        if let Err(missing) = self.validate(world) {
-            panic!("system `{}` cannot run: resource `{missing}` is missing", self.name());
+        // An unmet `Single` or `Populated` is checked, and the call skipped, by `run_shared`.
+        if let Err(ParamError::MissingResource(missing)) = self.validate(world) {
+            panic!("system `{}` cannot run: resource `{missing}` is missing", self.name())
         }
         // SAFETY: initialized and validated above; `&mut World` excludes every other access.
         unsafe { self.run_shared(world) }
@@ -272,7 +286,7 @@ impl<F: FnMut(&mut World) + Send + Sync + 'static> System for ExclusiveSystem<F>
             self.last_run = Some(world.register_reader_tick(None));
         }
     }
-    fn validate(&self, _: &World) -> Result<(), &'static str> {
+    fn validate(&self, _: &World) -> Result<(), ParamError> {
         Ok(())
     }
     unsafe fn run_shared(&mut self, _: &World) {

@@ -32,6 +32,7 @@ mod rollback;
 mod rollback_changes;
 mod rollback_property;
 mod schedule;
+mod single;
 mod snapshot;
 mod snapshot_continuation;
 mod sort;
