@@ -40,6 +40,11 @@ pub unsafe trait SystemParam: Sized {
     /// The conflicting pair if an access aliases one already declared by the system.
     fn add_access(access: &mut Access) -> Result<(), ParamConflict>;
 
+    /// Whether [`validate`](Self::validate) can report [`ParamError::Unmet`], so it is checked
+    /// again at each run against the run's own window (`Single`, `Populated`, and tuples holding
+    /// one). False by default: such parameters are checked once, at the start of the segment.
+    const CHECKED_AT_RUN: bool = false;
+
     /// Creates the state. Called once, before the system's first run.
     fn init_state(world: &mut World) -> Self::State;
 
@@ -319,6 +324,7 @@ macro_rules! tuple_param {
         unsafe impl<$($name: SystemParam),*> SystemParam for ($($name,)*) {
             type State = ($($name::State,)*);
             type Item<'w, 's> = ($($name::Item<'w, 's>,)*);
+            const CHECKED_AT_RUN: bool = false $(|| $name::CHECKED_AT_RUN)*;
 
             #[allow(unused_variables)]
             fn add_access(access: &mut Access) -> Result<(), ParamConflict> {

@@ -79,6 +79,7 @@ where
 unsafe impl<D: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Single<'_, D, F> {
     type State = ();
     type Item<'w, 's> = Single<'w, D, F>;
+    const CHECKED_AT_RUN: bool = true;
 
     fn add_access(access: &mut Access) -> Result<(), ParamConflict> {
         <Query<'static, D, F> as SystemParam>::add_access(access)
@@ -158,6 +159,7 @@ impl<D: QueryData, F: QueryFilter> DerefMut for Populated<'_, D, F> {
 unsafe impl<D: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Populated<'_, D, F> {
     type State = ();
     type Item<'w, 's> = Populated<'w, D, F>;
+    const CHECKED_AT_RUN: bool = true;
 
     fn add_access(access: &mut Access) -> Result<(), ParamConflict> {
         <Query<'static, D, F> as SystemParam>::add_access(access)

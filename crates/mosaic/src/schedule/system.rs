@@ -222,7 +222,7 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<
         // Checked again against the run's own window: a system earlier in the same batch may have
         // changed what a `Single` or `Populated` with a change filter matches. Skipped if unmet;
         // the previous run stays the system's last.
-        if F::Param::validate(state, world, ticks).is_err() {
+        if F::Param::CHECKED_AT_RUN && F::Param::validate(state, world, ticks).is_err() {
             return;
         }
         // SAFETY: forwarded from the caller: initialized, validated, and no conflicting access.
