@@ -92,7 +92,7 @@ pub use hierarchy::{HierarchyError, Relationship};
 pub use mosaic_macros::{Component, QueryData};
 pub use query::{
     Added, Changed, ExclusiveQuery, FieldChanged, FieldMut, Has, Mut, Or, Query, QueryData, QueryError,
-    QueryIter, With, Without,
+    QueryIter, Ref, With, Without,
 };
 pub use schedule::ParCommands;
 pub use schedule::{Commands, ExecutorKind, Local, Populated, Res, ResMut, Schedule, ScheduleError, Single};
@@ -101,8 +101,8 @@ pub use serialize::{MapEntities, SnapshotError, SnapshotRegistry};
 pub use storage::{Tick, Ticks};
 pub use world::ChunkedCommands;
 pub use world::{
-    ApplyReport, CommandBuffer, ComponentError, EntityMut, EntityRef, HookContext, HookId, RemovedComponents,
-    ResourceError, Template, WatchId, World,
+    ApplyReport, CommandBuffer, ComponentError, EntityMut, EntityRef, FromWorld, HookContext, HookId,
+    RemovedComponents, ResourceError, Template, WatchId, World,
 };
 
 /// What `#[derive(Component)]` expands to names these by path. Not part of the API: no semver

@@ -1,7 +1,7 @@
 //! Queries: iterate the entities that have a set of components.
 //!
 //! A query is a [`QueryData`] (what each item holds: `&T`, `&mut T`, `Option<&T>`,
-//! `Option<&mut T>`, [`Has<T>`], [`Mut<T>`], [`Entity`](crate::Entity), or a tuple of those) and a
+//! `Option<&mut T>`, [`Has<T>`], [`Mut<T>`], [`Ref<T>`], [`Entity`](crate::Entity), or a tuple of those) and a
 //! [`QueryFilter`] ([`With`], [`Without`], [`Or`], [`Added`], [`Changed`], [`FieldChanged`], or a
 //! tuple of those). Iteration walks the smallest pool among the fetched components (or a much
 //! smaller `With` pool) and looks the entity up in the others (O(1) each), so its cost is
@@ -24,6 +24,7 @@ mod mut_ref;
 mod par;
 mod plan;
 mod reduce;
+mod shared_ref;
 mod view_term;
 mod watch;
 
@@ -44,3 +45,4 @@ pub use iter::QueryIter;
 pub use many::QueryManyIter;
 pub use mut_ref::{Mut, MutFetch};
 pub use reduce::FOLD_CHUNK;
+pub use shared_ref::{Ref, RefFetch};

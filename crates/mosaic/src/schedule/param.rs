@@ -180,7 +180,9 @@ unsafe impl<T: crate::component::Component> SystemParam for RemovedComponents<'_
     }
 }
 
-/// A value owned by one system and kept between its runs, starting at `T::default()`.
+/// A value owned by one system and kept between its runs, starting at
+/// [`T::from_world`](crate::FromWorld) (`T::default()` for a `Default` type), made when the
+/// system is initialized (its first run, or when the schedule builds). Bevy's `Local`.
 pub struct Local<'s, T>(&'s mut T);
 
 impl<T> Deref for Local<'_, T> {
@@ -197,15 +199,15 @@ impl<T> DerefMut for Local<'_, T> {
 }
 
 // SAFETY: touches only its own state.
-unsafe impl<T: Default + Send + Sync + 'static> SystemParam for Local<'_, T> {
+unsafe impl<T: crate::world::FromWorld + Send + Sync + 'static> SystemParam for Local<'_, T> {
     type State = T;
     type Item<'w, 's> = Local<'s, T>;
 
     fn add_access(_: &mut Access) -> Result<(), ParamConflict> {
         Ok(())
     }
-    fn init_state(_: &mut World) -> T {
-        T::default()
+    fn init_state(world: &mut World) -> T {
+        T::from_world(world)
     }
     unsafe fn get_param<'s>(state: &'s mut T, _: &World, _: Ticks) -> Local<'s, T> {
         Local(state)

@@ -7,6 +7,7 @@ mod core;
 mod deferred;
 mod entity_ref;
 mod error;
+mod from_world;
 mod group;
 mod hooks;
 mod insert_if;
@@ -31,6 +32,7 @@ pub use command_buffer::{ApplyReport, CommandBuffer};
 pub(crate) use component_sets::SetsImage;
 pub use entity_ref::{EntityMut, EntityRef};
 pub use error::{ComponentError, ResourceError};
+pub use from_world::FromWorld;
 pub use group::{GroupError, GroupId};
 pub use hooks::{Hook, HookContext, HookId};
 #[cfg(feature = "serialize")]

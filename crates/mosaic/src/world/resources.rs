@@ -20,6 +20,33 @@ impl World {
         self.resources.insert(value, now)
     }
 
+    /// Stores `R::from_world(world)` unless a resource of type `R` is present already (then it
+    /// is left as it is, its change ticks too). Bevy's `init_resource`; `R` is any `Default`
+    /// type, or one implementing [`FromWorld`](super::FromWorld).
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::World;
+    ///
+    /// #[derive(Default)]
+    /// struct Score(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.init_resource::<Score>();
+    /// world.resource_mut::<Score>().0 = 5;
+    /// world.init_resource::<Score>(); // present: kept
+    /// assert_eq!(world.resource::<Score>().0, 5);
+    /// ```
+    pub fn init_resource<R: super::FromWorld + Send + Sync + 'static>(&mut self) {
+        if !self.resources.contains::<R>() {
+            let value = R::from_world(self);
+            // `from_world` may have inserted one itself: that one is kept, as bevy does.
+            if !self.resources.contains::<R>() {
+                self.insert_resource(value);
+            }
+        }
+    }
+
     /// Removes and returns the resource of type `R`, if any.
     pub fn remove_resource<R: Send + Sync + 'static>(&mut self) -> Option<R> {
         self.resources.remove()

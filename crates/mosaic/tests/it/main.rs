@@ -26,6 +26,7 @@ mod panic_safety;
 mod par_iter;
 mod property;
 mod query;
+mod ref_items;
 mod relationship;
 mod resources;
 mod rollback;

@@ -252,3 +252,52 @@ mod change_detection {
         assert!(!world.is_resource_changed::<Level>(), "unchanged as of the save");
     }
 }
+
+#[test]
+fn init_resource_makes_missing_resources_from_the_world_and_keeps_present_ones() {
+    use mosaic::FromWorld;
+
+    #[derive(Debug, PartialEq)]
+    struct Budget(u32);
+    impl FromWorld for Budget {
+        fn from_world(world: &mut World) -> Self {
+            Budget(world.resource::<Score>().0 * 2)
+        }
+    }
+
+    let mut world = World::new();
+    world.insert_resource(Score(21));
+    world.init_resource::<Budget>();
+    assert_eq!(world.resource::<Budget>(), &Budget(42));
+    world.resource_mut::<Score>().0 = 1;
+    world.init_resource::<Budget>(); // present: not made again
+    assert_eq!(world.resource::<Budget>(), &Budget(42));
+    world.init_resource::<Vec<u8>>(); // any `Default` type
+    assert!(world.resource::<Vec<u8>>().is_empty());
+}
+
+#[test]
+fn locals_start_from_the_world_once_per_system() {
+    use mosaic::{FromWorld, Local, ResMut};
+
+    struct Counter(u32);
+    impl FromWorld for Counter {
+        fn from_world(world: &mut World) -> Self {
+            Counter(world.resource::<Score>().0)
+        }
+    }
+    fn count(mut counter: Local<Counter>, mut seen: ResMut<Vec<u32>>) {
+        counter.0 += 1;
+        seen.push(counter.0);
+    }
+
+    let mut world = World::new();
+    world.insert_resource(Score(100));
+    world.insert_resource(Vec::<u32>::new());
+    let mut schedule = mosaic::Schedule::new();
+    schedule.add_system(count);
+    schedule.run(&mut world);
+    world.resource_mut::<Score>().0 = 0; // read once, when the system was initialized
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Vec<u32>>(), &vec![101, 102]);
+}
