@@ -1,5 +1,6 @@
 //! Derive macros for Mosaic. One module per derive; this file only routes.
 
+mod bundle;
 mod component;
 mod query_data;
 
@@ -74,4 +75,27 @@ pub fn derive_component(input: TokenStream) -> TokenStream {
 pub fn derive_query_data(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     query_data::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Derives `mosaic::Bundle` for a struct whose fields are bundles: components, tuples of them, or
+/// other derived bundles (nested bundles flatten, as bevy's `#[derive(Bundle)]`). Spawning or
+/// inserting it adds every field's components, in field order; `World::remove::<ItsType>` takes
+/// them all out again (all or nothing) and builds the struct. Named, tuple and unit structs;
+/// generic ones get a `Field: Bundle` bound per field. An enum or union is a compile error. A
+/// struct whose fields hold one component type twice panics when used, naming the type, as a
+/// tuple does.
+///
+/// ```ignore
+/// #[derive(Bundle)]
+/// struct Body { position: Position, velocity: Velocity }
+///
+/// #[derive(Bundle)]
+/// struct Player { body: Body, health: Health, tag: PlayerTag }
+///
+/// let e = world.spawn(Player { .. });
+/// ```
+#[proc_macro_derive(Bundle)]
+pub fn derive_bundle(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    bundle::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()
 }

@@ -89,7 +89,7 @@ pub use event::{EventChannelInfo, EventReader, EventWriter, Events, Retention};
 #[cfg(feature = "transform")]
 pub use hierarchy::{GlobalTransform, LocalTransform};
 pub use hierarchy::{HierarchyError, Relationship};
-pub use mosaic_macros::{Component, QueryData};
+pub use mosaic_macros::{Bundle, Component, QueryData};
 pub use query::{
     Added, Changed, ExclusiveQuery, FieldChanged, FieldMut, Has, Mut, Or, Query, QueryData, QueryError,
     QueryIter, Ref, With, Without,

@@ -8,20 +8,46 @@ pub trait BundleSink {
     fn put<T: Component>(&mut self, value: T);
 }
 
-/// A set of components inserted together: any [`Component`], or a tuple of up to 16 bundles
-/// (tuples nest, so `((A, B), C)` is a bundle too; `()` is the empty bundle).
+/// Where a removed bundle's components come from, one by one: one entity's components (the
+/// world implements it for `World::remove` and the command buffer's removals).
+pub trait BundleSource {
+    /// Whether the entity has a `T`.
+    fn has<T: Component>(&self) -> bool;
+    /// Removes the entity's `T` and returns it, or `None` if it has none.
+    fn take<T: Component>(&mut self) -> Option<T>;
+}
+
+/// A set of components inserted (and removed) together: any [`Component`], a tuple of up to 16
+/// bundles (tuples nest, so `((A, B), C)` is a bundle too; `()` is the empty bundle), or a
+/// struct with `#[derive(Bundle)]` whose fields are bundles (bevy's derive; nested bundles
+/// flatten).
 ///
-/// A bundle must not hold the same component type twice; spawning or inserting one that does
-/// panics, naming the type.
+/// A bundle must not hold the same component type twice; spawning, inserting or removing one
+/// that does panics, naming the type. The methods are called by the world; implement the trait
+/// through the derive.
 ///
 /// # Examples
 /// ```
-/// # use mosaic::{Component, World};
-/// # #[derive(Component)] struct Position(f32);
-/// # #[derive(Component)] struct Velocity(f32);
+/// use mosaic::{Bundle, Component, World};
+///
+/// #[derive(Component, Debug, PartialEq)]
+/// struct Position(f32);
+/// #[derive(Component, Debug, PartialEq)]
+/// struct Velocity(f32);
+/// #[derive(Component, Debug, PartialEq)]
+/// struct Health(u32);
+///
+/// #[derive(Bundle, Debug, PartialEq)]
+/// struct Body {
+///     position: Position,
+///     velocity: Velocity,
+/// }
+///
 /// let mut world = World::new();
-/// let e = world.spawn((Position(0.0), Velocity(1.0)));
+/// let e = world.spawn((Body { position: Position(0.0), velocity: Velocity(1.0) }, Health(3)));
 /// assert!(world.contains::<Velocity>(e));
+/// let body = world.remove::<Body>(e).unwrap(); // all of it, or nothing
+/// assert_eq!(body.velocity, Velocity(1.0));
 /// ```
 pub trait Bundle: Send + Sync + 'static {
     /// Registers the bundle's component types and reports their ids, in bundle order.
@@ -32,6 +58,22 @@ pub trait Bundle: Send + Sync + 'static {
 
     /// Names of the component types, in bundle order, for messages.
     fn type_names(out: &mut impl FnMut(&'static str));
+
+    /// Number of components in the bundle, nested bundles flattened (`((A, B), C)`: 3).
+    const COUNT: usize;
+
+    /// The name of the first component type, in bundle order, that `source` lacks; `None` when
+    /// it has every one.
+    fn missing<S: BundleSource>(source: &S) -> Option<&'static str>;
+
+    /// Takes every component out of `source`, in bundle order; `None` as soon as one is missing
+    /// (those taken before it are dropped: callers check [`Bundle::missing`] first).
+    fn take_each<S: BundleSource>(source: &mut S) -> Option<Self>
+    where
+        Self: Sized;
+
+    /// Removes (and drops) each component `source` has; returns how many it had.
+    fn remove_each<S: BundleSource>(source: &mut S) -> usize;
 }
 
 impl<C: Component> Bundle for C {
@@ -47,6 +89,23 @@ impl<C: Component> Bundle for C {
 
     fn type_names(out: &mut impl FnMut(&'static str)) {
         out(std::any::type_name::<C>());
+    }
+
+    const COUNT: usize = 1;
+
+    #[inline]
+    fn missing<S: BundleSource>(source: &S) -> Option<&'static str> {
+        (!source.has::<C>()).then(std::any::type_name::<C>)
+    }
+
+    #[inline]
+    fn take_each<S: BundleSource>(source: &mut S) -> Option<Self> {
+        source.take::<C>()
+    }
+
+    #[inline]
+    fn remove_each<S: BundleSource>(source: &mut S) -> usize {
+        usize::from(source.take::<C>().is_some())
     }
 }
 
@@ -69,6 +128,29 @@ macro_rules! tuple_bundle {
             #[allow(unused_variables)]
             fn type_names(out: &mut impl FnMut(&'static str)) {
                 $($name::type_names(out);)*
+            }
+
+            const COUNT: usize = 0 $(+ $name::COUNT)*;
+
+            #[inline]
+            #[allow(unused_variables)]
+            fn missing<S: BundleSource>(source: &S) -> Option<&'static str> {
+                $(if let Some(name) = $name::missing(source) {
+                    return Some(name);
+                })*
+                None
+            }
+
+            #[inline]
+            #[allow(unused_variables, clippy::unused_unit)]
+            fn take_each<S: BundleSource>(source: &mut S) -> Option<Self> {
+                Some(($($name::take_each(source)?,)*))
+            }
+
+            #[inline]
+            #[allow(unused_variables)]
+            fn remove_each<S: BundleSource>(source: &mut S) -> usize {
+                0 $(+ $name::remove_each(source))*
             }
         }
     };

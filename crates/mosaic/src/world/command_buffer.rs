@@ -5,7 +5,7 @@ use std::any::{Any, TypeId};
 use rustc_hash::FxHashMap;
 
 use super::World;
-use crate::component::{Bundle, Component};
+use crate::component::Bundle;
 use crate::entity::Entity;
 
 /// What a command of a higher layer (the hierarchy's) did, from [`CommandBuffer::push_op`].
@@ -304,12 +304,17 @@ impl CommandBuffer {
         self.commands.push(Command::Insert { entity, queue });
     }
 
-    /// Records removing `entity`'s `T` (dropping it); a no-op at apply time if it has none.
-    pub fn remove<T: Component>(&mut self, entity: Entity) {
-        fn remove<T: Component>(world: &mut World, entity: Entity) {
-            world.remove::<T>(entity);
+    /// Records removing whichever components of bundle `B` (a component, or a tuple) `entity`
+    /// has, dropping them: bevy's `remove::<(A, B)>()`; those it lacks are passed over at apply
+    /// time (see [`World::remove_present`]).
+    ///
+    /// # Panics
+    /// At apply time, if `B` holds a type twice.
+    pub fn remove<B: Bundle>(&mut self, entity: Entity) {
+        fn remove<B: Bundle>(world: &mut World, entity: Entity) {
+            world.remove_present::<B>(entity);
         }
-        self.commands.push(Command::Remove { entity, remove: remove::<T> });
+        self.commands.push(Command::Remove { entity, remove: remove::<B> });
     }
 
     /// Records despawning `entity`; skipped at apply time if it is no longer alive.

@@ -461,34 +461,6 @@ impl World {
         }
     }
 
-    /// Removes `entity`'s `T` and returns it, or `None` if it has none. O(1): the pool's
-    /// swap-remove and a cached edge of the entity's component set (O(k) in its k components the
-    /// first time any entity takes that edge).
-    ///
-    /// # Panics
-    /// If `entity` is not alive; see [`World::try_remove`].
-    #[track_caller]
-    pub fn remove<T: Component>(&mut self, entity: Entity) -> Option<T> {
-        match self.try_remove(entity) {
-            Ok(value) => Some(value),
-            Err(ComponentError::MissingComponent { .. }) => None,
-            Err(error) => panic!("cannot remove `{}`: {error}", std::any::type_name::<T>()),
-        }
-    }
-
-    /// Removes `entity`'s `T` and returns it; the fallible form of [`World::remove`].
-    ///
-    /// # Errors
-    /// [`ComponentError::Entity`] if `entity` is not alive;
-    /// [`ComponentError::MissingComponent`] if it has no `T`.
-    pub fn try_remove<T: Component>(&mut self, entity: Entity) -> Result<T, ComponentError> {
-        self.flush();
-        self.check_alive(entity)?;
-        let missing = || ComponentError::MissingComponent { entity, component: std::any::type_name::<T>() };
-        let id = self.components.id::<T>().ok_or_else(missing)?;
-        self.remove_row::<T>(id, entity).ok_or_else(missing)
-    }
-
     /// Removes live `entity`'s `T` (component `id`) and returns it, or `None` if it has none:
     /// the row primitive every single removal goes through. The plain path when `T`'s pool has
     /// no subscriber for removals.

@@ -28,6 +28,31 @@ impl World {
         self.deferred.buffer = commands;
     }
 
+    /// Runs `operation` (several structural changes that make one: a bundle's removals) with the
+    /// commands callbacks record held back, then applies them: the callbacks of the first change
+    /// cannot change the world before the last is made. Also when `operation` panics, the hold
+    /// ends (the commands stay queued for the next change).
+    pub(crate) fn holding_deferred<R>(&mut self, operation: impl FnOnce(&mut World) -> R) -> R {
+        /// Restores the flag when the operation ends, also by panic.
+        struct Hold<'a> {
+            world: &'a mut World,
+            was: bool,
+        }
+        impl Drop for Hold<'_> {
+            fn drop(&mut self) {
+                self.world.deferred.flushing = self.was;
+            }
+        }
+        let was = std::mem::replace(&mut self.deferred.flushing, true);
+        let hold = Hold { world: self, was };
+        let result = operation(hold.world);
+        drop(hold);
+        if !was {
+            self.flush_deferred();
+        }
+        result
+    }
+
     /// Applies the commands callbacks recorded, repeatedly, until none are left. Nested calls
     /// (from the operations being applied) return at once; the outer loop picks their commands
     /// up. O(1) when nothing was recorded.

@@ -94,9 +94,22 @@ impl EntityMut<'_> {
         self
     }
 
-    /// Removes and returns the entity's `T`, or `None` (see [`World::remove`]).
-    pub fn remove<T: Component>(&mut self) -> Option<T> {
+    /// Removes and returns the entity's components of bundle `B` (a component, or a tuple),
+    /// all or nothing: `None` if it lacks one (see [`World::remove`]).
+    ///
+    /// # Panics
+    /// If `B` holds a type twice.
+    pub fn remove<B: Bundle>(&mut self) -> Option<B> {
         self.world.remove(self.entity)
+    }
+
+    /// Removes whichever components of bundle `B` the entity has; returns how many (see
+    /// [`World::remove_present`]).
+    ///
+    /// # Panics
+    /// If `B` holds a type twice.
+    pub fn remove_present<B: Bundle>(&mut self) -> usize {
+        self.world.remove_present::<B>(self.entity)
     }
 
     /// Despawns the entity, consuming the handle.

@@ -20,6 +20,7 @@ mod resources;
 mod row_events;
 mod sort;
 mod spawn;
+mod take;
 mod template;
 mod ticks;
 mod watches;
