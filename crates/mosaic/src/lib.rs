@@ -95,7 +95,9 @@ pub use query::{
     QueryIter, Ref, With, Without,
 };
 pub use schedule::ParCommands;
-pub use schedule::{Commands, ExecutorKind, Local, Populated, Res, ResMut, Schedule, ScheduleError, Single};
+pub use schedule::{
+    Commands, ExecutorKind, Local, ParamSet, Populated, Res, ResMut, Schedule, ScheduleError, Single,
+};
 #[cfg(feature = "serialize")]
 pub use serialize::{MapEntities, SnapshotError, SnapshotRegistry};
 pub use storage::{Tick, Ticks};

@@ -139,6 +139,41 @@ impl Access {
         Ok(())
     }
 
+    /// Adds the accesses of a parameter set ([`ParamSet`](super::ParamSet)): members that may
+    /// alias each other, since the set hands out one at a time. Each member's items are checked
+    /// against the accesses added before the set (with filters, as [`Access::add_query`]), not
+    /// against the other members; parameters added after the set are checked against all of
+    /// them. O(m * n) for the members' m items and the n already added.
+    ///
+    /// # Errors
+    /// As [`Access::add`]: the first conflicting pair, existing item first. Nothing is added then.
+    pub fn add_set(&mut self, members: &[Access]) -> Result<(), Box<(AccessItem, AccessItem)>> {
+        let before = self.items.len();
+        for member in members {
+            for (item, scope) in member.items.iter().zip(&member.scopes) {
+                let filter = scope.map(|s| &member.filters[s as usize]);
+                let clash = self.items[..before].iter().zip(&self.scopes[..before]).find(|(e, es)| {
+                    e.target == item.target
+                        && (e.write || item.write)
+                        && !matches!((es, filter), (Some(x), Some(f)) if self.filters[*x as usize].is_disjoint(f))
+                });
+                if let Some((existing, _)) = clash {
+                    return Err(Box::new((*existing, *item)));
+                }
+            }
+        }
+        for member in members {
+            let offset = u32::try_from(self.filters.len()).expect("fewer than 2^32 queries in one system");
+            self.filters.extend_from_slice(&member.filters);
+            self.items.extend_from_slice(&member.items);
+            self.scopes.extend(member.scopes.iter().map(|scope| scope.map(|s| s + offset)));
+            self.exclusive |= member.exclusive;
+            self.deferred |= member.deferred;
+            self.reserves |= member.reserves;
+        }
+        Ok(())
+    }
+
     /// The filter of the query that made `items()[index]`, or `None` for an unfiltered access.
     ///
     /// # Panics
@@ -222,6 +257,25 @@ mod tests {
         b.mark_reserves_entities();
         assert_eq!(a.conflict_with(&b), Some(Conflict::Reservations));
         assert!(a.reserves_entities());
+    }
+
+    #[test]
+    fn a_sets_members_may_alias_each_other_but_not_what_came_before() {
+        let member = |write: bool| {
+            let mut access = Access::default();
+            access.add(item::<u8>(write)).unwrap();
+            access
+        };
+        let mut access = Access::default();
+        access.add_set(&[member(true), member(false)]).unwrap();
+        assert_eq!(access.items().len(), 2);
+        let mut with_read = Access::default();
+        with_read.add(item::<u8>(false)).unwrap();
+        let error = with_read.add_set(&[member(false), member(true)]).unwrap_err();
+        assert!(!error.0.write && error.1.write);
+        assert_eq!(with_read.items().len(), 1, "a refused set adds nothing");
+        // After the set, a new access is checked against every member.
+        assert!(access.add(item::<u8>(false)).is_err());
     }
 
     mod filtered {

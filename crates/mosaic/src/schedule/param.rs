@@ -25,7 +25,7 @@ pub type ParamConflict = Box<(AccessItem, AccessItem)>;
     label = "this parameter's type cannot be fetched for a system",
     note = "system parameters are `Query<..>`, `Res<T>`, `ResMut<T>`, `Option<Res<T>>`, `Local<T>`, \
             `Commands`, `ParCommands`, `EventReader<E>`, `EventWriter<E>`, `RemovedComponents<T>`, \
-            `Single<..>`, `Populated<..>`, and tuples of these; a system that needs `&mut World` \
+            `Single<..>`, `Populated<..>`, `ParamSet<(..)>`, and tuples of these; a system that needs `&mut World` \
             takes it as its only parameter"
 )]
 pub unsafe trait SystemParam: Sized {
@@ -101,7 +101,7 @@ pub type SystemParamItem<'w, 's, P> = <P as SystemParam>::Item<'w, 's>;
 // the query over them only, and every path of that query yields only entities its filter set
 // admits (the `FilterSet` adders' contract), so two queries with disjoint sets never hand out the
 // same entity's component, in one system or in two running at once.
-unsafe impl<Q: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Query<'_, Q, F> {
+unsafe impl<Q: QueryData, F: QueryFilter> SystemParam for Query<'_, Q, F> {
     type State = ();
     type Item<'w, 's> = Query<'w, Q, F>;
 

@@ -76,7 +76,7 @@ where
 }
 
 // SAFETY: declares exactly what `Query<D, F>` declares, and fetches through such a query.
-unsafe impl<D: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Single<'_, D, F> {
+unsafe impl<D: QueryData, F: QueryFilter> SystemParam for Single<'_, D, F> {
     type State = ();
     type Item<'w, 's> = Single<'w, D, F>;
     const CHECKED_AT_RUN: bool = true;
@@ -156,7 +156,7 @@ impl<D: QueryData, F: QueryFilter> DerefMut for Populated<'_, D, F> {
 }
 
 // SAFETY: declares exactly what `Query<D, F>` declares, and hands out such a query.
-unsafe impl<D: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Populated<'_, D, F> {
+unsafe impl<D: QueryData, F: QueryFilter> SystemParam for Populated<'_, D, F> {
     type State = ();
     type Item<'w, 's> = Populated<'w, D, F>;
     const CHECKED_AT_RUN: bool = true;

@@ -25,6 +25,7 @@ mod layouts;
 mod lazy;
 mod panic_safety;
 mod par_iter;
+mod param_set;
 mod property;
 mod query;
 mod ref_items;
