@@ -21,6 +21,9 @@ pub(crate) struct Node {
     pub(crate) after: Vec<String>,
     pub(crate) priority: i32,
     pub(crate) conditions: Vec<Condition>,
+    /// Indices in `Schedule::gates` of the sets with run conditions that hold this system; set
+    /// when the schedule is built.
+    pub(crate) gates: Vec<u32>,
     pub(crate) skip_if_missing: bool,
     pub(crate) insertion: usize,
     pub(crate) initialized: bool,
@@ -118,6 +121,8 @@ impl FrameEndTasks {
 pub struct Schedule {
     pub(crate) nodes: Vec<Node>,
     pub(crate) sets: FxHashMap<String, SetSpec>,
+    /// Sets with run conditions, in the order first configured.
+    pub(crate) gates: Vec<super::gates::SetGate>,
     /// Batches over `nodes` (which are in run order once built); `None` until built.
     pub(crate) batches: Option<Vec<Batch>>,
     /// The segments the executor runs and each system's waits within its segment; built with
@@ -232,7 +237,9 @@ impl SystemConfig<'_> {
 
 /// Configures a named set; see [`Schedule::configure_set`].
 pub struct SetConfig<'a> {
+    name: String,
     spec: &'a mut SetSpec,
+    gates: &'a mut Vec<super::gates::SetGate>,
 }
 
 impl SetConfig<'_> {
@@ -250,6 +257,47 @@ impl SetConfig<'_> {
         self.spec.after.push(label.into_label());
         self
     }
+
+    /// Runs the set's systems only on frames where `condition` returns `true` (all of the set's
+    /// conditions must, and each system's own). Bevy's `configure_sets(..run_if(..))`.
+    ///
+    /// The set's conditions are evaluated once per frame, all of them (no short-circuit), on the
+    /// calling thread at the start of the segment of the set's first system in run order; every
+    /// system of the set then uses that verdict, so a stateful condition sees each frame once.
+    /// A system in several sets runs only if every set's conditions hold.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{ResMut, Schedule, World};
+    ///
+    /// struct Paused(bool);
+    /// fn physics(mut steps: ResMut<u32>) { *steps += 1 }
+    /// fn collisions(mut steps: ResMut<u32>) { *steps += 10 }
+    ///
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(physics).in_set("simulation");
+    /// schedule.add_system(collisions).in_set("simulation").after(physics);
+    /// schedule.configure_set("simulation").run_if(|world| !world.resource::<Paused>().0);
+    /// let mut world = World::new();
+    /// world.insert_resource(0u32);
+    /// world.insert_resource(Paused(true));
+    /// schedule.run(&mut world);
+    /// assert_eq!(*world.resource::<u32>(), 0);
+    /// world.resource_mut::<Paused>().0 = false;
+    /// schedule.run(&mut world);
+    /// assert_eq!(*world.resource::<u32>(), 11);
+    /// ```
+    pub fn run_if(self, condition: impl Fn(&World) -> bool + Send + Sync + 'static) -> Self {
+        let gate = match self.gates.iter().position(|gate| gate.set == self.name) {
+            Some(at) => &mut self.gates[at],
+            None => {
+                self.gates.push(super::gates::SetGate::new(self.name.clone()));
+                self.gates.last_mut().expect("just pushed")
+            }
+        };
+        gate.conditions.push(Box::new(condition));
+        self
+    }
 }
 
 impl Schedule {
@@ -259,6 +307,7 @@ impl Schedule {
         Self {
             nodes: Vec::new(),
             sets: FxHashMap::default(),
+            gates: Vec::new(),
             batches: None,
             plan: None,
             waits: Vec::new(),
@@ -347,6 +396,7 @@ impl Schedule {
             after: Vec::new(),
             priority: 0,
             conditions: Vec::new(),
+            gates: Vec::new(),
             skip_if_missing: false,
             insertion: self.nodes.len(),
             initialized: false,
@@ -361,7 +411,8 @@ impl Schedule {
     /// it yet (a label must name a system or a set that exists when the schedule is built).
     pub fn configure_set(&mut self, set: impl Into<String>) -> SetConfig<'_> {
         self.batches = None;
-        SetConfig { spec: self.sets.entry(set.into()).or_default() }
+        let name = set.into();
+        SetConfig { spec: self.sets.entry(name.clone()).or_default(), gates: &mut self.gates, name }
     }
 
     /// Number of systems.
@@ -447,13 +498,19 @@ impl Schedule {
         if start < sorted.order.len() {
             batches.push(start..sorted.order.len());
         }
+        // The gates of the sets with run conditions each system is in.
+        for node in &mut self.nodes {
+            node.gates = (0..self.gates.len() as u32)
+                .filter(|&g| node.sets.contains(&self.gates[g as usize].set))
+                .collect();
+        }
         // Segments, and each system's waits in its segment, by run position.
         let order = &sorted.order;
         let plan = super::segment::plan(
             order.len(),
             &batches,
             |p| self.nodes[order[p]].system.access(),
-            |p| !self.nodes[order[p]].conditions.is_empty(),
+            |p| !self.nodes[order[p]].conditions.is_empty() || !self.nodes[order[p]].gates.is_empty(),
             |earlier, later| sorted.preds[order[later]].contains(&order[earlier]),
         );
         // Put the nodes in run order so each batch and segment is a contiguous slice.

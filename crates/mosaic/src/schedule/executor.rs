@@ -132,7 +132,11 @@ impl Schedule {
             // (a change detector, a timer) must see each frame, not only those its predecessors
             // passed, or it later fires on a stale observation. No short-circuit, as in bevy.
             let conditions_hold = node.conditions.iter().fold(true, |all, condition| condition(world) & all);
+            // Its sets' conditions: evaluated at the first of their systems this frame.
+            let gates_hold =
+                node.gates.iter().fold(true, |all, &g| self.gates[g as usize].holds(self.frame, world) & all);
             node.enabled = conditions_hold
+                && gates_hold
                 && match node.system.validate(world) {
                     Ok(()) => true,
                     // A `Single` or `Populated` that does not fit now: decided at the run, which

@@ -27,6 +27,7 @@ mod core;
 mod dag;
 mod error;
 mod executor;
+mod gates;
 mod graph;
 mod oneshot;
 mod par_commands;

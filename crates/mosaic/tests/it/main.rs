@@ -36,6 +36,7 @@ mod rollback;
 mod rollback_changes;
 mod rollback_property;
 mod schedule;
+mod set_conditions;
 mod single;
 mod snapshot;
 mod snapshot_continuation;
