@@ -45,26 +45,69 @@ pub fn assert_no_aliasing(query: &'static str, visit: impl FnOnce(&mut dyn FnMut
     }
 }
 
-/// What a query's types promise about the entities it can yield: every one has each `with`
-/// component and none of the `without` components. Two queries whose sets contradict (one's
-/// `with` meets the other's `without`) can never yield the same entity, so they may write the
-/// same component at the same time.
+/// What a query's types promise about the entities it can yield, as alternatives: every entity
+/// it yields satisfies at least one conjunction of required (`with`) and excluded (`without`)
+/// components. Two queries whose every pair of conjunctions contradicts (one's `with` meets the
+/// other's `without`) can never yield the same entity, so they may write the same component at
+/// the same time.
 ///
-/// Built from `&T` / `&mut T` terms and [`With`](crate::With) (into `with`) and
-/// [`Without`](crate::Without) (into `without`); `Option` terms, [`Entity`](crate::Entity) and filters that do
-/// not report themselves add nothing, which only makes two queries look less disjoint than they
-/// are. The design is bevy's `FilteredAccess` (`bevy_ecs::query::access`), cut down to the
-/// `With`/`Without` conjunction this crate's filters express.
+/// Built from `&T` / `&mut T` terms and [`With`](crate::With) (into `with`),
+/// [`Without`](crate::Without) (into `without`), and [`Or`](crate::Or), whose alternatives each
+/// become conjunctions (so `Or<(With<A>, With<B>)>` is disjoint from `(Without<A>, Without<B>)`).
+/// `Option` terms, [`Entity`](crate::Entity) and filters that do not report themselves add
+/// nothing, which only makes two queries look less disjoint than they are. The design is bevy's
+/// `FilteredAccess` (`bevy_ecs::query::access`): a disjunction of conjunctions.
 ///
-/// Sizes are a handful of types; every operation is O(w * v) in the two sets' sizes.
+/// Sizes are a handful of types and alternatives (past 64 conjunctions the set gives up its
+/// promises, which is always safe); `is_disjoint` is O(a * b * w * v).
 //
-// Invariant: every type in `with` is one the query's iteration, `get` and chunk paths check
-// for presence, and every type in `without` one they check for absence (the unsafe adders'
-// contract), so disjointness here means disjoint yields.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+// Invariant: for every entity the query's iteration, `get` and chunk paths can yield, some
+// conjunction holds: each of its `with` types is present and each `without` type absent (the
+// unsafe adders' contract), so disjointness here means disjoint yields.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FilterSet {
+    /// The alternatives; none: the query yields nothing (`Or<()>`).
+    terms: SmallVec<[Conjunction; 1]>,
+}
+
+/// One alternative of a [`FilterSet`]: components all present, and components all absent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Conjunction {
     with: SmallVec<[TypeId; 4]>,
     without: SmallVec<[TypeId; 2]>,
+}
+
+impl Conjunction {
+    fn contradicts(&self, other: &Conjunction) -> bool {
+        self.with.iter().any(|t| other.without.contains(t))
+            || other.with.iter().any(|t| self.without.contains(t))
+    }
+
+    fn and(&self, other: &Conjunction) -> Conjunction {
+        let mut out = self.clone();
+        for &t in &other.with {
+            if !out.with.contains(&t) {
+                out.with.push(t);
+            }
+        }
+        for &t in &other.without {
+            if !out.without.contains(&t) {
+                out.without.push(t);
+            }
+        }
+        out
+    }
+}
+
+/// Past this many alternatives a set drops its promises (one empty conjunction: may yield
+/// anything), so nested `Or`s cannot grow it without bound.
+const MAX_TERMS: usize = 64;
+
+impl Default for FilterSet {
+    /// The set that promises nothing: one empty conjunction.
+    fn default() -> Self {
+        Self { terms: smallvec::smallvec![Conjunction::default()] }
+    }
 }
 
 impl FilterSet {
@@ -83,8 +126,10 @@ impl FilterSet {
     /// entities without that component; the scheduler lets it write alongside a query that
     /// excludes the component.
     pub unsafe fn add_with_unchecked(&mut self, type_id: TypeId) {
-        if !self.with.contains(&type_id) {
-            self.with.push(type_id);
+        for term in &mut self.terms {
+            if !term.with.contains(&type_id) {
+                term.with.push(type_id);
+            }
         }
     }
 
@@ -93,27 +138,59 @@ impl FilterSet {
     /// # Safety
     /// As [`FilterSet::add_with_unchecked`], for entities that have the component.
     pub unsafe fn add_without_unchecked(&mut self, type_id: TypeId) {
-        if !self.without.contains(&type_id) {
-            self.without.push(type_id);
+        for term in &mut self.terms {
+            if !term.without.contains(&type_id) {
+                term.without.push(type_id);
+            }
         }
     }
 
-    /// The components every yielded entity has.
-    pub fn with(&self) -> &[TypeId] {
-        &self.with
+    /// Records that the query yields only entities that satisfy at least one of `alternatives`
+    /// (an [`Or`](crate::Or) of filters, each alternative the set its filter reports from
+    /// [`FilterSet::default`]): the set becomes the conjunction of itself with their disjunction.
+    ///
+    /// # Safety
+    /// The query's every path to an item must skip entities that satisfy none of the
+    /// alternatives' promises (each alternative's filter rejects the entities its set excludes,
+    /// and the `Or` rejects what every alternative rejects).
+    pub unsafe fn add_any_of_unchecked(&mut self, alternatives: &[FilterSet]) {
+        let mut terms = SmallVec::new();
+        for mine in &self.terms {
+            for alternative in alternatives {
+                for theirs in &alternative.terms {
+                    terms.push(mine.and(theirs));
+                }
+            }
+        }
+        // Dropping contradictory alternatives loses nothing: they match no entity.
+        terms.retain(|term: &mut Conjunction| !term.contradicts(term));
+        self.terms =
+            if terms.len() > MAX_TERMS { smallvec::smallvec![Conjunction::default()] } else { terms };
     }
 
-    /// The components no yielded entity has.
-    pub fn without(&self) -> &[TypeId] {
-        &self.without
+    /// The components every yielded entity has: those required by every alternative. Empty when
+    /// the query yields nothing.
+    pub fn with(&self) -> Vec<TypeId> {
+        self.common(|term| &term.with)
     }
 
-    /// Whether no entity can be yielded by both queries: one requires a component the other
-    /// excludes. Symmetric. A set that contradicts itself (`With<T>` and `Without<T>`) is
-    /// disjoint from everything, itself included.
+    /// The components no yielded entity has: those excluded by every alternative. Empty when
+    /// the query yields nothing.
+    pub fn without(&self) -> Vec<TypeId> {
+        self.common(|term| &term.without)
+    }
+
+    fn common(&self, side: impl Fn(&Conjunction) -> &[TypeId]) -> Vec<TypeId> {
+        let Some((first, rest)) = self.terms.split_first() else { return Vec::new() };
+        side(first).iter().copied().filter(|t| rest.iter().all(|term| side(term).contains(t))).collect()
+    }
+
+    /// Whether no entity can be yielded by both queries: every alternative of one contradicts
+    /// every alternative of the other (one requires a component the other excludes). Symmetric.
+    /// A set that yields nothing (a self-contradictory filter such as `(With<T>, Without<T>)`, or
+    /// `Or<()>`) is disjoint from everything, itself included.
     pub fn is_disjoint(&self, other: &FilterSet) -> bool {
-        self.with.iter().any(|t| other.without.contains(t))
-            || other.with.iter().any(|t| self.without.contains(t))
+        self.terms.iter().all(|mine| other.terms.iter().all(|theirs| mine.contradicts(theirs)))
     }
 }
 
@@ -128,6 +205,26 @@ mod tests {
     struct B;
     #[derive(Component)]
     struct C;
+    #[derive(Component)]
+    struct D;
+
+    #[test]
+    fn or_alternatives_are_each_checked() {
+        use crate::Or;
+        let either = FilterSet::of::<&mut C, Or<(With<A>, With<B>)>>();
+        assert!(either.is_disjoint(&FilterSet::of::<&mut C, (Without<A>, Without<B>)>()));
+        assert!(!either.is_disjoint(&FilterSet::of::<&mut C, Without<A>>()), "B-only entities overlap");
+        assert!(either.is_disjoint(&FilterSet::of::<&mut C, Without<C>>()), "every alternative has C");
+        assert_eq!(either.with(), [TypeId::of::<C>()]);
+        // `Or<()>` yields nothing; an alternative that contradicts the rest is dropped.
+        assert!(FilterSet::of::<&C, Or<()>>().is_disjoint(&FilterSet::of::<&C, ()>()));
+        let one_left = FilterSet::of::<&C, (Without<A>, Or<(With<A>, With<B>)>)>();
+        assert_eq!(one_left.with(), [TypeId::of::<C>(), TypeId::of::<B>()]);
+        // Nested: (A or (B and not D)) against (not A and D).
+        let nested = FilterSet::of::<&mut C, Or<(With<A>, (With<B>, Without<D>))>>();
+        assert!(nested.is_disjoint(&FilterSet::of::<&mut C, (Without<A>, With<D>)>()));
+        assert!(!nested.is_disjoint(&FilterSet::of::<&mut C, Without<A>>()));
+    }
 
     #[test]
     fn with_and_without_the_same_component_are_disjoint() {
@@ -154,9 +251,11 @@ mod tests {
 
     #[test]
     fn tuples_collect_every_term() {
-        let set = FilterSet::of::<(&A, &mut B), (With<C>, Without<A>)>();
-        assert_eq!(set.with(), &[TypeId::of::<A>(), TypeId::of::<B>(), TypeId::of::<C>()]);
-        assert_eq!(set.without(), &[TypeId::of::<A>()]);
+        let set = FilterSet::of::<(&A, &mut B), (With<C>, Without<C>)>();
         assert!(set.is_disjoint(&set), "a self-contradictory set matches nothing");
+        let set = FilterSet::of::<(&A, &mut B), (With<C>, Without<D>)>();
+        assert_eq!(set.with(), [TypeId::of::<A>(), TypeId::of::<B>(), TypeId::of::<C>()]);
+        assert_eq!(set.without(), [TypeId::of::<D>()]);
+        assert!(!set.is_disjoint(&set));
     }
 }

@@ -237,6 +237,17 @@ macro_rules! or_filter {
             fn visit_access(visit: &mut dyn FnMut(super::access::ComponentAccess)) {
                 $($name::visit_access(visit);)*
             }
+            fn visit_filter(filter: &mut FilterSet) {
+                let alternatives = [$({
+                    let mut alternative = FilterSet::default();
+                    $name::visit_filter(&mut alternative);
+                    alternative
+                }),*];
+                // SAFETY: `matches` admits an entity only when some alternative's `matches` does,
+                // and each alternative's set holds for what its own `matches` admits (their
+                // contracts); every query path checks `matches` before it hands out an item.
+                unsafe { filter.add_any_of_unchecked(&alternatives) };
+            }
             #[inline(always)]
             #[allow(unused_variables, non_snake_case)]
             fn matches(fetch: &Self::Fetch<'_>, entity: Entity) -> bool {

@@ -12,6 +12,7 @@ mod common;
 mod derive_bundle;
 mod despawn;
 mod determinism;
+mod disjoint_access;
 mod drop;
 mod events;
 mod field_changes;
