@@ -427,7 +427,7 @@ impl Entities {
 
     /// Iterates the live entities in index order. The iterator borrows the allocator.
     pub fn iter(&self) -> AliveIter<'_> {
-        AliveIter { slots: self.slots.iter().enumerate() }
+        AliveIter { slots: self.slots.iter().enumerate(), left: self.alive_count as usize }
     }
 }
 
@@ -463,10 +463,13 @@ impl Iterator for ReservedIter<'_> {
 
 impl ExactSizeIterator for ReservedIter<'_> {}
 
-/// Iterator over live entities in index order, from [`Entities::iter`].
+/// Iterator over live entities in index order, from [`Entities::iter`]. Exact size: it knows
+/// how many live entities are left.
 #[derive(Debug, Clone)]
 pub struct AliveIter<'a> {
     slots: std::iter::Enumerate<std::slice::Iter<'a, Slot>>,
+    /// Live entities not yet yielded.
+    left: usize,
 }
 
 impl Iterator for AliveIter<'_> {
@@ -474,16 +477,24 @@ impl Iterator for AliveIter<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<Entity> {
-        self.slots
+        if self.left == 0 {
+            return None;
+        }
+        let found = self
+            .slots
             .by_ref()
             .find(|(_, slot)| slot.is_alive())
-            .map(|(index, slot)| Entity::from_packed(index as u32, slot.0))
+            .map(|(index, slot)| Entity::from_packed(index as u32, slot.0));
+        self.left -= usize::from(found.is_some());
+        found
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (0, self.slots.size_hint().1)
+        (self.left, Some(self.left))
     }
 }
+
+impl ExactSizeIterator for AliveIter<'_> {}
 
 /// A copy of an allocator's state (slots, free list, live count), saved and restored in place by
 /// rollback with no allocation once its buffers are warm. Holds no world tag lease: it can only be

@@ -47,6 +47,25 @@ impl<'w, Q: QueryData, F: QueryFilter, const K: usize> QueryCombinations<'w, Q, 
         self.next = Some(indices);
     }
 
+    /// Combinations not yet handed out, or `None` if more than `usize::MAX`. O(K * n) for n
+    /// matches: `C(n, K)` less the rank of the next one (the combinatorial number system).
+    pub fn remaining(&self) -> Option<usize> {
+        let Some(indices) = self.next else { return Some(0) };
+        let n = self.entities.len();
+        let total = binomial(n, K)?;
+        // Rank of `indices` among the K-combinations of 0..n in lexicographic order: for each
+        // position, the combinations that put a smaller value there (after the same prefix).
+        let mut rank = 0usize;
+        let mut low = 0;
+        for (i, &index) in indices.iter().enumerate() {
+            for v in low..index {
+                rank = rank.checked_add(binomial(n - 1 - v, K - 1 - i)?)?;
+            }
+            low = index + 1;
+        }
+        Some(total - rank)
+    }
+
     /// The items of the next combination, borrowing this walk until they are dropped; `None`
     /// when every combination was handed out. O(K * c).
     pub fn fetch_next(&mut self) -> Option<[Q::Item<'_>; K]> {
@@ -66,8 +85,33 @@ impl<'w, Q: QueryData, F: QueryFilter, const K: usize> QueryCombinations<'w, Q, 
     }
 }
 
+/// `C(n, k)`, or `None` if it exceeds `usize::MAX`. O(k).
+fn binomial(n: usize, k: usize) -> Option<usize> {
+    if k > n {
+        return Some(0);
+    }
+    let k = k.min(n - k);
+    let mut result: u128 = 1;
+    for i in 0..k {
+        // Exact at every step: result * (n - i) is divisible by (i + 1).
+        result = result * (n - i) as u128 / (i + 1) as u128;
+        if result > usize::MAX as u128 {
+            return None;
+        }
+    }
+    usize::try_from(result).ok()
+}
+
 impl<'w, Q: ReadOnlyQueryData, F: QueryFilter, const K: usize> Iterator for QueryCombinations<'w, Q, F, K> {
     type Item = [Q::Item<'w>; K];
+
+    /// Exact (see [`QueryCombinations::remaining`]); `(usize::MAX, None)` past `usize::MAX`.
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self.remaining() {
+            Some(n) => (n, Some(n)),
+            None => (usize::MAX, None),
+        }
+    }
 
     fn next(&mut self) -> Option<[Q::Item<'w>; K]> {
         let indices = self.next?;
@@ -79,6 +123,14 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter, const K: usize> Iterator for Quer
             unsafe { Q::fetch(&data, self.entities[i], usize::MAX) }.expect("collected as a match")
         }))
     }
+}
+
+/// # Panics
+/// `len()` panics when more than `usize::MAX` combinations are left (`C(n, K)` past 2^64, e.g.
+/// 70,000 matches taken 5 at a time), which no walk could reach anyway.
+impl<Q: ReadOnlyQueryData, F: QueryFilter, const K: usize> ExactSizeIterator
+    for QueryCombinations<'_, Q, F, K>
+{
 }
 
 impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {

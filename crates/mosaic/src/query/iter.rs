@@ -202,6 +202,11 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, Q, F> {
         acc
     }
 
+    /// Exact when the count is known without iterating: every remaining row is in the aligned
+    /// run of a trivially filtered query (a query of one component, or of components a group
+    /// keeps aligned, with no filter), or the query requires nothing and has no filter (every
+    /// live entity). Otherwise a lower bound of the aligned run left and an upper bound of the
+    /// rows left.
     fn size_hint(&self) -> (usize, Option<usize>) {
         let rows = self.entities.len() - self.row;
         let sure = self.fast.saturating_sub(self.row);
@@ -210,7 +215,9 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, Q, F> {
         }
         match &self.all {
             None => (sure, Some(rows)),
-            Some(all) => (sure, all.size_hint().1.map(|n| n + rows)),
+            // Every live entity passes a trivial filter: exact.
+            Some(all) if F::TRIVIAL => (all.len() + sure, Some(all.len() + rows)),
+            Some(all) => (sure, Some(all.len() + rows)),
         }
     }
 }

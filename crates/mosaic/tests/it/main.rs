@@ -39,6 +39,7 @@ mod rollback_property;
 mod schedule;
 mod set_conditions;
 mod single;
+mod size_hints;
 mod snapshot;
 mod snapshot_continuation;
 mod sort;
