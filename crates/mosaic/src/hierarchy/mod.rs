@@ -37,6 +37,7 @@ mod error;
 mod iter;
 mod ops;
 mod order;
+mod param;
 #[cfg(feature = "transform")]
 mod propagate;
 mod relation;
@@ -47,6 +48,7 @@ pub use component::Relationship;
 pub use error::HierarchyError;
 pub use iter::{Ancestors, Children, Descendants};
 pub use order::OrderReport;
+pub use param::{Hierarchy, Relations};
 pub use relation::{Cleanup, Pair, Relation};
 #[cfg(feature = "transform")]
 pub use transform::{

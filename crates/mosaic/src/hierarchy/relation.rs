@@ -102,7 +102,7 @@ impl<R: Relation> Pair<R> {
 
 /// Per relation kind: target -> its sources, in the order they were related. A resource; hooks
 /// update it through `&World`, hence the mutex.
-struct RelationIndex<R> {
+pub(super) struct RelationIndex<R> {
     sources: Mutex<FxHashMap<Entity, Vec<Entity>>>,
     _relation: PhantomData<fn() -> R>,
 }

@@ -122,3 +122,89 @@ fn relations_through_commands() {
     assert_eq!((report.applied, report.skipped), (1, 1));
     assert_eq!(world.target::<Follows>(scout), None);
 }
+
+mod in_systems {
+    use mosaic::hierarchy::{Hierarchy, Relation, Relations};
+    use mosaic::schedule::{IntoSystem, System};
+    use mosaic::{Component, Entity, Query, ResMut, Schedule, World};
+
+    #[derive(Component)]
+    struct Speed(#[allow(dead_code)] f32);
+
+    struct Targets;
+    impl Relation for Targets {}
+
+    type Seen = Vec<(Entity, Option<Entity>, Vec<Entity>, Vec<Entity>, Vec<Entity>, Entity)>;
+
+    fn walk(hierarchy: Hierarchy, entities: Query<Entity>, mut seen: ResMut<Seen>) {
+        let mut all: Vec<Entity> = entities.iter().collect();
+        all.sort();
+        for e in all {
+            seen.push((
+                e,
+                hierarchy.parent(e),
+                hierarchy.children(e).collect(),
+                hierarchy.ancestors(e).collect(),
+                hierarchy.descendants(e).collect(),
+                hierarchy.root(e),
+            ));
+        }
+    }
+
+    #[test]
+    fn a_systems_hierarchy_reads_what_the_world_reads() {
+        let mut world = World::new();
+        let [root, a, b, a1, lone] = [(); 5].map(|()| world.spawn_empty());
+        world.set_parent(a, root).unwrap();
+        world.set_parent(b, root).unwrap();
+        world.set_parent(a1, a).unwrap();
+        world.insert_resource(Seen::new());
+        world.run_system(walk);
+        let seen = world.resource::<Seen>();
+        assert_eq!(seen.len(), 5);
+        for (e, parent, children, ancestors, descendants, top) in seen {
+            assert_eq!(*parent, world.parent(*e));
+            assert_eq!(*children, world.children(*e).collect::<Vec<_>>());
+            assert_eq!(*ancestors, world.ancestors(*e).collect::<Vec<_>>());
+            assert_eq!(*descendants, world.descendants(*e).collect::<Vec<_>>());
+            assert_eq!(*top, if *e == lone { lone } else { root });
+        }
+    }
+
+    #[test]
+    fn hierarchy_and_relations_readers_run_beside_writers_of_other_components() {
+        fn reads(_: Hierarchy, _: Relations<Targets>) {}
+        fn writes(_: Query<&mut Speed>) {}
+        fn access<M>(system: impl IntoSystem<M>) -> mosaic::schedule::Access {
+            system.into_system().unwrap().access().clone()
+        }
+        assert_eq!(access(reads).conflict_with(&access(writes)), None);
+        assert!(access(reads).conflict_with(&mosaic::schedule::Access::exclusive()).is_some());
+    }
+
+    #[test]
+    fn a_systems_relations_read_targets_and_sources() {
+        fn gather(
+            relations: Relations<Targets>,
+            q: Query<Entity>,
+            mut out: ResMut<Vec<(Entity, Option<Entity>, usize)>>,
+        ) {
+            let mut all: Vec<Entity> = q.iter().collect();
+            all.sort();
+            for e in all {
+                out.push((e, relations.target(e), relations.related(e).len()));
+            }
+        }
+        let mut world = World::new();
+        let [turret, tank, truck] = [(); 3].map(|()| world.spawn_empty());
+        world.relate::<Targets>(turret, tank).unwrap();
+        world.relate::<Targets>(truck, tank).unwrap();
+        world.insert_resource(Vec::<(Entity, Option<Entity>, usize)>::new());
+        let mut schedule = Schedule::new();
+        schedule.add_system(gather);
+        schedule.run(&mut world);
+        let mut expected = vec![(turret, Some(tank), 0), (tank, None, 2), (truck, Some(tank), 0)];
+        expected.sort();
+        assert_eq!(world.resource::<Vec<(Entity, Option<Entity>, usize)>>(), &expected);
+    }
+}
