@@ -88,6 +88,14 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
             fn remove_each<__S: ::mosaic::component::BundleSource>(source: &mut __S) -> usize {
                 0 #(+ <#types as #b>::remove_each(source))*
             }
+
+            #[inline]
+            fn insert_batch<__S: ::mosaic::component::BatchSink>(
+                sink: &mut __S,
+                rows: impl ::core::iter::Iterator<Item = (::mosaic::Entity, Self)>,
+            ) {
+                sink.bundle(rows);
+            }
         }
     })
 }

@@ -1,11 +1,22 @@
 //! Bundles: several components inserted together.
 
 use super::{Component, ComponentId, Components};
+use crate::entity::Entity;
 
 /// Receives the components of a bundle one by one, in the bundle's order.
 pub trait BundleSink {
     /// Takes one component of the bundle.
     fn put<T: Component>(&mut self, value: T);
+}
+
+/// Where a batch of `(entity, bundle)` rows goes (the world implements it for
+/// `World::insert_batch`): a single component type takes the typed path, any other bundle the
+/// row-by-row one.
+pub trait BatchSink {
+    /// Rows of one component type.
+    fn component<T: Component>(&mut self, rows: impl Iterator<Item = (Entity, T)>);
+    /// Rows of a bundle of several components (or none).
+    fn bundle<B: Bundle>(&mut self, rows: impl Iterator<Item = (Entity, B)>);
 }
 
 /// Where a removed bundle's components come from, one by one: one entity's components (the
@@ -74,6 +85,12 @@ pub trait Bundle: Send + Sync + 'static {
 
     /// Removes (and drops) each component `source` has; returns how many it had.
     fn remove_each<S: BundleSource>(source: &mut S) -> usize;
+
+    /// Hands a batch of rows of this bundle to `sink`: [`BatchSink::component`] for a component
+    /// type, [`BatchSink::bundle`] for anything else.
+    fn insert_batch<S: BatchSink>(sink: &mut S, rows: impl Iterator<Item = (Entity, Self)>)
+    where
+        Self: Sized;
 }
 
 impl<C: Component> Bundle for C {
@@ -106,6 +123,11 @@ impl<C: Component> Bundle for C {
     #[inline]
     fn remove_each<S: BundleSource>(source: &mut S) -> usize {
         usize::from(source.take::<C>().is_some())
+    }
+
+    #[inline]
+    fn insert_batch<S: BatchSink>(sink: &mut S, rows: impl Iterator<Item = (Entity, Self)>) {
+        sink.component(rows);
     }
 }
 
@@ -151,6 +173,11 @@ macro_rules! tuple_bundle {
             #[allow(unused_variables)]
             fn remove_each<S: BundleSource>(source: &mut S) -> usize {
                 0 $(+ $name::remove_each(source))*
+            }
+
+            #[inline]
+            fn insert_batch<S: BatchSink>(sink: &mut S, rows: impl Iterator<Item = (Entity, Self)>) {
+                sink.bundle(rows);
             }
         }
     };

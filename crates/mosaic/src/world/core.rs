@@ -11,7 +11,7 @@ use super::hooks::Hooks;
 use super::row_events::{Ids, RowChange};
 use super::watches::Watches;
 use super::{ComponentError, Resources};
-use crate::component::{Component, ComponentId, Components, MutableComponent};
+use crate::component::{BatchSink, Bundle, Component, ComponentId, Components, MutableComponent};
 use crate::entity::{Entities, Entity, EntityError};
 use crate::storage::RowEvents;
 
@@ -411,19 +411,50 @@ impl World {
         old
     }
 
-    /// Adds or replaces `T` on many entities: `rows` yields `(entity, value)`. The type lookup
-    /// is done once, not per row, so this is the fast way to give a component to a known set of
-    /// entities (as bevy's `insert_batch`). Hooks, watches and groups see each row as an
-    /// [`World::insert`]. O(rows) amortised.
+    /// Adds or replaces bundle `B` on many entities: `rows` yields `(entity, bundle)`, a bundle
+    /// being a component or several (bevy's `insert_batch`). For one component type the type
+    /// lookup is done once, not per row, so this is the fast way to give a component to a known
+    /// set of entities; a bundle of several goes row by row as [`World::insert_bundle`]. Hooks,
+    /// watches and groups see each row as an insert. O(rows * components) amortised.
     ///
     /// # Panics
     /// If an entity is not alive (stale, despawned, or of another world), after the rows before
-    /// it were inserted; the value is dropped. See [`World::insert`].
+    /// it were inserted; the value is dropped. See [`World::insert`]. Also if `B` holds a type
+    /// twice.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Component, World};
+    ///
+    /// #[derive(Component)]
+    /// struct Frozen;
+    /// #[derive(Component)]
+    /// struct Chill(u32);
+    ///
+    /// let mut world = World::new();
+    /// let targets: Vec<_> = (0..3).map(|_| world.spawn_empty()).collect();
+    /// world.insert_batch(targets.iter().map(|&e| (e, (Frozen, Chill(5)))));
+    /// assert!(targets.iter().all(|&e| world.contains::<Frozen>(e) && world.contains::<Chill>(e)));
+    /// ```
     #[track_caller]
-    pub fn insert_batch<T: Component>(&mut self, rows: impl IntoIterator<Item = (Entity, T)>) {
-        self.insert_rows(rows, |entity, error| {
-            panic!("cannot insert `{}` on {entity}: {error}", std::any::type_name::<T>())
-        });
+    pub fn insert_batch<B: Bundle>(&mut self, rows: impl IntoIterator<Item = (Entity, B)>) {
+        /// Both paths, panicking on a dead entity.
+        struct Panicking<'a>(&'a mut World);
+        impl BatchSink for Panicking<'_> {
+            #[track_caller]
+            fn component<T: Component>(&mut self, rows: impl Iterator<Item = (Entity, T)>) {
+                self.0.insert_rows(rows, |entity, error| {
+                    panic!("cannot insert `{}` on {entity}: {error}", std::any::type_name::<T>())
+                });
+            }
+            #[track_caller]
+            fn bundle<B: Bundle>(&mut self, rows: impl Iterator<Item = (Entity, B)>) {
+                for (entity, bundle) in rows {
+                    self.0.insert_bundle(entity, bundle);
+                }
+            }
+        }
+        B::insert_batch(&mut Panicking(self), rows.into_iter());
     }
 
     /// [`World::insert_batch`], calling `on_dead(entity, error)` (and dropping the value) for a

@@ -117,3 +117,26 @@ fn a_derived_bundle_holding_a_type_twice_panics_naming_it() {
     assert!(message.contains("Health") && message.contains("twice"), "{message}");
     assert_eq!(world.len(), 0, "nothing spawned");
 }
+
+#[test]
+fn insert_batch_takes_bundles_and_single_components() {
+    let mut world = World::new();
+    let entities: Vec<_> = (0..4).map(|_| world.spawn_empty()).collect();
+    world.insert_batch(entities.iter().map(|&e| (e, Health(1))));
+    world.insert_batch(entities.iter().enumerate().map(|(i, &e)| (e, (Position(i as i32, 0), PlayerTag))));
+    world.insert_batch(
+        entities[..2].iter().map(|&e| (e, Body { position: Position(9, 9), velocity: Velocity(1, 0) })),
+    );
+    assert_eq!(world.get::<Position>(entities[0]), Ok(&Position(9, 9)), "replaced by the later batch");
+    assert_eq!(world.get::<Position>(entities[3]), Ok(&Position(3, 0)));
+    assert!(world.contains::<Velocity>(entities[1]) && !world.contains::<Velocity>(entities[2]));
+    assert_eq!(world.query::<(&Health, &PlayerTag)>().iter().count(), 4);
+
+    world.despawn(entities[2]);
+    let message = crate::common::panic_message(|| {
+        world.insert_batch(entities.iter().map(|&e| (e, (Health(7), Velocity(0, 0)))));
+    });
+    assert!(message.contains(&entities[2].to_string()), "{message}");
+    assert_eq!(world.get::<Health>(entities[1]), Ok(&Health(7)), "rows before the dead one went in");
+    assert_eq!(world.get::<Health>(entities[3]), Ok(&Health(1)), "rows after it did not");
+}
