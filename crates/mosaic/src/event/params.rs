@@ -65,11 +65,7 @@ unsafe impl<E: Send + Sync + 'static> SystemParam for EventWriter<'_, E> {
         world.add_event::<E>();
     }
     fn validate(_: &(), world: &World, _: Ticks) -> Result<(), ParamError> {
-        if world.contains_resource::<Events<E>>() {
-            Ok(())
-        } else {
-            Err(ParamError::MissingResource(std::any::type_name::<Events<E>>()))
-        }
+        crate::schedule::require_resource::<Events<E>>(world)
     }
     unsafe fn get_param<'w>(_: &mut (), world: &'w World, _: Ticks) -> EventWriter<'w, E> {
         // SAFETY: the declared write of `Events<E>` means no other running system accesses it.
@@ -91,11 +87,7 @@ unsafe impl<E: Send + Sync + 'static> SystemParam for EventReader<'_, '_, E> {
         world.add_event::<E>().register_reader()
     }
     fn validate(_: &EventCursor, world: &World, _: Ticks) -> Result<(), ParamError> {
-        if world.contains_resource::<Events<E>>() {
-            Ok(())
-        } else {
-            Err(ParamError::MissingResource(std::any::type_name::<Events<E>>()))
-        }
+        crate::schedule::require_resource::<Events<E>>(world)
     }
     unsafe fn get_param<'w, 's>(
         cursor: &'s mut EventCursor,

@@ -47,6 +47,7 @@ pub use par_commands::ParCommands;
 pub use param::{Commands, Local, ParamConflict, ParamError, SystemParam, SystemParamItem};
 pub use param_set::ParamSet;
 pub use profile::{FrameProfile, SystemProfile};
+pub(crate) use res::require_resource;
 pub use res::{Res, ResMut};
 pub use single::{Populated, Single};
 pub use system::{ExclusiveSystem, FunctionSystem, IntoLabel, IntoSystem, System, SystemParamFunction};

@@ -145,6 +145,16 @@ unsafe fn exclusive<'w, T: Send + Sync + 'static>(world: &'w World, window: Tick
     Some(ResMut { value, ticks: map.ticks::<T>()?, window })
 }
 
+/// `Ok` if `world` holds a `T`, else [`ParamError::MissingResource`] naming it: the validation of
+/// every parameter that needs a resource.
+pub(crate) fn require_resource<T: Send + Sync + 'static>(world: &World) -> Result<(), ParamError> {
+    if world.contains_resource::<T>() {
+        Ok(())
+    } else {
+        Err(ParamError::MissingResource(std::any::type_name::<T>()))
+    }
+}
+
 // SAFETY: declares a read of `T` and only reads it (its ticks are atomics, read only).
 unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
     type State = ();
@@ -155,11 +165,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
     }
     fn init_state(_: &mut World) -> Self::State {}
     fn validate(_: &(), world: &World, _: Ticks) -> Result<(), ParamError> {
-        if world.contains_resource::<T>() {
-            Ok(())
-        } else {
-            Err(ParamError::MissingResource(std::any::type_name::<T>()))
-        }
+        require_resource::<T>(world)
     }
     unsafe fn get_param<'w>(_: &mut (), world: &'w World, ticks: Ticks) -> Res<'w, T> {
         shared(world, ticks).expect("validated before the run")
@@ -190,11 +196,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
     }
     fn init_state(_: &mut World) -> Self::State {}
     fn validate(_: &(), world: &World, _: Ticks) -> Result<(), ParamError> {
-        if world.contains_resource::<T>() {
-            Ok(())
-        } else {
-            Err(ParamError::MissingResource(std::any::type_name::<T>()))
-        }
+        require_resource::<T>(world)
     }
     unsafe fn get_param<'w>(_: &mut (), world: &'w World, ticks: Ticks) -> ResMut<'w, T> {
         // SAFETY: the declared write of `T` means no other running system accesses `T` for 'w

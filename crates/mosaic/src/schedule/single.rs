@@ -11,6 +11,16 @@ use crate::query::{Query, QueryData, QueryFilter};
 use crate::storage::Ticks;
 use crate::world::World;
 
+/// How many entities `Query<D, F>` matches in window `ticks`, counting no further than `limit`:
+/// the check of both parameters. Presence and `F`'s ticks only; nothing fetched.
+fn matches_up_to<D: QueryData, F: QueryFilter>(world: &World, ticks: Ticks, limit: usize) -> usize {
+    // SAFETY: the aliasing of `D` was checked when the system was added; the walk checks presence
+    // and `F`'s ticks only, which the system's declared reads cover (a caller holding `&World`
+    // outside a run has no concurrent writer), and fetches no item.
+    let query = unsafe { Query::<D, F>::new_unchecked(world, ticks) };
+    query.count_up_to(limit)
+}
+
 /// The item of the one entity a query matches, as a system parameter: `Single<&mut Player>`
 /// instead of `Query<&mut Player>` plus `single_mut()`.
 ///
@@ -88,11 +98,7 @@ unsafe impl<D: QueryData, F: QueryFilter> SystemParam for Single<'_, D, F> {
         <Query<'static, D, F> as SystemParam>::init_state(world);
     }
     fn validate(_: &(), world: &World, ticks: Ticks) -> Result<(), ParamError> {
-        // SAFETY: the aliasing of `D` was checked when the system was added; the walk below checks
-        // presence and `F`'s ticks only, which the system's declared reads cover (a caller holding
-        // `&World` outside a run has no concurrent writer), and fetches no item.
-        let query = unsafe { Query::<D, F>::new_unchecked(world, ticks) };
-        match query.count_up_to(2) {
+        match matches_up_to::<D, F>(world, ticks, 2) {
             1 => Ok(()),
             _ => Err(ParamError::Unmet(std::any::type_name::<Self>())),
         }
@@ -168,9 +174,10 @@ unsafe impl<D: QueryData, F: QueryFilter> SystemParam for Populated<'_, D, F> {
         <Query<'static, D, F> as SystemParam>::init_state(world);
     }
     fn validate(_: &(), world: &World, ticks: Ticks) -> Result<(), ParamError> {
-        // SAFETY: as for `Single::validate`: presence and `F`'s ticks only, nothing fetched.
-        let query = unsafe { Query::<D, F>::new_unchecked(world, ticks) };
-        if query.count_up_to(1) == 1 { Ok(()) } else { Err(ParamError::Unmet(std::any::type_name::<Self>())) }
+        match matches_up_to::<D, F>(world, ticks, 1) {
+            1 => Ok(()),
+            _ => Err(ParamError::Unmet(std::any::type_name::<Self>())),
+        }
     }
     unsafe fn get_param<'w>(_: &mut (), world: &'w World, ticks: Ticks) -> Populated<'w, D, F> {
         // SAFETY: forwarded from the caller, as for a `Query` parameter.
