@@ -22,6 +22,17 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
         }
     }
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    // `TemplateBundle` when every field is one. The bound is higher-ranked (`for<'__t>`) so that
+    // a field type that is not `Clone` makes the impl inapplicable instead of a compile error
+    // (stable Rust rejects a where-clause on concrete types that does not hold).
+    let mut clone_generics = generics.clone();
+    {
+        let where_clause = clone_generics.make_where_clause();
+        for ty in &types {
+            where_clause.predicates.push(syn::parse_quote!(for<'__t> #ty: ::mosaic::TemplateBundle));
+        }
+    }
+    let (clone_impl_generics, _, clone_where_clause) = clone_generics.split_for_impl();
     let b = quote!(::mosaic::Bundle);
     // How the fields are named when the value is taken apart and built again.
     let (bindings, pattern, build) = match &data.fields {
@@ -95,6 +106,15 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
                 rows: impl ::core::iter::Iterator<Item = (::mosaic::Entity, Self)>,
             ) {
                 sink.bundle(rows);
+            }
+        }
+
+        impl #clone_impl_generics ::mosaic::TemplateBundle for #name #ty_generics #clone_where_clause {
+            #[inline]
+            #[allow(unused_variables)]
+            fn put_each_clone<__S: ::mosaic::component::CloneSink>(self, sink: &mut __S) {
+                let #pattern = self;
+                #(::mosaic::TemplateBundle::put_each_clone(#bindings, sink);)*
             }
         }
     })

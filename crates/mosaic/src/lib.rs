@@ -83,7 +83,9 @@ pub mod serialize;
 mod storage;
 pub mod world;
 
-pub use component::{AosComponent, Bundle, Component, ComponentId, MutableComponent, View, ViewMut};
+pub use component::{
+    AosComponent, Bundle, Component, ComponentId, MutableComponent, TemplateBundle, View, ViewMut,
+};
 pub use entity::{Entity, EntityError};
 pub use event::{EventChannelInfo, EventReader, EventWriter, Events, Retention};
 #[cfg(feature = "transform")]

@@ -184,3 +184,65 @@ macro_rules! tuple_bundle {
 }
 
 crate::macros::all_tuples!(tuple_bundle);
+
+/// Receives the components of a [`TemplateBundle`] one by one, in bundle order, each with its
+/// `Clone` bound (a [`Template`](crate::Template) keeps them to clone into every copy).
+pub trait CloneSink {
+    /// Takes one component of the bundle.
+    fn put<T: Component + Clone>(&mut self, value: T);
+}
+
+/// A bundle whose every component is `Clone`, so a [`Template`](crate::Template) can be built
+/// from it ([`Template::from_bundle`](crate::Template::from_bundle),
+/// [`Template::with_bundle`](crate::Template::with_bundle)) and take it apart into typed
+/// entries: any `Clone` component, a tuple of up to 16 template bundles, or a
+/// `#[derive(Bundle)]` struct whose fields all are (the derive implements this trait with that
+/// condition, so nothing more is written).
+///
+/// # Examples
+/// ```
+/// use mosaic::{Bundle, Component, Template, World};
+///
+/// #[derive(Component, Clone, Debug, PartialEq)]
+/// struct Hull(u32);
+/// #[derive(Component, Clone, Debug, PartialEq)]
+/// struct Engine(f32);
+///
+/// #[derive(Bundle, Clone)]
+/// struct Ship {
+///     hull: Hull,
+///     engine: Engine,
+/// }
+///
+/// let template = Template::from_bundle(Ship { hull: Hull(100), engine: Engine(2.5) });
+/// assert_eq!(template.get::<Engine>(), Some(&Engine(2.5)));
+/// let mut world = World::new();
+/// let ship = world.spawn_template(&template);
+/// assert_eq!(world.get::<Hull>(ship), Ok(&Hull(100)));
+/// ```
+pub trait TemplateBundle: Bundle {
+    /// Hands each component to `sink`, in the same order as [`Bundle::put_each`].
+    fn put_each_clone<S: CloneSink>(self, sink: &mut S);
+}
+
+impl<C: Component + Clone> TemplateBundle for C {
+    #[inline]
+    fn put_each_clone<S: CloneSink>(self, sink: &mut S) {
+        sink.put(self);
+    }
+}
+
+macro_rules! tuple_template_bundle {
+    ($($name:ident),*) => {
+        impl<$($name: TemplateBundle),*> TemplateBundle for ($($name,)*) {
+            #[inline]
+            #[allow(non_snake_case, unused_variables)]
+            fn put_each_clone<S: CloneSink>(self, sink: &mut S) {
+                let ($($name,)*) = self;
+                $($name.put_each_clone(sink);)*
+            }
+        }
+    };
+}
+
+crate::macros::all_tuples!(tuple_template_bundle);

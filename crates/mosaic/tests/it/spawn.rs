@@ -321,7 +321,7 @@ fn extend_spawns_every_bundle() {
 }
 
 mod templates {
-    use mosaic::{Component, Template, World};
+    use mosaic::{Bundle, Component, Template, World};
 
     #[derive(Component, Clone, Debug, PartialEq)]
     struct Hull(u32);
@@ -339,7 +339,7 @@ mod templates {
             counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         });
         let template = Template::new().with(Hull(5)).with(Tag("a")).with(Tag("b"));
-        assert_eq!(template.len(), 3);
+        assert_eq!(template.len(), 2, "one value per type: the later Tag replaced the first");
         let copies = world.spawn_template_batch(&template, 4);
         assert_eq!(copies.len(), 4);
         assert_eq!(added.load(std::sync::atomic::Ordering::Relaxed), 4, "hooks run per copy");
@@ -347,6 +347,7 @@ mod templates {
         for &e in &copies[1..] {
             assert_eq!(world.get::<Hull>(e), Ok(&Hull(5)));
             assert_eq!(world.get::<Tag>(e), Ok(&Tag("b")), "a type added twice keeps the later value");
+            assert_eq!(world.component_ids(e).unwrap().len(), 2);
         }
         let empty = world.spawn_template(&Template::new());
         assert!(world.component_ids(empty).unwrap().is_empty());
@@ -371,5 +372,101 @@ mod templates {
         assert!(world.clone_entity(original).is_err(), "a dead entity is an error");
         let from = Template::from_entity(&world, second).unwrap();
         assert_eq!(from.len(), 2);
+        assert_eq!(from.get::<Tag>(), Some(&Tag("x")));
+    }
+
+    #[derive(Component, Clone, Debug, PartialEq)]
+    struct Engine(f32);
+
+    #[derive(Bundle, Clone)]
+    struct Drive {
+        engine: Engine,
+        tag: Tag,
+    }
+
+    #[derive(Bundle, Clone)]
+    struct Ship {
+        hull: Hull,
+        drive: Drive,
+    }
+
+    /// A bundle with a field that is not `Clone`: still a bundle, just not a template bundle.
+    #[derive(Bundle)]
+    struct Marked {
+        hull: Hull,
+        marker: NotCloned,
+    }
+
+    #[derive(Bundle, Clone)]
+    struct Wrapper<T: Component + Clone> {
+        inner: T,
+    }
+
+    #[test]
+    fn a_template_from_a_nested_bundle_has_each_component() {
+        let ship = Ship { hull: Hull(10), drive: Drive { engine: Engine(1.5), tag: Tag("s") } };
+        let template = Template::from_bundle(ship);
+        assert_eq!(template.type_names().count(), 3);
+        assert!(template.has::<Engine>() && template.has::<Hull>() && template.has::<Tag>());
+        assert!(!template.has::<NotCloned>());
+        assert_eq!(template.get::<Engine>(), Some(&Engine(1.5)));
+        assert_eq!(template.get::<NotCloned>().map(|_| ()), None);
+        let order: Vec<_> = template.type_names().collect();
+        assert!(order[0].ends_with("Hull") && order[1].ends_with("Engine") && order[2].ends_with("Tag"), "{order:?}");
+
+        let mut world = World::new();
+        let e = world.spawn_template(&template);
+        assert_eq!(world.get::<Engine>(e), Ok(&Engine(1.5)));
+        assert_eq!(world.get::<Tag>(e), Ok(&Tag("s")));
+
+        let tuple = Template::from_bundle((Hull(1), (Engine(2.0), Wrapper { inner: Tag("w") })));
+        assert_eq!(tuple.len(), 3);
+        assert_eq!(tuple.get::<Tag>(), Some(&Tag("w")));
+        // A bundle with a non-Clone field still spawns as a bundle.
+        let marked = world.spawn(Marked { hull: Hull(2), marker: NotCloned });
+        assert!(world.contains::<NotCloned>(marked));
+    }
+
+    #[test]
+    fn get_mut_copies_on_write_and_insert_replaces_in_place() {
+        let mut base = Template::new().with(Hull(1)).with(Tag("base"));
+        let copy = base.clone();
+        base.get_mut::<Hull>().unwrap().0 = 9;
+        assert_eq!(base.get::<Hull>(), Some(&Hull(9)));
+        assert_eq!(copy.get::<Hull>(), Some(&Hull(1)), "the clone keeps the old value");
+        assert!(base.get_mut::<Engine>().is_none());
+
+        assert_eq!(base.insert(Hull(3)), Some(Hull(9)));
+        assert_eq!(base.insert(Engine(0.5)), None);
+        let order: Vec<_> = base.type_names().collect();
+        assert!(order[0].ends_with("Hull") && order[2].ends_with("Engine"), "replaced in place: {order:?}");
+        assert_eq!(base.remove::<Tag>(), Some(Tag("base")));
+        assert_eq!(base.remove::<Tag>(), None);
+        assert_eq!(base.len(), 2);
+        assert_eq!(copy.len(), 2, "the clone is untouched by removal");
+        base.insert_bundle((Tag("again"), Hull(4)));
+        assert_eq!(base.get::<Hull>(), Some(&Hull(4)));
+        assert_eq!(base.len(), 3);
+    }
+
+    #[test]
+    fn merge_lays_the_other_template_over() {
+        let base = Template::new().with(Hull(100)).with(Tag("base"));
+        let over = Template::from_bundle((Engine(3.0), Hull(300)));
+        let merged = base.clone().merged(&over);
+        assert_eq!(merged.len(), 3);
+        assert_eq!(merged.get::<Hull>(), Some(&Hull(300)), "the other's value wins");
+        assert_eq!(merged.get::<Tag>(), Some(&Tag("base")));
+        let order: Vec<_> = merged.type_names().collect();
+        assert!(order[0].ends_with("Hull") && order[1].ends_with("Tag") && order[2].ends_with("Engine"), "{order:?}");
+        assert_eq!(base.get::<Hull>(), Some(&Hull(100)), "merging does not touch its sources");
+        let mut world = World::new();
+        let e = world.spawn_template(&merged);
+        assert_eq!(world.get::<Hull>(e), Ok(&Hull(300)));
+        assert_eq!(world.get::<Engine>(e), Ok(&Engine(3.0)));
+        let mut empty = Template::new();
+        empty.merge(&Template::new());
+        assert!(empty.is_empty());
+        assert_eq!(format!("{merged:?}").matches("Hull").count(), 1);
     }
 }
