@@ -37,7 +37,7 @@ fn main() {
     world.spawn_batch((1..=3).map(Health));
     let mut schedule = Schedule::new();
     schedule.add_system(damage);
-    schedule.add_system(bury).after("damage");
+    schedule.add_system(bury).after(damage);
     for frame in 1..=3 {
         schedule.run(&mut world);
         println!("after frame {frame}: {} alive", world.len());

@@ -36,7 +36,7 @@ fn main() {
 
     let mut schedule = Schedule::new();
     // Order by name: `report` sees this frame's movement.
-    schedule.add_system(report).after("movement");
+    schedule.add_system(report).after(movement);
     schedule.add_system(movement);
     for _ in 0..3 {
         schedule.run(&mut world);

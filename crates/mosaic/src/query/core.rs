@@ -69,7 +69,7 @@ pub struct Query<'w, Q: QueryData, F: QueryFilter = ()> {
 }
 
 /// The methods of a [`Query`] that hand out items through an exclusive borrow of it: `get`,
-/// `iter`, `single`, `get_single` and `for_each` taking `&mut self`, for queries that write.
+/// `iter`, `single`, `try_single` and `for_each` taking `&mut self`, for queries that write.
 ///
 /// Every `Query` dereferences to one, so you never name this type: call these methods on the
 /// query. A read-only query (`Q:` [`ReadOnlyQueryData`]) has methods of the same names taking
@@ -265,10 +265,10 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
     /// The item of the one entity the query matches.
     ///
     /// # Panics
-    /// If the query matches no entity or more than one; see [`ExclusiveQuery::get_single`].
+    /// If the query matches no entity or more than one; see [`ExclusiveQuery::try_single`].
     #[track_caller]
     pub fn single(&mut self) -> Q::Item<'_> {
-        single_of(self.get_single())
+        single_of(self.try_single())
     }
 
     /// The item of the one entity the query matches; the fallible form of
@@ -277,8 +277,18 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
     /// # Errors
     /// [`QueryError::NoEntities`] if none matches; [`QueryError::MultipleEntities`] if more than
     /// one does.
-    pub fn get_single(&mut self) -> Result<Q::Item<'_>, QueryError> {
+    pub fn try_single(&mut self) -> Result<Q::Item<'_>, QueryError> {
         single_in::<Q, _>(self.iter())
+    }
+
+    /// The old name of [`ExclusiveQuery::try_single`] (`try_` names the fallible twin of a
+    /// panicking call).
+    ///
+    /// # Errors
+    /// As [`ExclusiveQuery::try_single`].
+    #[deprecated(since = "0.2.0", note = "renamed to `try_single`")]
+    pub fn get_single(&mut self) -> Result<Q::Item<'_>, QueryError> {
+        self.try_single()
     }
 
     /// The body of [`ExclusiveQuery::for_each`] and [`Query::for_each`]: the query's plan, each
@@ -379,7 +389,7 @@ fn single_in<Q: QueryData, I: Iterator>(mut iter: I) -> Result<I::Item, QueryErr
     Ok(first)
 }
 
-/// The item of a `get_single`, or its error as a panic at the caller's `single`.
+/// The item of a `try_single`, or its error as a panic at the caller's `single`.
 #[track_caller]
 fn single_of<T>(result: Result<T, QueryError>) -> T {
     match result {
@@ -469,10 +479,10 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> Query<'w, Q, F> {
     /// The item of the one entity the query matches.
     ///
     /// # Panics
-    /// If the query matches no entity or more than one; see [`Query::get_single`].
+    /// If the query matches no entity or more than one; see [`Query::try_single`].
     #[track_caller]
     pub fn single(&self) -> Q::Item<'_> {
-        single_of(self.get_single())
+        single_of(self.try_single())
     }
 
     /// The item of the one entity the query matches; the fallible form of [`Query::single`].
@@ -490,13 +500,23 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> Query<'w, Q, F> {
     /// struct Player(u32);
     ///
     /// let mut world = World::new();
-    /// assert!(matches!(world.query::<&Player>().get_single(), Err(QueryError::NoEntities { .. })));
+    /// assert!(matches!(world.query::<&Player>().try_single(), Err(QueryError::NoEntities { .. })));
     /// world.spawn(Player(1));
     /// world.query::<&mut Player>().single_mut().0 += 1;
     /// assert_eq!(world.query::<&Player>().single().0, 2);
     /// ```
-    pub fn get_single(&self) -> Result<Q::Item<'_>, QueryError> {
+    pub fn try_single(&self) -> Result<Q::Item<'_>, QueryError> {
         single_in::<Q, _>(self.iter())
+    }
+
+    /// The old name of [`Query::try_single`] (`try_` names the fallible twin of a panicking
+    /// call; bevy 0.16 retired `get_single` too).
+    ///
+    /// # Errors
+    /// As [`Query::try_single`].
+    #[deprecated(since = "0.2.0", note = "renamed to `try_single`")]
+    pub fn get_single(&self) -> Result<Q::Item<'_>, QueryError> {
+        self.try_single()
     }
 }
 
@@ -524,15 +544,24 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     /// As [`Query::single`].
     #[track_caller]
     pub fn single_mut(&mut self) -> Q::Item<'_> {
-        single_of(self.exclusive.get_single())
+        single_of(self.exclusive.try_single())
     }
 
-    /// [`ExclusiveQuery::get_single`] under bevy's name for mutable access.
+    /// [`ExclusiveQuery::try_single`] with `&mut` items for `&mut T` terms.
     ///
     /// # Errors
-    /// As [`Query::get_single`].
+    /// As [`Query::try_single`].
+    pub fn try_single_mut(&mut self) -> Result<Q::Item<'_>, QueryError> {
+        self.exclusive.try_single()
+    }
+
+    /// The old name of [`Query::try_single_mut`].
+    ///
+    /// # Errors
+    /// As [`Query::try_single`].
+    #[deprecated(since = "0.2.0", note = "renamed to `try_single_mut`")]
     pub fn get_single_mut(&mut self) -> Result<Q::Item<'_>, QueryError> {
-        self.exclusive.get_single()
+        self.exclusive.try_single()
     }
 
     /// The items of `N` distinct entities at once, in the order given: the mutable form of
@@ -676,6 +705,38 @@ impl World {
     /// If `Q` accesses a component mutably twice or mutably and immutably, naming it.
     #[track_caller]
     pub fn query<Q: QueryData>(&mut self) -> Query<'_, Q> {
+        Query::new(self)
+    }
+
+    /// [`World::query`] under hecs' name for the exclusive form (`_mut` marks exclusive access
+    /// in our names too): `for (p, v) in world.query_mut::<(&mut Pos, &Vel)>()`.
+    ///
+    /// `query` keeps bevy's meaning (an exclusive borrow of the world, any query data), so code
+    /// from either peer compiles; the shared-borrow form is [`World::query_ref`], read-only
+    /// because Mosaic checks aliasing when it compiles (hecs' `query(&self)` checks borrows at
+    /// run time instead).
+    ///
+    /// # Panics
+    /// As [`World::query`].
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Component, World};
+    ///
+    /// #[derive(Component)]
+    /// struct Pos(f32);
+    /// #[derive(Component)]
+    /// struct Vel(f32);
+    ///
+    /// let mut world = World::new();
+    /// world.spawn((Pos(0.0), Vel(2.0)));
+    /// for (p, v) in world.query_mut::<(&mut Pos, &Vel)>() {
+    ///     p.0 += v.0;
+    /// }
+    /// assert_eq!(world.query_ref::<&Pos>().single().0, 2.0);
+    /// ```
+    #[track_caller]
+    pub fn query_mut<Q: QueryData>(&mut self) -> Query<'_, Q> {
         Query::new(self)
     }
 

@@ -4,7 +4,7 @@ use crate::entity::{Entity, EntityError};
 
 /// Why a query lookup ([`Query::get`](crate::Query::get),
 /// [`Query::get_many_mut`](crate::Query::get_many_mut),
-/// [`Query::get_single`](crate::Query::get_single)) returned no item.
+/// [`Query::try_single`](crate::Query::try_single)) returned no item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum QueryError {
     /// The handle names no live entity of this world: despawned, never spawned, or made by
@@ -30,7 +30,7 @@ pub enum QueryError {
         /// The repeated entity.
         entity: Entity,
     },
-    /// [`Query::get_single`](crate::Query::get_single) found no matching entity.
+    /// [`Query::try_single`](crate::Query::try_single) found no matching entity.
     #[error(
         "the query `{query}` matches no entity, but exactly one was expected; spawn it first, \
          or use `iter().next()` when none is fine"
@@ -39,7 +39,7 @@ pub enum QueryError {
         /// The query's type.
         query: &'static str,
     },
-    /// [`Query::get_single`](crate::Query::get_single) found more than one matching entity.
+    /// [`Query::try_single`](crate::Query::try_single) found more than one matching entity.
     #[error(
         "the query `{query}` matches more than one entity, but exactly one was expected; \
          narrow it with a filter (a marker component and `With`), or iterate"

@@ -112,7 +112,7 @@ impl FrameEndTasks {
 /// world.insert_resource(Bounds(2.5));
 /// world.spawn_batch([(Position(0.0), Velocity(1.0)), (Position(0.0), Velocity(2.0))]);
 /// let mut schedule = Schedule::new();
-/// schedule.add_system(cull).after("movement");
+/// schedule.add_system(cull).after(movement);
 /// schedule.add_system(movement);
 /// schedule.run(&mut world);
 /// schedule.run(&mut world);

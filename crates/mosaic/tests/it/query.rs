@@ -538,10 +538,10 @@ fn get_many_mut_hands_out_distinct_items_and_refuses_duplicates() {
 }
 
 #[test]
-fn single_and_get_single_want_exactly_one_match() {
+fn single_and_try_single_want_exactly_one_match() {
     let (mut world, entities) = abc_world();
-    assert!(matches!(world.query::<&NeverUsed>().get_single(), Err(QueryError::NoEntities { .. })));
-    assert!(matches!(world.query::<&B>().get_single(), Err(QueryError::MultipleEntities { .. })));
+    assert!(matches!(world.query::<&NeverUsed>().try_single(), Err(QueryError::NoEntities { .. })));
+    assert!(matches!(world.query::<&B>().try_single(), Err(QueryError::MultipleEntities { .. })));
     world.insert(entities[5], Marker);
     world.query_filtered::<&mut A, With<Marker>>().single().0 = 55;
     assert_eq!(world.get::<A>(entities[5]), Ok(&A(55)));
@@ -570,7 +570,7 @@ fn read_only_queries_hand_out_items_through_a_shared_borrow() {
     assert_eq!(visited, walked.len());
     let [x, y, again] = q.get_many([entities[4], entities[6], entities[4]]).unwrap();
     assert_eq!((x.1, y.1, again.1), (&A(4), &A(6), &A(4)));
-    assert!(matches!(q.get_single(), Err(QueryError::MultipleEntities { .. })));
+    assert!(matches!(q.try_single(), Err(QueryError::MultipleEntities { .. })));
     let with_b = world.query_ref::<&B>();
     assert!(
         matches!(with_b.get_many([entities[0], entities[1]]), Err(QueryError::NoMatch { entity, .. }) if entity == entities[1])
@@ -593,7 +593,7 @@ fn read_only_queries_hand_out_items_through_a_shared_borrow() {
     world.insert(entities[4], Marker);
     let mut q = world.query_filtered::<&mut B, With<Marker>>();
     q.single().0 = 7;
-    assert_eq!(q.get_single().map(|b| b.0), Ok(7));
+    assert_eq!(q.try_single().map(|b| b.0), Ok(7));
 }
 
 #[test]
@@ -766,7 +766,7 @@ fn bevy_names_work_as_expected() {
     }
     world.query::<&mut Hp>().get_mut(a).unwrap().0 += 10;
     world.query_filtered::<&mut Hp, mosaic::With<Boss>>().single_mut().0 *= 2;
-    assert!(world.query_filtered::<&mut Hp, mosaic::With<Boss>>().get_single_mut().is_ok());
+    assert!(world.query_filtered::<&mut Hp, mosaic::With<Boss>>().try_single_mut().is_ok());
     assert_eq!(world.get::<Hp>(a).unwrap().0, 12);
     assert_eq!(world.get::<Hp>(boss).unwrap().0, 22);
     assert!(!world.query::<&Hp>().is_empty());
@@ -1016,4 +1016,18 @@ fn iter_many_follows_the_list_and_passes_over_what_does_not_match() {
         hp.0 += 10;
     }
     assert_eq!(world.get::<Hp>(es[2]), Ok(&Hp(22)));
+}
+
+#[test]
+#[allow(deprecated)]
+fn the_old_single_names_still_answer_as_the_new_ones() {
+    let mut world = World::new();
+    world.spawn(A(3));
+    assert_eq!(world.query::<&A>().get_single().map(|a| a.0), Ok(3));
+    world.query::<&mut A>().get_single_mut().unwrap().0 = 4;
+    assert_eq!(world.query::<&mut A>().try_single_mut().map(|a| a.0), Ok(4));
+    world.spawn(A(5));
+    assert!(matches!(world.query::<&A>().get_single(), Err(QueryError::MultipleEntities { .. })));
+    let sum: u32 = world.query_mut::<&mut A>().into_iter().map(|a| a.0).sum();
+    assert_eq!(sum, 9);
 }
