@@ -49,7 +49,7 @@ pub fn derive_component(input: TokenStream) -> TokenStream {
 }
 
 /// Derives `QueryData` for a struct of query terms with named fields and one lifetime, so a query
-/// yields the struct itself (hecs' derived queries):
+/// yields the struct itself (hecs' derived queries), or for an enum of such variants (below):
 ///
 /// ```ignore
 /// #[derive(QueryData)]
@@ -70,7 +70,27 @@ pub fn derive_component(input: TokenStream) -> TokenStream {
 /// and `TTracked<'w>` (fetched as `&T`, `&mut T` and `Mut<T>`; `&'w T` itself is refused there,
 /// since its item is the view). Not `Has<T>`, whose item is a `bool`. The fields' accesses are
 /// checked for aliasing when a query or system is made, as a tuple's are; the struct is also
-/// `ReadOnlyQueryData` when every field is. Anything else is a compile error.
+/// `ReadOnlyQueryData` when every field is.
+///
+/// On an enum (hecs' enum queries), each variant's fields (named, unnamed, or none) are such
+/// terms, and an entity's item is the first variant, in declaration order, whose terms all match
+/// it; an entity no variant matches is not yielded, and a unit variant matches every entity:
+///
+/// ```ignore
+/// #[derive(QueryData)]
+/// enum Shape<'w> {
+///     Circle { radius: &'w Radius },
+///     Rect(&'w Width, &'w Height),
+///     Other,
+/// }
+/// ```
+///
+/// Nothing is required by an enum, so alone it walks every live entity with lookups; put a
+/// required term beside it (`(&Position, Shape)`) to walk that pool. Each variant is checked for
+/// aliasing on its own; `&mut A` in one variant and `&A` in another is allowed (one entity's item
+/// is one variant) and declares a write of `A` to the scheduler. A writing variant stamps
+/// changes only on the entity it is chosen for. Watches refuse enum queries. Anything else is a
+/// compile error.
 #[proc_macro_derive(QueryData)]
 pub fn derive_query_data(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);

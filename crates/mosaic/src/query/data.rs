@@ -61,6 +61,20 @@ pub unsafe trait QueryData {
     #[doc(hidden)]
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<Self::Item<'w>>;
 
+    /// Whether [`QueryData::fetch`] would return an item for `entity` at driver row `row` (as
+    /// there), found by presence checks alone: nothing is handed out, no change is stamped.
+    /// Writing tuples ask it before fetching, so a member that marks rows changed never marks
+    /// one whose entity a later member refuses.
+    #[doc(hidden)]
+    fn matches(fetch: &Self::Fetch<'_>, entity: Entity, row: usize) -> bool;
+
+    /// Whether `fetch` can refuse an entity that has every required component (an enum query:
+    /// no variant's components present). `count`, `contains` and size hints then check each
+    /// entity with [`QueryData::matches`] instead of trusting the required pools, and watches
+    /// refuse the query.
+    #[doc(hidden)]
+    const SELECTIVE: bool = false;
+
     /// Driver rows `0..n` that every required pool holds at a fixed offset, so
     /// [`QueryData::fetch_aligned`] applies (`usize::MAX` when nothing constrains it).
     #[doc(hidden)]
@@ -285,6 +299,10 @@ unsafe impl<T: Component> QueryData for &T {
         Some(unsafe { T::row_ref(fetch.columns(), row) })
     }
     #[inline(always)]
+    fn matches(fetch: &Self::Fetch<'_>, entity: Entity, row: usize) -> bool {
+        fetch.row(entity, row).is_some()
+    }
+    #[inline(always)]
     fn aligned_rows(fetch: &Self::Fetch<'_>) -> usize {
         fetch.aligned
     }
@@ -338,6 +356,10 @@ unsafe impl<T: MutableComponent> QueryData for &mut T {
         }
     }
     #[inline(always)]
+    fn matches(fetch: &Self::Fetch<'_>, entity: Entity, row: usize) -> bool {
+        fetch.row(entity, row).is_some()
+    }
+    #[inline(always)]
     fn aligned_rows(fetch: &Self::Fetch<'_>) -> usize {
         fetch.aligned
     }
@@ -380,6 +402,9 @@ unsafe impl<T: Component> QueryData for Option<&T> {
         // SAFETY: forwarded from the caller.
         Some(unsafe { <&T>::fetch(fetch, entity, row) })
     }
+    fn matches(_: &Self::Fetch<'_>, _: Entity, _: usize) -> bool {
+        true
+    }
     fn aligned_rows(_: &Self::Fetch<'_>) -> usize {
         usize::MAX
     }
@@ -419,6 +444,9 @@ unsafe impl<T: MutableComponent> QueryData for Option<&mut T> {
     fn marks_changes(fetch: &Self::Fetch<'_>) -> bool {
         fetch.is_marking()
     }
+    fn matches(_: &Self::Fetch<'_>, _: Entity, _: usize) -> bool {
+        true
+    }
     fn aligned_rows(_: &Self::Fetch<'_>) -> usize {
         usize::MAX
     }
@@ -441,6 +469,9 @@ unsafe impl QueryData for Entity {
     #[inline(always)]
     unsafe fn fetch<'w>(_: &Self::Fetch<'w>, entity: Entity, _: usize) -> Option<Self::Item<'w>> {
         Some(entity)
+    }
+    fn matches(_: &Self::Fetch<'_>, _: Entity, _: usize) -> bool {
+        true
     }
     fn aligned_rows(_: &Self::Fetch<'_>) -> usize {
         usize::MAX
@@ -493,6 +524,9 @@ unsafe impl<T: Component> QueryData for Has<T> {
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, _: usize) -> Option<Self::Item<'w>> {
         Some(fetch.is_some_and(|lookup| lookup.row_of(entity).is_some()))
     }
+    fn matches(_: &Self::Fetch<'_>, _: Entity, _: usize) -> bool {
+        true
+    }
     fn aligned_rows(_: &Self::Fetch<'_>) -> usize {
         usize::MAX
     }
@@ -535,10 +569,21 @@ macro_rules! tuple_data {
             #[inline(always)]
             #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
             unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<Self::Item<'w>> {
+                // A member that stamps changes must not stamp an entity a later member refuses.
+                if Self::marks_changes(fetch) && !Self::matches(fetch, entity, row) {
+                    return None;
+                }
                 let ($($name,)*) = fetch;
                 // SAFETY: forwarded from the caller to each member.
                 Some(($(unsafe { $name::fetch($name, entity, row) }?,)*))
             }
+            #[inline(always)]
+            #[allow(unused_variables, non_snake_case)]
+            fn matches(fetch: &Self::Fetch<'_>, entity: Entity, row: usize) -> bool {
+                let ($($name,)*) = fetch;
+                true $(&& $name::matches($name, entity, row))*
+            }
+            const SELECTIVE: bool = false $(|| $name::SELECTIVE)*;
             #[inline(always)]
             #[allow(unused_variables, non_snake_case)]
             fn aligned_rows(fetch: &Self::Fetch<'_>) -> usize {

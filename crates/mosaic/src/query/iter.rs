@@ -216,7 +216,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, Q, F> {
         match &self.all {
             None => (sure, Some(rows)),
             // Every live entity passes a trivial filter: exact.
-            Some(all) if F::TRIVIAL => (all.len() + sure, Some(all.len() + rows)),
+            Some(all) if F::TRIVIAL && !Q::SELECTIVE => (all.len() + sure, Some(all.len() + rows)),
             Some(all) => (sure, Some(all.len() + rows)),
         }
     }

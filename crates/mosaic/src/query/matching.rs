@@ -18,6 +18,9 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     /// over the smallest required pool (or the live entities), with no item fetched. A lazily
     /// cleaned driving pool is always walked, since it may hold dead rows.
     pub fn count(&self) -> usize {
+        if Q::SELECTIVE {
+            return self.count_up_to(usize::MAX);
+        }
         let filter = F::init_fetch(self.components, self.ticks);
         if let Some(mut walk) = self.change_candidates() {
             return std::iter::from_fn(|| walk.next_row())
@@ -94,7 +97,8 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
             Q::visit_required(self.components, &mut |pool| {
                 all &= pool.is_some_and(|pool| pool.contains(entity));
             });
-            all
+            // An enum query may still refuse it: ask the terms, without a driver (`row` unused).
+            all && (!Q::SELECTIVE || Q::matches(&Q::init_fetch(self.components, None, self.ticks), entity, usize::MAX))
         }
     }
 }

@@ -14,6 +14,7 @@ mod chunk;
 mod combinations;
 mod core;
 mod data;
+mod enum_data;
 mod error;
 mod field_mut;
 mod filter;
@@ -38,6 +39,8 @@ pub use change::{Added, ChangeFetch, Changed, FieldChanged};
 pub use chunk::ChunkQueryData;
 pub use combinations::QueryCombinations;
 pub use data::{Driving, Has, QueryData, ReadOnlyQueryData};
+#[doc(hidden)]
+pub use enum_data::visit_enum_access;
 pub use error::QueryError;
 pub use field_mut::FieldMut;
 pub use filter::{Or, QueryFilter, With, Without};

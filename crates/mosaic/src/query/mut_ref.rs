@@ -194,6 +194,10 @@ unsafe impl<T: MutableComponent> QueryData for Mut<'_, T> {
         Some(unsafe { fetch.item(row) })
     }
     #[inline(always)]
+    fn matches(fetch: &Self::Fetch<'_>, entity: Entity, row: usize) -> bool {
+        fetch.pool.row(entity, row).is_some()
+    }
+    #[inline(always)]
     fn aligned_rows(fetch: &Self::Fetch<'_>) -> usize {
         <&mut T as QueryData>::aligned_rows(&fetch.pool)
     }
@@ -231,6 +235,9 @@ unsafe impl<T: MutableComponent> QueryData for Option<Mut<'_, T>> {
     ) -> Option<Option<T::Tracked<'w>>> {
         // SAFETY: forwarded from the caller.
         Some(unsafe { <Mut<'_, T> as QueryData>::fetch(fetch, entity, row) })
+    }
+    fn matches(_: &Self::Fetch<'_>, _: Entity, _: usize) -> bool {
+        true
     }
     fn aligned_rows(_: &Self::Fetch<'_>) -> usize {
         usize::MAX

@@ -159,6 +159,10 @@ unsafe impl<T: Component> QueryData for Ref<'_, T> {
         Some(unsafe { fetch.item(fetch.pool.columns(), row) })
     }
     #[inline(always)]
+    fn matches(fetch: &Self::Fetch<'_>, entity: Entity, row: usize) -> bool {
+        fetch.pool.row(entity, row).is_some()
+    }
+    #[inline(always)]
     fn aligned_rows(fetch: &Self::Fetch<'_>) -> usize {
         <&T as QueryData>::aligned_rows(&fetch.pool)
     }
@@ -194,6 +198,9 @@ unsafe impl<T: Component> QueryData for Option<Ref<'_, T>> {
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<Option<Ref<'w, T>>> {
         // SAFETY: forwarded from the caller.
         Some(unsafe { <Ref<'_, T> as QueryData>::fetch(fetch, entity, row) })
+    }
+    fn matches(_: &Self::Fetch<'_>, _: Entity, _: usize) -> bool {
+        true
     }
     fn aligned_rows(_: &Self::Fetch<'_>) -> usize {
         usize::MAX

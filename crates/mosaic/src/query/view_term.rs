@@ -56,6 +56,11 @@ macro_rules! __view_query_data {
                 unsafe { <$term as $crate::query::QueryData>::fetch(fetch, entity, row) }
             }
             #[inline(always)]
+            fn matches(fetch: &Self::Fetch<'_>, entity: $crate::Entity, row: usize) -> bool {
+                <$term as $crate::query::QueryData>::matches(fetch, entity, row)
+            }
+            const SELECTIVE: bool = <$term as $crate::query::QueryData>::SELECTIVE;
+            #[inline(always)]
             fn aligned_rows(fetch: &Self::Fetch<'_>) -> usize {
                 <$term as $crate::query::QueryData>::aligned_rows(fetch)
             }

@@ -17,7 +17,8 @@ impl World {
     /// The founding design's `onManagedEntityAdded` / `onManagedEntityRemoved`.
     ///
     /// # Panics
-    /// If the query requires no component.
+    /// If the query requires no component, or is an enum query (or holds one): which variant an
+    /// entity matches is not a set of required components.
     ///
     /// # Examples
     /// ```
@@ -46,6 +47,12 @@ impl World {
         on_enter: impl Fn(&mut HookContext<'_>) + Send + Sync + 'static,
         on_leave: impl Fn(&mut HookContext<'_>) + Send + Sync + 'static,
     ) -> WatchId {
+        assert!(
+            !Q::SELECTIVE,
+            "a watch cannot follow the query `{}`: an enum query's match is not a set of required \
+             components; watch each variant's components instead",
+            std::any::type_name::<Q>()
+        );
         let mut required = SmallVec::<[ComponentId; 4]>::new();
         let mut excluded = SmallVec::<[ComponentId; 2]>::new();
         Q::register_required(self.components_mut(), &mut |id| required.push(id));

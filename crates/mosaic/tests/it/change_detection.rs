@@ -702,3 +702,28 @@ fn a_system_may_write_what_its_change_filter_reads() {
     schedule.run(&mut world);
     assert_eq!(values(&world), (5, 5));
 }
+
+/// A writing query marks only the entities it yields: `(&mut Tracked, &B)` driven by the
+/// `Tracked` pool must not stamp an entity that lacks `B` (found when the entity is refused after
+/// its `&mut Tracked` was already fetched), in the walk, `get` and a derived struct alike.
+#[test]
+fn a_writing_query_does_not_mark_entities_it_refuses() {
+    #[derive(mosaic::QueryData)]
+    struct Pair<'w> {
+        tracked: &'w mut Tracked,
+        b: &'w B,
+    }
+    let mut world = World::new();
+    let lonely = world.spawn(Tracked(1));
+    let paired = world.spawn((Tracked(2), B(0)));
+    for i in 0..10 {
+        world.spawn(B(i)); // the Tracked pool is the smaller, so it drives
+    }
+    world.clear_trackers();
+    let mut yielded = 0;
+    world.query::<(&mut Tracked, &B)>().for_each(|_| yielded += 1);
+    assert_eq!(yielded, 1);
+    assert!(world.query::<(&mut Tracked, &B)>().get(lonely).is_err());
+    assert_eq!(world.query::<Pair>().iter().map(|p| (p.tracked.0, p.b.0)).collect::<Vec<_>>(), [(2, 0)]);
+    assert_eq!(world_changed::<Tracked>(&mut world), vec![paired], "only the yielded entity is marked");
+}

@@ -14,6 +14,7 @@ mod despawn;
 mod determinism;
 mod disjoint_access;
 mod drop;
+mod enum_query;
 mod events;
 mod field_changes;
 mod foreign_world;
