@@ -33,9 +33,22 @@ pub fn is_mosaic(label: &str) -> bool {
     label.starts_with("mosaic")
 }
 
-/// Whether a row label is a peer (not Mosaic, not the baseline).
+/// Whether a row label is a variant of a library (`mosaic (group)`, `hecs (column batch)`): a
+/// second way to run one library, reported in the variants table beside its plain row, never in
+/// the main table or as a fastest peer.
+pub fn is_variant(label: &str) -> bool {
+    label.contains(" (")
+}
+
+/// Whether a row label is a peer's plain row (not Mosaic, not the baseline, not a variant).
 pub fn is_peer(label: &str) -> bool {
-    !is_mosaic(label) && label != "plain"
+    !is_mosaic(label) && label != "plain" && !is_variant(label)
+}
+
+/// The variant's suffix (`(column batch)` of `hecs (column batch)`), which pairs a Mosaic variant
+/// with the peer variant that does the same.
+fn variant_suffix(label: &str) -> Option<&str> {
+    label.find(" (").map(|at| &label[at + 1..])
 }
 
 fn find<'a>(rows: &'a [Row], label: &str) -> Option<&'a Row> {
@@ -82,7 +95,7 @@ pub fn render(results: &Results, libs: &[Box<dyn Library>], analysis: Option<&st
     let columns: Vec<&str> = libs
         .iter()
         .map(|l| l.name())
-        .filter(|n| !is_mosaic(n) || *n == "mosaic")
+        .filter(|n| !is_variant(n))
         .filter(|n| results.workloads.iter().any(|w| find(&w.rows, n).is_some()))
         .collect();
 
@@ -166,15 +179,13 @@ pub fn render(results: &Results, libs: &[Box<dyn Library>], analysis: Option<&st
     let variants: Vec<(&str, &Row, &crate::suite::WorkloadResult)> = results
         .workloads
         .iter()
-        .flat_map(|w| {
-            w.rows
-                .iter()
-                .filter(|r| is_mosaic(&r.label) && r.label != "mosaic")
-                .map(move |r| (r.label.as_str(), r, w))
-        })
+        .flat_map(|w| w.rows.iter().filter(|r| is_variant(&r.label)).map(move |r| (r.label.as_str(), r, w)))
         .collect();
     if !variants.is_empty() {
-        let _ = writeln!(md, "### Mosaic variants (reported beside the plain row, never instead of it)\n");
+        let _ = writeln!(
+            md,
+            "### Variants (reported beside the plain rows, never instead of them; a peer's variant is never its fastest-peer figure)\n"
+        );
         let _ = writeln!(
             md,
             "| workload | variant | median | variant / mosaic | variant / fastest peer | variant / plain |"
@@ -191,6 +202,25 @@ pub fn render(results: &Results, libs: &[Box<dyn Library>], analysis: Option<&st
                 ratio(row.median_ns, fastest_peer(&w.rows).map(|f| f.1)),
                 ratio(row.median_ns, median(&w.rows, "plain")),
             );
+        }
+        let _ = writeln!(md);
+        // A Mosaic variant and a peer variant of the same suffix do the same thing: their ratio.
+        for w in &results.workloads {
+            for mine in w.rows.iter().filter(|r| is_mosaic(&r.label) && is_variant(&r.label)) {
+                let suffix = variant_suffix(&mine.label);
+                for theirs in w.rows.iter().filter(|r| !is_mosaic(&r.label) && is_variant(&r.label)) {
+                    if variant_suffix(&theirs.label) == suffix {
+                        let _ = writeln!(
+                            md,
+                            "- {}: `{}` / `{}` = {}",
+                            w.workload,
+                            mine.label,
+                            theirs.label,
+                            ratio(mine.median_ns, theirs.median_ns)
+                        );
+                    }
+                }
+            }
         }
         let _ = writeln!(md);
     }

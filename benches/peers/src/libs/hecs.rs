@@ -329,3 +329,46 @@ impl Library for Hecs {
         Some(Box::new(world))
     }
 }
+
+/// hecs' column-wise batch spawn, as a variant row beside `mosaic (column batch)`.
+pub struct HecsColumnBatch;
+
+impl Library for HecsColumnBatch {
+    fn name(&self) -> &'static str {
+        "hecs (column batch)"
+    }
+
+    fn crate_name(&self) -> Option<&'static str> {
+        None
+    }
+
+    fn notes(&self) -> &'static str {
+        "`simple_insert` only: each run builds a `ColumnBatchType` of the four types, fills each column \
+         through its `BatchWriter` from the same rows, and spawns it with `spawn_column_batch`"
+    }
+
+    fn bench(&self, workload: Workload) -> Option<Box<dyn Bench>> {
+        (workload == Workload::SimpleInsert).then(|| {
+            fresh(World::new, |w| {
+                let mut ty = ColumnBatchType::new();
+                ty.add::<Transform>().add::<Position>().add::<Rotation>().add::<Velocity>();
+                let batch = ty.into_batch(N_SIMPLE as u32);
+                macro_rules! fill {
+                    ($t:ty, $field:tt) => {{
+                        let mut writer = batch.writer::<$t>().expect("column in the batch type");
+                        for i in 0..N_SIMPLE {
+                            if writer.push(row(i).$field).is_err() {
+                                unreachable!("the batch holds N_SIMPLE rows");
+                            }
+                        }
+                    }};
+                }
+                fill!(Transform, 0);
+                fill!(Position, 1);
+                fill!(Rotation, 2);
+                fill!(Velocity, 3);
+                w.spawn_column_batch(batch.build().expect("every column filled"));
+            })
+        })
+    }
+}

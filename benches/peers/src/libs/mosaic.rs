@@ -4,7 +4,7 @@
 
 use std::any::Any;
 
-use mosaic::{Changed, Entity, ExecutorKind, Query, Schedule, SnapshotRegistry, With, World};
+use mosaic::{Changed, ColumnBatch, Entity, ExecutorKind, Query, Schedule, SnapshotRegistry, With, World};
 
 use crate::components::{START_VELOCITY, heavy_step, start_position, tagged};
 use crate::library::{
@@ -39,6 +39,9 @@ pub enum Variant {
     /// type and an owning group of two other types, as real programs do: what those features
     /// cost the structural changes of types that use none of them.
     Observed,
+    /// `simple_insert` through a column-wise batch (`ColumnBatch`, `spawn_column_batch`), beside
+    /// hecs' `spawn_column_batch` (the `hecs (column batch)` row).
+    ColumnBatch,
 }
 
 /// A type with an `on_add` hook, in the observed world.
@@ -232,6 +235,7 @@ impl Library for Mosaic {
             Variant::SingleThreaded => "mosaic (1 thread)",
             Variant::Snapshot => "mosaic (snapshot)",
             Variant::Observed => "mosaic (observed world)",
+            Variant::ColumnBatch => "mosaic (column batch)",
         }
     }
 
@@ -259,6 +263,11 @@ impl Library for Mosaic {
                 "`add_remove` and `simple_insert` only, as the plain row, in a world that also has a \
                  hierarchy, an `on_add` hook on another type and an owning group of two other types"
             }
+            Variant::ColumnBatch => {
+                "`simple_insert` only: each run collects one `Vec` per component from the same rows, a column \
+                 at a time, and spawns them with `ColumnBatch` / `spawn_column_batch`, as the \
+                 `hecs (column batch)` row fills hecs' writers"
+            }
         }
     }
 
@@ -272,6 +281,16 @@ impl Library for Mosaic {
                 Some(repeat(world, |w| w.query::<(&mut Position, &Velocity)>().for_each(|(p, v)| step(p, v))))
             }
             (Variant::SingleThreaded, Workload::Schedule) => self.plain(workload),
+            (Variant::ColumnBatch, Workload::SimpleInsert) => Some(fresh(World::new, |w| {
+                // One column at a time, as the hecs row fills one writer at a time.
+                let batch = ColumnBatch::new()
+                    .with((0..N_SIMPLE).map(|i| row(i).0).collect())
+                    .and_then(|b| b.with((0..N_SIMPLE).map(|i| row(i).1).collect()))
+                    .and_then(|b| b.with((0..N_SIMPLE).map(|i| row(i).2).collect()))
+                    .and_then(|b| b.with((0..N_SIMPLE).map(|i| row(i).3).collect()))
+                    .expect("columns of one length");
+                w.spawn_column_batch(batch).expect("entities left");
+            })),
             (Variant::Observed, Workload::SimpleInsert) => {
                 Some(fresh(observed_world, |w| spawn_four(w, N_SIMPLE)))
             }

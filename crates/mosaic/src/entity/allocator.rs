@@ -178,6 +178,41 @@ impl Entities {
         Ok(entity)
     }
 
+    /// Allocates `count` live entities at once, appending them to `out` in the order `count`
+    /// calls of [`Entities::alloc`] would return them (the free list first, most recently freed
+    /// first, then fresh slots). All or nothing. O(count).
+    ///
+    /// # Errors
+    /// [`EntityError::Exhausted`] if fewer than `count` indices are left; nothing is allocated.
+    pub fn alloc_many(&mut self, count: usize, out: &mut Vec<Entity>) -> Result<(), EntityError> {
+        self.flush();
+        let fresh_left = (self.max_slots as usize).saturating_sub(self.slots.len());
+        if count > self.free.len().saturating_add(fresh_left) {
+            return Err(EntityError::Exhausted { limit: self.max_slots });
+        }
+        out.reserve(count);
+        let from_free = count.min(self.free.len());
+        let tag = self.tag.get();
+        for index in self.free.drain(self.free.len() - from_free..).rev() {
+            let slot = &mut self.slots[index as usize];
+            debug_assert!(!slot.is_alive(), "free list names a live slot");
+            let entity = slot.entity(index, tag);
+            *slot = Slot::live(entity.packed_generation());
+            out.push(entity);
+        }
+        let first = self.slots.len();
+        let fresh = count - from_free;
+        self.slots.reserve(fresh);
+        for index in first..first + fresh {
+            let entity = Entity::new(index as u32, NonZeroU32::MIN, tag);
+            self.slots.push(Slot::live(entity.packed_generation()));
+            out.push(entity);
+        }
+        self.alive_count += count as u32;
+        *self.free_cursor.get_mut() = self.free.len() as i64;
+        Ok(())
+    }
+
     /// Reserves one id through `&self`, atomically: the id is this allocator's and unique, but
     /// not alive until [`Entities::flush`] (or any `&mut self` operation that allocates or
     /// frees) makes it a live entity. Reuses the most recently freed slot not yet reserved, as
@@ -630,6 +665,35 @@ mod tests {
         for old in seen {
             assert!(!entities.is_alive(old));
         }
+    }
+
+    #[test]
+    fn alloc_many_gives_what_repeated_alloc_gives() {
+        let script = |entities: &mut Entities| {
+            let made: Vec<Entity> = (0..6).map(|_| entities.alloc().unwrap()).collect();
+            for &e in [made[1], made[4], made[2]].iter() {
+                entities.free(e).unwrap();
+            }
+            let reserved = entities.reserve_entity().unwrap();
+            (made, reserved)
+        };
+        let (mut one, mut many) = (Entities::with_limits(12, 100), Entities::with_limits(12, 100));
+        script(&mut one);
+        script(&mut many);
+        let singly: Vec<Entity> = (0..5).map(|_| one.alloc().unwrap()).collect();
+        let mut batch = Vec::new();
+        many.alloc_many(5, &mut batch).unwrap();
+        let ids = |v: &[Entity]| v.iter().map(|e| (e.index(), e.generation())).collect::<Vec<_>>();
+        assert_eq!(ids(&batch), ids(&singly), "free list first, most recent first, then fresh slots");
+        assert_eq!(many.len(), one.len());
+        assert!(batch.iter().all(|&e| many.is_alive(e)));
+        // All or nothing: asking for one more than is left allocates nothing.
+        let before = many.len();
+        let left = 12 - many.slot_count() as usize;
+        assert_eq!(many.alloc_many(left + 1, &mut batch), Err(EntityError::Exhausted { limit: 12 }));
+        assert_eq!(many.len(), before, "nothing allocated");
+        many.alloc_many(left, &mut batch).unwrap();
+        assert_eq!(many.alloc(), Err(EntityError::Exhausted { limit: 12 }));
     }
 
     #[test]

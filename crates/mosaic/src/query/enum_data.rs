@@ -3,7 +3,7 @@
 
 use smallvec::SmallVec;
 
-use super::access::{assert_no_aliasing, ComponentAccess};
+use super::access::{ComponentAccess, assert_no_aliasing};
 
 /// Reports one variant's accesses: its fields' `visit_access`, in order.
 #[doc(hidden)]
@@ -19,10 +19,7 @@ pub type VisitVariant = fn(&mut dyn FnMut(ComponentAccess));
 /// If a variant aliases a `&mut` within itself, naming the enum, the variant and the component.
 #[doc(hidden)]
 #[track_caller]
-pub fn visit_enum_access(
-    variants: &[(&'static str, VisitVariant)],
-    visit: &mut dyn FnMut(ComponentAccess),
-) {
+pub fn visit_enum_access(variants: &[(&'static str, VisitVariant)], visit: &mut dyn FnMut(ComponentAccess)) {
     let mut union = SmallVec::<[ComponentAccess; 12]>::new();
     for &(variant, visit_variant) in variants {
         assert_no_aliasing(variant, |v| visit_variant(v));

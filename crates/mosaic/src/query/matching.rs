@@ -98,7 +98,8 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
                 all &= pool.is_some_and(|pool| pool.contains(entity));
             });
             // An enum query may still refuse it: ask the terms, without a driver (`row` unused).
-            all && (!Q::SELECTIVE || Q::matches(&Q::init_fetch(self.components, None, self.ticks), entity, usize::MAX))
+            all && (!Q::SELECTIVE
+                || Q::matches(&Q::init_fetch(self.components, None, self.ticks), entity, usize::MAX))
         }
     }
 }

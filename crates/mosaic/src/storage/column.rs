@@ -107,9 +107,10 @@ impl Column {
         self.capacity
     }
 
+    /// Panics unless `T` is the stored type, naming both.
     #[inline]
     #[track_caller]
-    fn check_type<T: 'static>(&self) {
+    pub(super) fn check_type<T: 'static>(&self) {
         assert!(
             self.info.type_id == TypeId::of::<T>(),
             "column holds `{}` but was accessed as `{}`",
@@ -200,6 +201,50 @@ impl Column {
         // the row offset is a multiple of its size); `T` is the stored type (checked above).
         unsafe { self.row_ptr(self.len).cast::<T>().write(value) };
         self.len += 1;
+    }
+
+    /// Appends every value of `values` in order. An empty column takes the `Vec`'s buffer as
+    /// its own (no copy: O(1)); otherwise the values are moved with one copy and the buffer is
+    /// freed (O(n) bytes, at most one reallocation).
+    ///
+    /// # Panics
+    /// If `T` is not the stored type (before anything changes), or the capacity overflows.
+    #[track_caller]
+    pub fn append_vec<T: 'static>(&mut self, mut values: Vec<T>) {
+        self.check_type::<T>();
+        if self.len == 0 && self.info.layout.size() != 0 && values.capacity() != 0 {
+            if self.capacity != 0 {
+                let old = self.array_layout(self.capacity);
+                // SAFETY: the type is sized and capacity > 0, so `data` was allocated with `old`
+                // (invariant); the column is empty, so no value is lost, and `data` is replaced
+                // below before any use.
+                unsafe { alloc::dealloc(self.data.as_ptr(), old) };
+            }
+            let mut values = std::mem::ManuallyDrop::new(values);
+            // SAFETY: a `Vec<T>` with non-zero capacity of a sized `T` owns a buffer from the
+            // global allocator with `Layout::array::<T>(capacity)` (the `Vec` documentation),
+            // which is `array_layout(capacity)` for the stored type `T` (checked above): size
+            // `size * capacity`, `T`'s alignment. Its first `len` elements are initialized and the
+            // rest are not, as the column's invariant wants; `ManuallyDrop` hands the ownership of
+            // the buffer and the values to the column, so neither is freed or dropped twice.
+            unsafe {
+                self.data = NonNull::new_unchecked(values.as_mut_ptr().cast::<u8>());
+            }
+            self.capacity = values.capacity();
+            self.len = values.len();
+            return;
+        }
+        let n = values.len();
+        self.reserve(n);
+        // SAFETY: after the reserve, rows `len..len + n` are inside the allocation and
+        // uninitialized (invariant), aligned for `T` (the stored type, checked above); the source
+        // is `values`' n initialized elements, a different allocation. Setting the `Vec`'s length
+        // to 0 hands their ownership to the column (they are not dropped twice).
+        unsafe {
+            std::ptr::copy_nonoverlapping(values.as_ptr(), self.row_ptr(self.len).cast::<T>(), n);
+            values.set_len(0);
+        }
+        self.len += n;
     }
 
     /// The value at `row`, or `None` if `row >= len`.

@@ -60,6 +60,36 @@ impl SparseArray {
         &mut page[index % PAGE_SIZE]
     }
 
+    /// Stores rows `first_row, first_row + 1, ...` for the entities of `entities`, in order:
+    /// one page lookup per run of entities in the same page (a batch of new entities is mostly
+    /// one run per page), creating pages as needed. O(n).
+    ///
+    /// # Panics
+    /// If a row would reach `u32::MAX` (the empty marker).
+    pub fn assign_rows(&mut self, entities: &[crate::entity::Entity], first_row: u32) {
+        let last = u64::from(first_row) + entities.len() as u64;
+        assert!(
+            last < u64::from(EMPTY),
+            "sparse set row overflow: more than u32::MAX - 1 values in one pool"
+        );
+        let mut row = first_row;
+        let mut rest = entities;
+        while let Some(first) = rest.first() {
+            let page_index = first.index() as usize / PAGE_SIZE;
+            let run =
+                rest.iter().position(|e| e.index() as usize / PAGE_SIZE != page_index).unwrap_or(rest.len());
+            if page_index >= self.pages.len() {
+                self.pages.resize_with(page_index + 1, || None);
+            }
+            let page = self.pages[page_index].get_or_insert_with(|| Box::new([EMPTY; PAGE_SIZE]));
+            for entity in &rest[..run] {
+                page[entity.index() as usize % PAGE_SIZE] = row;
+                row += 1;
+            }
+            rest = &rest[run..];
+        }
+    }
+
     /// The entry for `index`, mutably, if its page exists (the entry reads `u32::MAX` when
     /// empty). Allocates nothing.
     #[inline]
@@ -179,6 +209,23 @@ mod tests {
         assert_eq!(sparse.get(index), Some(9));
         assert_eq!(*sparse.entry_mut(index), 9);
         assert_eq!(sparse.get(index + 1), None);
+    }
+
+    #[test]
+    fn assign_rows_writes_each_entity_its_row_across_pages() {
+        use crate::entity::Entities;
+        let mut entities = Entities::new();
+        let mut made = Vec::new();
+        entities.alloc_many(2 * PAGE_SIZE + 10, &mut made).unwrap();
+        // Out of page order, and back again: runs per page, several per page.
+        let order: Vec<_> = made[PAGE_SIZE - 3..].iter().chain(&made[..PAGE_SIZE - 3]).copied().collect();
+        let mut sparse = SparseArray::new();
+        sparse.assign_rows(&order, 7);
+        for (i, e) in order.iter().enumerate() {
+            assert_eq!(sparse.get(e.index()), Some(7 + i as u32));
+        }
+        assert_eq!(sparse.page_count(), 3);
+        sparse.assign_rows(&[], 0);
     }
 
     #[test]

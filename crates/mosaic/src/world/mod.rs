@@ -1,6 +1,7 @@
 //! The [`World`]: entities, their components, resources, and the command buffer.
 
 mod chunk_commands;
+mod column_batch;
 mod command_buffer;
 mod component_sets;
 mod core;
@@ -27,6 +28,7 @@ mod watches;
 
 pub use self::core::World;
 pub use chunk_commands::ChunkedCommands;
+pub use column_batch::{ColumnBatch, ColumnBatchError};
 pub(crate) use command_buffer::OpOutcome;
 pub use command_buffer::{ApplyReport, CommandBuffer};
 #[cfg(feature = "rollback")]

@@ -146,7 +146,7 @@ fn alloc_entity(entities: &mut Entities, sets: &mut ComponentSets) -> Result<Ent
 impl World {
     /// Allocates an entity id and makes sure its component set entry exists.
     #[inline]
-    fn alloc_entity(&mut self) -> Result<Entity, EntityError> {
+    pub(super) fn alloc_entity(&mut self) -> Result<Entity, EntityError> {
         alloc_entity(&mut self.entities, &mut self.component_sets)
     }
 

@@ -42,9 +42,14 @@ fn the_first_matching_variant_is_the_item_and_others_are_skipped() {
     let half_rect = world.spawn(Width(5.0)); // no variant matches
     let _bare = world.spawn(Label("none"));
 
-    let mut seen: Vec<(Entity, f32)> = world.query::<(Entity, Shape)>().iter().map(|(e, s)| (e, area(&s))).collect();
+    let mut seen: Vec<(Entity, f32)> =
+        world.query::<(Entity, Shape)>().iter().map(|(e, s)| (e, area(&s))).collect();
     seen.sort_by_key(|(e, _)| e.to_bits());
-    assert_eq!(seen, vec![(circle, 3.0), (rect, 6.0), (both, 12.0)], "declaration order decides: Circle first");
+    assert_eq!(
+        seen,
+        vec![(circle, 3.0), (rect, 6.0), (both, 12.0)],
+        "declaration order decides: Circle first"
+    );
 
     let q = world.query_ref::<Shape>();
     assert_eq!(q.count(), 3);

@@ -7,6 +7,7 @@
 
 mod change_detection;
 mod children;
+mod column_batch;
 mod command_buffer;
 mod common;
 mod derive_bundle;

@@ -412,7 +412,10 @@ mod templates {
         assert_eq!(template.get::<Engine>(), Some(&Engine(1.5)));
         assert_eq!(template.get::<NotCloned>().map(|_| ()), None);
         let order: Vec<_> = template.type_names().collect();
-        assert!(order[0].ends_with("Hull") && order[1].ends_with("Engine") && order[2].ends_with("Tag"), "{order:?}");
+        assert!(
+            order[0].ends_with("Hull") && order[1].ends_with("Engine") && order[2].ends_with("Tag"),
+            "{order:?}"
+        );
 
         let mut world = World::new();
         let e = world.spawn_template(&template);
@@ -458,7 +461,10 @@ mod templates {
         assert_eq!(merged.get::<Hull>(), Some(&Hull(300)), "the other's value wins");
         assert_eq!(merged.get::<Tag>(), Some(&Tag("base")));
         let order: Vec<_> = merged.type_names().collect();
-        assert!(order[0].ends_with("Hull") && order[1].ends_with("Tag") && order[2].ends_with("Engine"), "{order:?}");
+        assert!(
+            order[0].ends_with("Hull") && order[1].ends_with("Tag") && order[2].ends_with("Engine"),
+            "{order:?}"
+        );
         assert_eq!(base.get::<Hull>(), Some(&Hull(100)), "merging does not touch its sources");
         let mut world = World::new();
         let e = world.spawn_template(&merged);

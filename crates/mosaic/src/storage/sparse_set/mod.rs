@@ -350,6 +350,44 @@ impl SparseSet {
         )
     }
 
+    /// Appends `values` for `entities` (the same length, row by row), none of which the pool
+    /// holds: an array-of-structs pool moves them with one copy ([`Column::append_vec`]) and
+    /// extends its entity list and index; the fastest way to fill a pool for new entities
+    /// (hecs' column batches). O(n).
+    ///
+    /// # Panics
+    /// Before anything changes: if the lengths differ, the pool is struct-of-arrays or lazily
+    /// cleaned (use [`SparseSet::insert_soa`] / [`SparseSet::insert`] per row there), `T` is not
+    /// its type, or the pool would pass `u32::MAX - 1` rows. Debug builds also check that no
+    /// entity is already in the pool.
+    #[track_caller]
+    pub fn append_new<T: 'static>(&mut self, entities: &[Entity], values: Vec<T>) {
+        assert_eq!(entities.len(), values.len(), "append_new: one value per entity");
+        assert!(!self.lazy, "append_new: a lazily cleaned pool may hold stale rows; insert row by row");
+        let len = self.dense.len();
+        assert!(
+            len + entities.len() < u32::MAX as usize,
+            "sparse set row overflow: more than u32::MAX - 1 values in one pool"
+        );
+        self.data.column_mut().check_type::<T>();
+        // The world passes entities it has just allocated, which no pool holds; a repeated
+        // entity would leave a stale row (a logic error, not unsoundness: rows stay distinct).
+        debug_assert!(
+            entities.iter().all(|&e| !self.contains(e)),
+            "append_new: an entity is already in the pool"
+        );
+        self.settle_changes();
+        self.data.column_mut().append_vec(values);
+        self.dense.extend_from_slice(entities);
+        self.sparse.assign_rows(entities, len as u32);
+        self.version += 1;
+        if self.changes.is_some() {
+            for &entity in entities {
+                self.track_push(entity);
+            }
+        }
+    }
+
     /// The value of `entity`, if present.
     ///
     /// # Panics
