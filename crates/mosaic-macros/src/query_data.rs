@@ -79,10 +79,21 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
                 entity: ::mosaic::Entity,
                 row: usize,
             ) -> ::core::option::Option<Self::Item<'__w>> {
-                // A field that stamps changes must not stamp an entity a later field refuses.
-                if <Self as #q>::marks_changes(fetch) && !<Self as #q>::matches(fetch, entity, row) {
-                    return ::core::option::Option::None;
+                // A field that stamps changes must not stamp an entity a later field refuses:
+                // then every field is asked first, out of the hot path.
+                if <Self as #q>::marks_changes(fetch) {
+                    // SAFETY: forwarded from the caller.
+                    return unsafe { ::mosaic::query::fetch_if_matches::<Self>(fetch, entity, row) };
                 }
+                // SAFETY: forwarded from the caller; no field stamps.
+                unsafe { <Self as #q>::fetch_matched(fetch, entity, row) }
+            }
+            #[inline(always)]
+            unsafe fn fetch_matched<'__w>(
+                fetch: &Self::Fetch<'__w>,
+                entity: ::mosaic::Entity,
+                row: usize,
+            ) -> ::core::option::Option<Self::Item<'__w>> {
                 // SAFETY: forwarded from the caller to each field's term.
                 ::core::option::Option::Some(#name {
                     #(#names: unsafe { <#types as #q>::fetch(&fetch.#indices, entity, row) }?,)*

@@ -68,6 +68,22 @@ pub unsafe trait QueryData {
     #[doc(hidden)]
     fn matches(fetch: &Self::Fetch<'_>, entity: Entity, row: usize) -> bool;
 
+    /// [`QueryData::fetch`] for an entity [`QueryData::matches`] accepted: a writing tuple
+    /// skips its guard (the default is `fetch` itself).
+    ///
+    /// # Safety
+    /// As [`QueryData::fetch`].
+    #[doc(hidden)]
+    #[inline(always)]
+    unsafe fn fetch_matched<'w>(
+        fetch: &Self::Fetch<'w>,
+        entity: Entity,
+        row: usize,
+    ) -> Option<Self::Item<'w>> {
+        // SAFETY: forwarded from the caller.
+        unsafe { Self::fetch(fetch, entity, row) }
+    }
+
     /// Whether `fetch` can refuse an entity that has every required component (an enum query:
     /// no variant's components present). `count`, `contains` and size hints then check each
     /// entity with [`QueryData::matches`] instead of trusting the required pools, and watches
@@ -539,6 +555,27 @@ unsafe impl<T: Component> QueryData for Has<T> {
 // SAFETY: read-only.
 unsafe impl<T: Component> ReadOnlyQueryData for Has<T> {}
 
+/// [`QueryData::fetch`] of a writing tuple (or derived struct) whose terms stamp changes: the item
+/// only if every term matches, so no term stamps a row the others refuse. Kept out of line, so
+/// the unstamped fetch stays a tight loop body.
+///
+/// # Safety
+/// As [`QueryData::fetch`].
+#[doc(hidden)]
+#[cold]
+#[inline(never)]
+pub unsafe fn fetch_if_matches<'w, Q: QueryData>(
+    fetch: &Q::Fetch<'w>,
+    entity: Entity,
+    row: usize,
+) -> Option<Q::Item<'w>> {
+    if !Q::matches(fetch, entity, row) {
+        return None;
+    }
+    // SAFETY: forwarded from the caller; every term matches.
+    unsafe { Q::fetch_matched(fetch, entity, row) }
+}
+
 macro_rules! tuple_data {
     ($($name:ident),*) => {
         // SAFETY: reports the union of its members' accesses and fetches only through them.
@@ -569,10 +606,18 @@ macro_rules! tuple_data {
             #[inline(always)]
             #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
             unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<Self::Item<'w>> {
-                // A member that stamps changes must not stamp an entity a later member refuses.
-                if Self::marks_changes(fetch) && !Self::matches(fetch, entity, row) {
-                    return None;
+                // A member that stamps changes must not stamp an entity a later member refuses:
+                // then every member is asked first, out of the hot path.
+                if Self::marks_changes(fetch) {
+                    // SAFETY: forwarded from the caller.
+                    return unsafe { fetch_if_matches::<Self>(fetch, entity, row) };
                 }
+                // SAFETY: forwarded from the caller; no member stamps.
+                unsafe { Self::fetch_matched(fetch, entity, row) }
+            }
+            #[inline(always)]
+            #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
+            unsafe fn fetch_matched<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<Self::Item<'w>> {
                 let ($($name,)*) = fetch;
                 // SAFETY: forwarded from the caller to each member.
                 Some(($(unsafe { $name::fetch($name, entity, row) }?,)*))
