@@ -79,14 +79,16 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
                 entity: ::mosaic::Entity,
                 row: usize,
             ) -> ::core::option::Option<Self::Item<'__w>> {
-                // A field that stamps changes must not stamp an entity a later field refuses:
-                // then every field is asked first, out of the hot path.
-                if <Self as #q>::marks_changes(fetch) {
-                    // SAFETY: forwarded from the caller.
-                    return unsafe { ::mosaic::query::fetch_if_matches::<Self>(fetch, entity, row) };
+                // A field that stamps changes must not stamp an entity a later field refuses.
+                if <Self as #q>::marks_changes(fetch) && !<Self as #q>::matches(fetch, entity, row) {
+                    return ::core::option::Option::None;
                 }
-                // SAFETY: forwarded from the caller; no field stamps.
-                unsafe { <Self as #q>::fetch_matched(fetch, entity, row) }
+                // SAFETY: forwarded from the caller to each field's term; no field stamps, or
+                // every one matches. (Written out rather than calling `fetch_matched`: the call,
+                // though inlined, changed the register allocation of `for` loops over tuples.)
+                ::core::option::Option::Some(#name {
+                    #(#names: unsafe { <#types as #q>::fetch(&fetch.#indices, entity, row) }?,)*
+                })
             }
             #[inline(always)]
             unsafe fn fetch_matched<'__w>(

@@ -338,8 +338,9 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
             f(unsafe { Q::fetch_aligned_unmarked(&data, entity, row) });
         }
         for (row, &entity) in entities.iter().enumerate().skip(aligned) {
-            // SAFETY: as above, through the checked lookup path.
-            if let Some(item) = unsafe { Q::fetch(&data, entity, row) } {
+            // SAFETY: as above, through the checked lookup path; nothing stamps, so the writing
+            // tuple's guard is not needed.
+            if let Some(item) = unsafe { Q::fetch_matched(&data, entity, row) } {
                 f(item);
             }
         }

@@ -68,11 +68,14 @@ pub unsafe trait QueryData {
     #[doc(hidden)]
     fn matches(fetch: &Self::Fetch<'_>, entity: Entity, row: usize) -> bool;
 
-    /// [`QueryData::fetch`] for an entity [`QueryData::matches`] accepted: a writing tuple
-    /// skips its guard (the default is `fetch` itself).
+    /// [`QueryData::fetch`] without a writing tuple's guard (the default is `fetch` itself): for
+    /// an entity [`QueryData::matches`] accepted, or when [`QueryData::marks_changes`] is
+    /// `false` (then a refused entity is stamped nowhere). Hot loops that checked
+    /// `marks_changes` once call it.
     ///
     /// # Safety
-    /// As [`QueryData::fetch`].
+    /// As [`QueryData::fetch`]; and `marks_changes(fetch)` is `false` or `matches` accepted
+    /// `entity` (else a term may stamp a row the item is not made for: wrong, not unsound).
     #[doc(hidden)]
     #[inline(always)]
     unsafe fn fetch_matched<'w>(
@@ -555,27 +558,6 @@ unsafe impl<T: Component> QueryData for Has<T> {
 // SAFETY: read-only.
 unsafe impl<T: Component> ReadOnlyQueryData for Has<T> {}
 
-/// [`QueryData::fetch`] of a writing tuple (or derived struct) whose terms stamp changes: the item
-/// only if every term matches, so no term stamps a row the others refuse. Kept out of line, so
-/// the unstamped fetch stays a tight loop body.
-///
-/// # Safety
-/// As [`QueryData::fetch`].
-#[doc(hidden)]
-#[cold]
-#[inline(never)]
-pub unsafe fn fetch_if_matches<'w, Q: QueryData>(
-    fetch: &Q::Fetch<'w>,
-    entity: Entity,
-    row: usize,
-) -> Option<Q::Item<'w>> {
-    if !Q::matches(fetch, entity, row) {
-        return None;
-    }
-    // SAFETY: forwarded from the caller; every term matches.
-    unsafe { Q::fetch_matched(fetch, entity, row) }
-}
-
 macro_rules! tuple_data {
     ($($name:ident),*) => {
         // SAFETY: reports the union of its members' accesses and fetches only through them.
@@ -606,14 +588,16 @@ macro_rules! tuple_data {
             #[inline(always)]
             #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
             unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, entity: Entity, row: usize) -> Option<Self::Item<'w>> {
-                // A member that stamps changes must not stamp an entity a later member refuses:
-                // then every member is asked first, out of the hot path.
-                if Self::marks_changes(fetch) {
-                    // SAFETY: forwarded from the caller.
-                    return unsafe { fetch_if_matches::<Self>(fetch, entity, row) };
+                // A member that stamps changes must not stamp an entity a later member refuses.
+                // Loops that know nothing stamps call `fetch_matched` and skip this test.
+                if Self::marks_changes(fetch) && !Self::matches(fetch, entity, row) {
+                    return None;
                 }
-                // SAFETY: forwarded from the caller; no member stamps.
-                unsafe { Self::fetch_matched(fetch, entity, row) }
+                let ($($name,)*) = fetch;
+                // SAFETY: forwarded from the caller to each member; no member stamps, or every
+                // one matches. (Written out rather than calling `fetch_matched`: the call, though
+                // inlined, cost simple_iter_for's `for` loop 12% more instructions.)
+                Some(($(unsafe { $name::fetch($name, entity, row) }?,)*))
             }
             #[inline(always)]
             #[allow(unused_variables, non_snake_case, clippy::unused_unit)]

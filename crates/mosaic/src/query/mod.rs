@@ -38,8 +38,6 @@ pub(crate) use alignment::aligned;
 pub use change::{Added, ChangeFetch, Changed, FieldChanged};
 pub use chunk::ChunkQueryData;
 pub use combinations::QueryCombinations;
-#[doc(hidden)]
-pub use data::fetch_if_matches;
 pub use data::{Driving, Has, QueryData, ReadOnlyQueryData};
 #[doc(hidden)]
 pub use enum_data::visit_enum_access;
