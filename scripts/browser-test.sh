@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Browser test of the inspector, as a person would use it: runs the arena with `--inspect`, opens
 # the page in headless Chromium (Debian's `chromium`, installed with apt-get if missing), checks
-# that the page shows the entity count and a component value, steps one frame and checks the page
+# that the page shows the entity count and a component value, that cross-site and tokenless
+# writes are refused, steps one frame and checks the page
 # shows the next frame, checks the time-travel panel (the entity as of a saved frame under the
 # scrubber, the diff of two frames), and saves a screenshot to docs/inspector.png.
 #
@@ -31,7 +32,8 @@ trap 'kill $ARENA 2>/dev/null || true; rm -rf "$WORK"' EXIT
 json() { # json PATH EXPR: evaluates the Python expression EXPR on the JSON at BASE/PATH as `j`
     curl -sf "$BASE$1" | python3 -c "import json, sys; j = json.load(sys.stdin); print($2)"
 }
-post() { curl -sf -X POST "$BASE$1" >/dev/null; }
+# Writes carry the token the arena printed in its URL, as JSON, as the page sends them.
+post() { curl -sf -X POST -H "Content-Type: application/json" -H "X-Mosaic-Token: $TOKEN" "$BASE$1" >/dev/null; }
 browser() { # browser URL ARGS...: headless Chromium on URL, scripts given 8 s of virtual time
     local url=$1
     shift
@@ -42,6 +44,13 @@ fail() { echo "browser-test: FAIL: $*" >&2; exit 1; }
 
 for _ in $(seq 100); do curl -sf "$BASE/api/world" >/dev/null && break; sleep 0.2; done
 curl -sf "$BASE/api/world" >/dev/null || fail "the arena's inspector did not answer; $(cat "$WORK/arena.log")"
+TOKEN=$(grep -o 'token=[0-9a-f]*' "$WORK/arena.log" | head -1 | cut -d= -f2)
+[ ${#TOKEN} = 32 ] || fail "the arena printed no write token; $(cat "$WORK/arena.log")"
+# A cross-site write (another page's form post) and a write without the token are refused.
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "Content-Type: text/plain" -H "Origin: http://evil.example" "$BASE/api/pause")
+[ "$code" = 415 ] || fail "a cross-site text/plain write got $code, not 415"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "Content-Type: application/json" "$BASE/api/pause")
+[ "$code" = 403 ] || fail "a write without the token got $code, not 403"
 
 # Let it run a little (for the frame-time chart), then hold it still so the page and the API agree.
 sleep 3
@@ -53,7 +62,7 @@ id=$(json "/api/entities?with=position,health&page_size=1" "j['entities'][0]['id
 health=$(json "/api/entities/$id" "j['entity']['components']['health']")
 echo "browser-test: $count entities at frame $frame; entity $id has health $health"
 
-browser "$BASE/?select=$id" --dump-dom >"$WORK/page.html"
+browser "$BASE/?token=$TOKEN&select=$id" --dump-dom >"$WORK/page.html"
 grep -q "id=\"entity-count\">$count<" "$WORK/page.html" || fail "the page does not show $count entities"
 grep -q "id=\"frame\">$frame<" "$WORK/page.html" || fail "the page does not show frame $frame"
 grep -q "data-component=\"health\"" "$WORK/page.html" || fail "the page does not show $id's health"
@@ -69,7 +78,7 @@ post /api/step
 for _ in $(seq 50); do [ "$(json /api/world "j['frame']")" != "$frame" ] && break; sleep 0.1; done
 next=$(json /api/world "j['frame']")
 [ "$next" = $((frame + 1)) ] || fail "one step ran frames $frame -> $next"
-browser "$BASE/?select=$id" --dump-dom >"$WORK/page.html"
+browser "$BASE/?token=$TOKEN&select=$id" --dump-dom >"$WORK/page.html"
 grep -q "id=\"frame\">$next<" "$WORK/page.html" || fail "the page does not show frame $next after a step"
 echo "browser-test: stepped one frame, the page shows frame $next"
 
@@ -87,7 +96,7 @@ old_position=$(json "/api/frames/$old/entities/$id" "json.dumps(j['entity']['com
 now_position=$(json "/api/entities/$id" "json.dumps(j['entity']['components']['position'])")
 [ "$old_position" != "$now_position" ] || fail "$id did not move from frame $old to $next"
 changed=$(json "/api/diff?a=$old&b=$next" "[c['changed'] for c in j['components'] if c['name'] == 'position'][0]")
-browser "$BASE/?select=$id&frame=$old&diff=$old,$next" --dump-dom >"$WORK/page.html"
+browser "$BASE/?token=$TOKEN&select=$id&frame=$old&diff=$old,$next" --dump-dom >"$WORK/page.html"
 grep -q "id=\"scrub-frame\">$old<" "$WORK/page.html" || fail "the scrubber is not on frame $old"
 python3 - "$WORK/page.html" "$old_position" "$changed" <<'PY' || fail "the page does not show frame $old's position or the diff"
 import html, json, re, sys
@@ -101,6 +110,6 @@ PY
 echo "browser-test: the scrubber shows $id at frame $old, the diff of $old..$next shows $changed positions changed"
 
 mkdir -p docs
-browser "$BASE/?select=$id&frame=$old&diff=$old,$next" --screenshot="$PWD/docs/inspector.png" >/dev/null
+browser "$BASE/?token=$TOKEN&select=$id&frame=$old&diff=$old,$next" --screenshot="$PWD/docs/inspector.png" >/dev/null
 [ -s docs/inspector.png ] || fail "no screenshot"
 echo "browser-test: PASS; screenshot in docs/inspector.png"

@@ -279,9 +279,12 @@ async function showDiff() {
   }
 }
 
+// The write token the game printed in the page's URL (`?token=...`); writes without it are refused.
+const TOKEN = params.get("token") || "";
+
 async function write(method, path, body) {
   try {
-    await api(path, { method, body, headers: { "Content-Type": "application/json" } });
+    await api(path, { method, body, headers: { "Content-Type": "application/json", "X-Mosaic-Token": TOKEN } });
     $("message").textContent = "";
   } catch (error) {
     $("message").textContent = error.message;

@@ -23,6 +23,9 @@ pub enum InspectError {
     /// The server thread could not be started.
     #[error("cannot start the inspector's server thread: {0}")]
     Thread(#[from] std::io::Error),
+    /// The operating system gave no random bytes for the write token.
+    #[error("cannot make the inspector's write token: the operating system's random source failed: {0}")]
+    Random(String),
 }
 
 /// Why a request was refused: answered with a 4xx status and a JSON body
@@ -45,6 +48,18 @@ pub(crate) enum ApiError {
     TooLarge(usize),
     #[error("no entity {id} was alive at frame {frame}")]
     NoSuchEntityAt { id: String, frame: u64 },
+    #[error(
+        "Host `{0}` is not this inspector's address; use http://127.0.0.1:PORT/ or http://localhost:PORT/ (other host names are refused against DNS rebinding)"
+    )]
+    HostNotAllowed(String),
+    #[error("a write needs `Content-Type: application/json`, not `{0}`")]
+    NotJson(String),
+    #[error("a write from origin `{0}` is refused; writes come only from the inspector's own page")]
+    CrossOrigin(String),
+    #[error(
+        "a write needs the inspector's token in the `X-Mosaic-Token` header; open the URL the game printed (it ends in `?token=...`)"
+    )]
+    BadToken,
     #[error("no frames are kept; the game calls `Inspector::keep_frames` with a rollback ring to keep them")]
     NoFrames,
     #[error("frame {frame} is not held (held: {held}); GET /api/frames/saved lists them")]
@@ -63,7 +78,8 @@ impl ApiError {
             | Self::NoSuchFrame { .. } => 404,
             Self::MethodNotAllowed { .. } => 405,
             Self::BadRequest(_) => 400,
-            Self::WritesOff => 403,
+            Self::WritesOff | Self::HostNotAllowed(_) | Self::CrossOrigin(_) | Self::BadToken => 403,
+            Self::NotJson(_) => 415,
             Self::TooLarge(_) => 413,
         }
     }

@@ -124,6 +124,10 @@ pub(crate) struct Shared {
     pub(crate) epoch: Instant,
     /// When the last request came, in milliseconds after `epoch`, plus 1 (0: none yet).
     pub(crate) last_request_ms: AtomicU64,
+    /// The address the server listens on (Host headers must name it).
+    pub(crate) addr: SocketAddr,
+    /// The secret every write must carry (`X-Mosaic-Token`), printed in [`Inspector::url`].
+    pub(crate) token: String,
 }
 
 /// Locks `mutex`, going on with the data if a thread panicked while holding it (every critical
@@ -233,6 +237,7 @@ impl Inspector {
         let server = tiny_http::Server::http(options.addr)
             .map_err(|source| InspectError::Bind { addr: options.addr, source })?;
         let addr = server.server_addr().to_ip().unwrap_or(options.addr);
+        let token = crate::guard::new_token().map_err(InspectError::Random)?;
         let server = Arc::new(server);
         let shared = Arc::new(Shared {
             view: Mutex::new(Arc::new(WorldView { writes: options.allow_writes, ..WorldView::default() })),
@@ -247,6 +252,8 @@ impl Inspector {
             travel: Mutex::new(None),
             epoch: Instant::now(),
             last_request_ms: AtomicU64::new(0),
+            addr,
+            token,
             options,
         });
         let thread = std::thread::Builder::new().name("mosaic-inspect".into()).spawn({
@@ -261,9 +268,18 @@ impl Inspector {
         self.addr
     }
 
-    /// The page's URL, `http://{addr}/`.
+    /// The page's URL with the write token: `http://{addr}/?token={token}`. Print this one:
+    /// the page sends the token with its writes, and a write without it is refused.
     pub fn url(&self) -> String {
-        format!("http://{}/", self.addr)
+        format!("http://{}/?token={}", self.addr, self.shared.token)
+    }
+
+    /// The secret every write must carry in its `X-Mosaic-Token` header: 128 random bits from
+    /// the operating system, as 32 hex digits, new for each [`Inspector::start`]. Reads need no
+    /// token; they need a `Host` header naming this server (`127.0.0.1:PORT`, `localhost:PORT`,
+    /// or another IP literal with the port), which a DNS-rebinding page cannot send.
+    pub fn token(&self) -> &str {
+        &self.shared.token
     }
 
     /// Whether a client paused the world (writes on only).

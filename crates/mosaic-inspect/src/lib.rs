@@ -37,12 +37,20 @@
 //! `POST /api/entities/{id}/components/{name}` (the value as JSON), `DELETE /api/entities/{id}`,
 //! `POST /api/pause`, `/api/resume` and `/api/step?frames=N` are queued (202) and applied by the
 //! frame loop at its next `publish` (pause and step through [`Inspector::should_run`]).
+//!
+//! Every request must name this server in its `Host` header (`127.0.0.1:PORT`, `localhost:PORT`
+//! or another IP literal with the port; 403 otherwise, against DNS rebinding). A write (any
+//! method but GET and HEAD) must also have `Content-Type: application/json` (415), no `Origin`
+//! but the server's own (403), and the token of [`Inspector::token`] in an `X-Mosaic-Token`
+//! header (403). [`Inspector::url`] carries the token (`?token=...`); the page reads it from
+//! there and sends it with its writes.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod api;
 mod assets;
 mod error;
+mod guard;
 mod inspector;
 mod server;
 mod travel;

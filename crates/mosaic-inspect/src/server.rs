@@ -3,13 +3,15 @@
 use std::io::Read;
 
 use crate::api::{self, Reply};
+use crate::guard;
 use crate::inspector::Shared;
 
 /// The largest request body read, in bytes.
 pub(crate) const MAX_BODY: usize = 64 * 1024;
 
 /// Serves until the server is unblocked (the inspector dropped). One request at a time: a slow
-/// client delays other clients, never the frame loop.
+/// client delays other clients, never the frame loop. Every request passes
+/// [`guard::check`](crate::guard) first (Host; for writes JSON, origin and token).
 pub(crate) fn serve(server: &tiny_http::Server, shared: &Shared) {
     for mut request in server.incoming_requests() {
         shared.touch();
@@ -17,12 +19,16 @@ pub(crate) fn serve(server: &tiny_http::Server, shared: &Shared) {
         let url = request.url().to_owned();
         let mut body = Vec::new();
         let read = request.as_reader().take(MAX_BODY as u64 + 1).read_to_end(&mut body);
-        let reply = match read {
-            Err(error) => {
+        let refused = guard::check(&method, &guard::Headers::of(&request), shared.addr, &shared.token);
+        let reply = match (refused, read) {
+            (Err(error), _) => Reply::error(&error),
+            (Ok(()), Err(error)) => {
                 Reply::error(&crate::error::ApiError::BadRequest(format!("cannot read the body: {error}")))
             }
-            Ok(_) if body.len() > MAX_BODY => Reply::error(&crate::error::ApiError::TooLarge(MAX_BODY)),
-            Ok(_) => api::handle(&method, &url, &body, shared),
+            (Ok(()), Ok(_)) if body.len() > MAX_BODY => {
+                Reply::error(&crate::error::ApiError::TooLarge(MAX_BODY))
+            }
+            (Ok(()), Ok(_)) => api::handle(&method, &url, &body, shared),
         };
         let header = tiny_http::Header::from_bytes(&b"Content-Type"[..], reply.content_type.as_bytes())
             .expect("content types are ASCII");

@@ -42,6 +42,7 @@ fn registry() -> SnapshotRegistry {
 /// the server's address, a stop flag and the join handle (which gives back the world).
 struct Game {
     addr: SocketAddr,
+    token: String,
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<World>>,
 }
@@ -67,7 +68,7 @@ impl Game {
                 schedule.enable_profiling(16);
                 let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap()).writes(writes);
                 let mut inspector = Inspector::start(options, registry()).unwrap();
-                tx.send(inspector.addr()).unwrap();
+                tx.send((inspector.addr(), inspector.token().to_owned())).unwrap();
                 while !stop.load(Ordering::Acquire) {
                     let ran = inspector.should_run();
                     if ran {
@@ -83,17 +84,29 @@ impl Game {
                 world
             }
         });
-        let addr = rx.recv_timeout(Duration::from_secs(10)).expect("the server starts");
-        Self { addr, stop, thread: Some(thread) }
+        let (addr, token) = rx.recv_timeout(Duration::from_secs(10)).expect("the server starts");
+        Self { addr, token, stop, thread: Some(thread) }
     }
 
-    /// Sends one request, returns (status, body).
+    /// Sends one request as the inspector's page would (its Host; for writes JSON and the
+    /// token), returns (status, body).
     fn request(&self, method: &str, path: &str, body: &str) -> (u16, String) {
+        let write = if method == "GET" || method == "HEAD" {
+            String::new()
+        } else {
+            format!("Content-Type: application/json\r\nX-Mosaic-Token: {}\r\n", self.token)
+        };
+        self.raw(method, path, &format!("Host: {}\r\n{write}", self.addr), body)
+    }
+
+    /// Sends one request with exactly `headers` (each ending in CRLF) besides Connection and
+    /// Content-Length, returns (status, body).
+    fn raw(&self, method: &str, path: &str, headers: &str, body: &str) -> (u16, String) {
         let mut stream = TcpStream::connect(self.addr).unwrap();
         stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
         write!(
             stream,
-            "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+            "{method} {path} HTTP/1.1\r\n{headers}Connection: close\r\nContent-Length: {}\r\n\r\n{body}",
             body.len()
         )
         .unwrap();
@@ -292,7 +305,7 @@ fn a_hung_client_does_not_stall_publish() {
     let mut inspector = Inspector::start(options, registry()).unwrap();
     // A client that sends half a request and never finishes.
     let mut hung = TcpStream::connect(inspector.addr()).unwrap();
-    hung.write_all(b"GET /api/world HTTP/1.1\r\nHost: x\r\n").unwrap();
+    hung.write_all(format!("GET /api/world HTTP/1.1\r\nHost: {}\r\n", inspector.addr()).as_bytes()).unwrap();
     let mut world = World::new();
     world.spawn(Health(1));
     let start = std::time::Instant::now();
@@ -303,9 +316,60 @@ fn a_hung_client_does_not_stall_publish() {
     // Another client is still answered.
     let mut other = TcpStream::connect(inspector.addr()).unwrap();
     other.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    other.write_all(b"GET /api/world HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+    let request =
+        format!("GET /api/world HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", inspector.addr());
+    other.write_all(request.as_bytes()).unwrap();
     let mut text = String::new();
     other.read_to_string(&mut text).unwrap();
     assert!(text.starts_with("HTTP/1.1 200"), "{text}");
     drop(hung);
+}
+
+/// The refusals of cross-site and DNS-rebinding requests, each with its status, on a server with
+/// writes on; the world is untouched by every refused write.
+#[test]
+fn refuses_foreign_hosts_cross_site_writes_and_missing_tokens() {
+    let game = Game::start(true);
+    let host = format!("Host: {}\r\n", game.addr);
+    let port = game.addr.port();
+    let json = "Content-Type: application/json\r\n";
+    let token = format!("X-Mosaic-Token: {}\r\n", game.token);
+    let cases: Vec<(&str, &str, String, u16, &str)> = vec![
+        ("GET", "/api/world", format!("Host: evil.example:{port}\r\n"), 403, "DNS rebinding read"),
+        ("GET", "/", format!("Host: evil.example:{port}\r\n"), 403, "DNS rebinding page"),
+        ("GET", "/api/world", String::new(), 400, "no Host"),
+        ("GET", "/api/world", "Host: 127.0.0.1:1\r\n".to_owned(), 403, "another port"),
+        (
+            "POST",
+            "/api/pause",
+            format!("{host}Content-Type: text/plain\r\n{token}"),
+            415,
+            "a form-style POST",
+        ),
+        ("POST", "/api/pause", format!("{host}{token}"), 415, "no content type"),
+        (
+            "POST",
+            "/api/pause",
+            format!("{host}{json}Origin: http://evil.example\r\n{token}"),
+            403,
+            "cross-site",
+        ),
+        ("POST", "/api/pause", format!("{host}{json}Origin: null\r\n{token}"), 403, "opaque origin"),
+        ("POST", "/api/pause", format!("{host}{json}"), 403, "no token"),
+        ("POST", "/api/pause", format!("{host}{json}X-Mosaic-Token: 0000\r\n"), 403, "wrong token"),
+        ("DELETE", "/api/entities/0v1", format!("{host}{json}"), 403, "delete without token"),
+    ];
+    for (method, path, headers, want, what) in cases {
+        let (status, body) = game.raw(method, path, &headers, "5");
+        assert_eq!(status, want, "{what}: {body}");
+        let body: Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{what}: {e}: {body}"));
+        assert_eq!(body["status"], want, "{what}");
+    }
+    let (_, world) = game.json("GET", "/api/world", "");
+    assert_eq!(world["paused"], false, "no refused write reached the world");
+    assert_eq!(game.json("GET", "/api/entities/0v1", "").0, 200);
+    // The page's own request passes: same origin, JSON, token; localhost as the host too.
+    let own = format!("Host: localhost:{port}\r\n{json}Origin: http://localhost:{port}\r\n{token}");
+    assert_eq!(game.raw("POST", "/api/pause", &own, "").0, 202);
+    game.stop();
 }

@@ -38,12 +38,39 @@ fn ring(capacity: usize) -> RollbackRing {
     RollbackRing::new(registry, capacity)
 }
 
-/// Sends one request to `addr`, returns (status, body as JSON).
-fn request(addr: SocketAddr, method: &str, path: &str) -> (u16, Value) {
+/// Where the inspector listens and its write token (32 hex digits), as the page knows them.
+#[derive(Clone, Copy)]
+struct Client {
+    addr: SocketAddr,
+    token: [u8; 32],
+}
+
+impl Client {
+    fn of(inspector: &Inspector) -> Self {
+        let token = inspector.token().as_bytes().try_into().expect("a 32-digit token");
+        Self { addr: inspector.addr(), token }
+    }
+}
+
+/// Sends one request as the inspector's page would (its Host; for writes JSON and the token),
+/// returns (status, body as JSON).
+fn request(client: Client, method: &str, path: &str) -> (u16, Value) {
+    let Client { addr, token } = client;
     let mut stream = TcpStream::connect(addr).unwrap();
     stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    write!(stream, "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
-        .unwrap();
+    let write = if method == "GET" {
+        String::new()
+    } else {
+        format!(
+            "Content-Type: application/json\r\nX-Mosaic-Token: {}\r\n",
+            std::str::from_utf8(&token).unwrap()
+        )
+    };
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\n{write}Connection: close\r\nContent-Length: 0\r\n\r\n"
+    )
+    .unwrap();
     let mut text = String::new();
     stream.read_to_string(&mut text).unwrap();
     let status = text.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("a status line");
@@ -83,7 +110,7 @@ fn run(inspector: &mut Inspector, world: &mut World, from: u64, to: u64) {
     }
 }
 
-fn x_at(addr: SocketAddr, frame: u64, id: &str) -> Option<f64> {
+fn x_at(addr: Client, frame: u64, id: &str) -> Option<f64> {
     let (status, body) = request(addr, "GET", &format!("/api/frames/{frame}/entities/{id}"));
     assert_eq!(status, 200, "{body}");
     body["entity"]["components"]["position"]["x"].as_f64()
@@ -93,7 +120,7 @@ fn x_at(addr: SocketAddr, frame: u64, id: &str) -> Option<f64> {
 fn lists_reads_and_diffs_saved_frames() {
     let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap()).frames_idle(true);
     let mut inspector = Inspector::start(options, snapshot_registry()).unwrap();
-    let addr = inspector.addr();
+    let addr = Client::of(&inspector);
     let mut world = new_world();
     inspector.keep_frames(&mut world, ring(8), 0).unwrap();
     run(&mut inspector, &mut world, 1, 10);
@@ -147,7 +174,7 @@ fn lists_reads_and_diffs_saved_frames() {
 fn refuses_frames_not_held_and_malformed_numbers() {
     let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap()).frames_idle(true);
     let mut inspector = Inspector::start(options, snapshot_registry()).unwrap();
-    let addr = inspector.addr();
+    let addr = Client::of(&inspector);
     let mut world = new_world();
     for path in ["/api/frames/saved", "/api/frames/0/entities/0v1", "/api/diff?a=0&b=0"] {
         let (status, body) = request(addr, "GET", path);
@@ -186,7 +213,7 @@ fn refuses_frames_not_held_and_malformed_numbers() {
 fn rewind_restores_the_live_world_and_pauses() {
     let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap()).writes(true).frames_idle(true);
     let mut inspector = Inspector::start(options, snapshot_registry()).unwrap();
-    let addr = inspector.addr();
+    let addr = Client::of(&inspector);
     let mut world = new_world();
     inspector.keep_frames(&mut world, ring(16), 0).unwrap();
     run(&mut inspector, &mut world, 1, 8);
@@ -219,7 +246,7 @@ fn frames_of_the_timeline_a_rewind_replaced_stay_gone_across_a_gap() {
     let mut options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap()).writes(true);
     options.watch_window = Duration::from_millis(300);
     let mut inspector = Inspector::start(options, snapshot_registry()).unwrap();
-    let addr = inspector.addr();
+    let addr = Client::of(&inspector);
     let mut world = new_world();
     inspector.keep_frames(&mut world, ring(16), 0).unwrap();
     assert_eq!(request(addr, "GET", "/api/frames/saved").0, 200); // now watched
@@ -247,7 +274,7 @@ fn frames_of_the_timeline_a_rewind_replaced_stay_gone_across_a_gap() {
 fn saves_frames_only_while_a_client_watches() {
     let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap());
     let mut inspector = Inspector::start(options, snapshot_registry()).unwrap();
-    let addr = inspector.addr();
+    let addr = Client::of(&inspector);
     let mut world = new_world();
     inspector.keep_frames(&mut world, ring(8), 0).unwrap();
     run(&mut inspector, &mut world, 1, 5);

@@ -178,13 +178,19 @@ fn bad_snapshots_exit_2_naming_the_file() {
     assert_eq!(unwritable.status.code(), Some(2), "{unwritable:?}");
 }
 
-/// One HTTP request to the inspector at `addr`: (status, body as JSON).
-fn http(addr: &str, method: &str, path: &str) -> (u16, serde_json::Value) {
+/// One HTTP request to the inspector at `addr`, as its page sends it (writes with JSON and the
+/// `token` the arena printed): (status, body as JSON).
+fn http(addr: &str, token: &str, method: &str, path: &str) -> (u16, serde_json::Value) {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(addr).expect("the inspector listens");
     stream.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
+    let write = if method == "GET" {
+        String::new()
+    } else {
+        format!("Content-Type: application/json\r\nX-Mosaic-Token: {token}\r\n")
+    };
     // HTTP/1.0: the answer comes whole, not in chunks.
-    write!(stream, "{method} {path} HTTP/1.0\r\nHost: x\r\nContent-Length: 0\r\n\r\n").unwrap();
+    write!(stream, "{method} {path} HTTP/1.0\r\nHost: {addr}\r\n{write}Content-Length: 0\r\n\r\n").unwrap();
     let mut text = String::new();
     stream.read_to_string(&mut text).unwrap();
     let status = text.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("a status line");
@@ -217,11 +223,21 @@ fn inspect_keeps_frames_to_diff_and_rewind() {
     let stderr = std::io::BufReader::new(child.0.stderr.take().unwrap());
     let line = stderr.lines().map(Result::unwrap).find(|l| l.contains("inspector at")).expect("the URL");
     let addr = line.split("http://").nth(1).unwrap().split('/').next().unwrap().to_owned();
+    let token: String = line
+        .split("?token=")
+        .nth(1)
+        .expect("the URL carries the write token")
+        .chars()
+        .take_while(char::is_ascii_hexdigit)
+        .collect();
+    assert_eq!(token.len(), 32, "{line}");
+    // Without the token, a write is refused.
+    assert_eq!(http(&addr, "", "POST", "/api/pause").0, 403);
 
     // Asking is watching: frames are saved from now on.
     let mut saved = serde_json::Value::Null;
     for _ in 0..300 {
-        saved = http(&addr, "GET", "/api/frames/saved").1;
+        saved = http(&addr, &token, "GET", "/api/frames/saved").1;
         if saved["frames"].as_array().is_some_and(|f| f.len() == 16) {
             break;
         }
@@ -229,25 +245,25 @@ fn inspect_keeps_frames_to_diff_and_rewind() {
     }
     assert_eq!(saved["frames"].as_array().map(Vec::len), Some(16), "{saved}");
     // Hold it still, so the frames held stay put.
-    assert_eq!(http(&addr, "POST", "/api/pause").0, 202);
-    while http(&addr, "GET", "/api/world").1["paused"] != true {}
-    let saved = http(&addr, "GET", "/api/frames/saved").1;
+    assert_eq!(http(&addr, &token, "POST", "/api/pause").0, 202);
+    while http(&addr, &token, "GET", "/api/world").1["paused"] != true {}
+    let saved = http(&addr, &token, "GET", "/api/frames/saved").1;
     let frames = saved["frames"].as_array().expect("frames").clone();
     assert_eq!(frames.len(), 16, "{saved}");
     let (oldest, newest) = (frames[0].as_u64().unwrap(), frames[15].as_u64().unwrap());
-    let (_, world) = http(&addr, "GET", "/api/world");
+    let (_, world) = http(&addr, &token, "GET", "/api/world");
     assert!(world["errors"].as_array().unwrap().is_empty(), "every save works: {world}");
 
-    let (status, diff) = http(&addr, "GET", &format!("/api/diff?a={oldest}&b={newest}"));
+    let (status, diff) = http(&addr, &token, "GET", &format!("/api/diff?a={oldest}&b={newest}"));
     assert_eq!(status, 200, "{}", diff["error"]);
     let position = diff["components"].as_array().unwrap().iter().find(|c| c["name"] == "position");
     assert!(position.is_some_and(|p| p["changed"].as_u64() > Some(0)), "things move");
 
-    let (_, then) = http(&addr, "GET", &format!("/api/frames/{oldest}/world"));
-    assert_eq!(http(&addr, "POST", &format!("/api/rewind?frame={oldest}")).0, 202);
+    let (_, then) = http(&addr, &token, "GET", &format!("/api/frames/{oldest}/world"));
+    assert_eq!(http(&addr, &token, "POST", &format!("/api/rewind?frame={oldest}")).0, 202);
     let mut now = serde_json::Value::Null;
     for _ in 0..300 {
-        now = http(&addr, "GET", "/api/frames/saved").1;
+        now = http(&addr, &token, "GET", "/api/frames/saved").1;
         if now["current"] == oldest {
             break;
         }
@@ -255,7 +271,7 @@ fn inspect_keeps_frames_to_diff_and_rewind() {
     }
     assert_eq!(now["current"], oldest, "{now}");
     assert_eq!(now["newest"], oldest, "frames after the rewind are not held");
-    let (_, live) = http(&addr, "GET", "/api/world");
+    let (_, live) = http(&addr, &token, "GET", "/api/world");
     assert_eq!(live["paused"], true);
     assert_eq!(live["entities"], then["entities"], "the live world is frame {oldest} again");
     assert_eq!(live["components"], then["components"]);

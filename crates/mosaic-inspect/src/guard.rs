@@ -1,0 +1,209 @@
+//! What every request must pass before it is answered: a Host header naming this server (DNS
+//! rebinding), and for writes a JSON body type, no foreign `Origin`, and the server's token
+//! (cross-site requests). The checks follow the advice for local development servers (the
+//! Host allow-list of webpack-dev-server and Jupyter, Jupyter's token in the printed URL).
+
+use std::net::{IpAddr, SocketAddr};
+
+use crate::error::ApiError;
+
+/// The header a write carries the token in.
+pub(crate) const TOKEN_HEADER: &str = "X-Mosaic-Token";
+
+/// The headers the checks read, taken from one request.
+#[derive(Debug, Default)]
+pub(crate) struct Headers<'r> {
+    pub(crate) host: Option<&'r str>,
+    pub(crate) origin: Option<&'r str>,
+    pub(crate) content_type: Option<&'r str>,
+    pub(crate) token: Option<&'r str>,
+}
+
+impl<'r> Headers<'r> {
+    /// Picks the checked headers out of `request`'s (names compared without case).
+    pub(crate) fn of(request: &'r tiny_http::Request) -> Self {
+        let mut headers = Self::default();
+        for header in request.headers() {
+            let value = Some(header.value.as_str());
+            let field = &header.field;
+            if field.equiv("Host") {
+                headers.host = value;
+            } else if field.equiv("Origin") {
+                headers.origin = value;
+            } else if field.equiv("Content-Type") {
+                headers.content_type = value;
+            } else if field.equiv(TOKEN_HEADER) {
+                headers.token = value;
+            }
+        }
+        headers
+    }
+}
+
+/// Whether `host` (a Host header: `name:port`, `[v6]:port`) names a server bound to `bound`:
+/// the bound port, and a host that is `localhost` or an IP address literal. Host names other than
+/// `localhost` are refused even when they resolve here: that is what a DNS-rebinding page sends.
+pub(crate) fn host_allowed(host: &str, bound: SocketAddr) -> bool {
+    let Some((name, port)) = host.rsplit_once(':') else { return false };
+    if port.parse::<u16>() != Ok(bound.port()) {
+        return false;
+    }
+    let name = name.strip_prefix('[').and_then(|n| n.strip_suffix(']')).unwrap_or(name);
+    name.eq_ignore_ascii_case("localhost") || name.parse::<IpAddr>().is_ok()
+}
+
+/// Checks `headers` of a request with `method`: every request names this server in Host; a
+/// write (any method but GET and HEAD) also has a JSON content type, no `Origin` but this
+/// server's own, and `token`.
+///
+/// # Errors
+/// [`ApiError::BadRequest`] without a Host header; [`ApiError::HostNotAllowed`];
+/// [`ApiError::NotJson`]; [`ApiError::CrossOrigin`]; [`ApiError::BadToken`].
+pub(crate) fn check(
+    method: &str,
+    headers: &Headers<'_>,
+    bound: SocketAddr,
+    token: &str,
+) -> Result<(), ApiError> {
+    let host = headers.host.ok_or_else(|| ApiError::BadRequest("no Host header".to_owned()))?;
+    if !host_allowed(host, bound) {
+        return Err(ApiError::HostNotAllowed(host.chars().take(200).collect()));
+    }
+    if method == "GET" || method == "HEAD" {
+        return Ok(());
+    }
+    let content_type = headers.content_type.unwrap_or("");
+    let essence = content_type.split(';').next().unwrap_or("").trim();
+    if !essence.eq_ignore_ascii_case("application/json") {
+        return Err(ApiError::NotJson(content_type.chars().take(200).collect()));
+    }
+    if let Some(origin) = headers.origin {
+        let own = origin.strip_prefix("http://").is_some_and(|rest| rest.eq_ignore_ascii_case(host));
+        if !own {
+            return Err(ApiError::CrossOrigin(origin.chars().take(200).collect()));
+        }
+    }
+    if !headers.token.is_some_and(|given| constant_time_eq(given.as_bytes(), token.as_bytes())) {
+        return Err(ApiError::BadToken);
+    }
+    Ok(())
+}
+
+/// Compares two byte strings in time that depends only on their lengths.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// A new token: 128 random bits from the operating system, as 32 hex digits.
+///
+/// # Errors
+/// The random source's error, as text.
+pub(crate) fn new_token() -> Result<String, String> {
+    let mut bytes = [0u8; 16];
+    getrandom::getrandom(&mut bytes).map_err(|error| error.to_string())?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bound() -> SocketAddr {
+        "127.0.0.1:7878".parse().unwrap()
+    }
+
+    #[test]
+    fn hosts_name_this_server_by_address_or_localhost() {
+        for ok in ["127.0.0.1:7878", "localhost:7878", "LOCALHOST:7878", "[::1]:7878", "10.0.0.2:7878"] {
+            assert!(host_allowed(ok, bound()), "{ok}");
+        }
+        for bad in [
+            "evil.example:7878",
+            "127.0.0.1:80",
+            "localhost",
+            "127.0.0.1",
+            "x",
+            "",
+            "[::1]",
+            "a.localhost:7878",
+        ] {
+            assert!(!host_allowed(bad, bound()), "{bad}");
+        }
+    }
+
+    #[test]
+    fn writes_need_json_own_origin_and_token() {
+        let good = Headers {
+            host: Some("127.0.0.1:7878"),
+            origin: Some("http://127.0.0.1:7878"),
+            content_type: Some("application/json; charset=utf-8"),
+            token: Some("t0k"),
+        };
+        assert_eq!(check("POST", &good, bound(), "t0k"), Ok(()));
+        let no_origin = Headers { origin: None, ..good };
+        assert_eq!(check("POST", &no_origin, bound(), "t0k"), Ok(()), "curl sends no Origin");
+        let cases = [
+            (Headers { host: None, ..Headers::default() }, 400),
+            (Headers { host: Some("evil.example:7878"), ..Headers::default() }, 403),
+            (
+                Headers {
+                    content_type: Some("text/plain"),
+                    ..Headers { host: Some("127.0.0.1:7878"), ..Headers::default() }
+                },
+                415,
+            ),
+            (Headers { host: Some("127.0.0.1:7878"), content_type: None, ..Headers::default() }, 415),
+            (
+                Headers {
+                    host: Some("127.0.0.1:7878"),
+                    origin: Some("http://evil.example"),
+                    content_type: Some("application/json"),
+                    token: Some("t0k"),
+                },
+                403,
+            ),
+            (
+                Headers {
+                    host: Some("127.0.0.1:7878"),
+                    origin: Some("null"),
+                    content_type: Some("application/json"),
+                    token: Some("t0k"),
+                },
+                403,
+            ),
+            (
+                Headers {
+                    host: Some("127.0.0.1:7878"),
+                    origin: None,
+                    content_type: Some("application/json"),
+                    token: None,
+                },
+                403,
+            ),
+            (
+                Headers {
+                    host: Some("127.0.0.1:7878"),
+                    origin: None,
+                    content_type: Some("application/json"),
+                    token: Some("t0kk"),
+                },
+                403,
+            ),
+        ];
+        for (headers, status) in cases {
+            let error = check("POST", &headers, bound(), "t0k").expect_err("refused");
+            assert_eq!(error.status(), status, "{headers:?}: {error}");
+        }
+        // Reads need only the Host.
+        let read = Headers { host: Some("localhost:7878"), ..Headers::default() };
+        assert_eq!(check("GET", &read, bound(), "t0k"), Ok(()));
+    }
+
+    #[test]
+    fn tokens_are_32_hex_digits_and_differ() {
+        let (a, b) = (new_token().unwrap(), new_token().unwrap());
+        assert_eq!(a.len(), 32);
+        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+    }
+}
