@@ -151,6 +151,7 @@ fn route(method: &str, url: &str, body: &[u8], shared: &Shared) -> Result<Reply,
             let frame = travel::parse_frame("frame", text)?;
             lock(&shared.travel).as_ref().ok_or(ApiError::NoFrames)?.check(frame)?;
             shared.paused.store(true, Ordering::Release);
+            shared.steps.store(0, Ordering::Release); // steps asked for before end here
             queue(shared, Command::Rewind { frame })?;
             Ok(Reply::json(202, &json!({ "queued": true, "rewind": frame, "paused": true })))
         }
@@ -168,20 +169,25 @@ fn route(method: &str, url: &str, body: &[u8], shared: &Shared) -> Result<Reply,
         }
         ("POST", ["pause"]) => {
             writable(shared)?;
+            // Pause means paused: steps asked for and not yet run are dropped.
             shared.paused.store(true, Ordering::Release);
+            shared.steps.store(0, Ordering::Release);
             shared.wanted.store(true, Ordering::Release);
             Ok(Reply::json(202, &json!({ "paused": true })))
         }
         ("POST", ["resume"]) => {
             writable(shared)?;
             shared.paused.store(false, Ordering::Release);
+            shared.steps.store(0, Ordering::Release);
             shared.wanted.store(true, Ordering::Release);
             Ok(Reply::json(202, &json!({ "paused": false })))
         }
         ("POST", ["step"]) => {
             writable(shared)?;
             let frames = number(&pairs, "frames", 1)?.clamp(1, 1000) as u32;
-            shared.steps.fetch_add(frames, Ordering::AcqRel);
+            let _ = shared
+                .steps
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| Some(n.saturating_add(frames)));
             shared.wanted.store(true, Ordering::Release);
             Ok(Reply::json(202, &json!({ "steps": frames })))
         }

@@ -373,3 +373,24 @@ fn refuses_foreign_hosts_cross_site_writes_and_missing_tokens() {
     assert_eq!(game.raw("POST", "/api/pause", &own, "").0, 202);
     game.stop();
 }
+
+/// Steps banked while paused end at the next pause (issue 27: 185 more frames ran after a pause
+/// that followed `step?frames=1000`).
+#[test]
+fn a_pause_drops_the_steps_not_yet_run() {
+    let game = Game::start(true);
+    let x = |game: &Game| {
+        game.json("GET", "/api/entities/0v1", "").1["entity"]["components"]["position"]["x"].as_f64()
+    };
+    assert_eq!(game.json("POST", "/api/pause", "").0, 202);
+    assert_eq!(game.json("POST", "/api/step?frames=1000", "").0, 202);
+    std::thread::sleep(Duration::from_millis(20)); // some of them run
+    assert_eq!(game.json("POST", "/api/pause", "").0, 202);
+    std::thread::sleep(Duration::from_millis(50)); // a frame under way when paused may finish
+    let held = x(&game);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(x(&game), held, "no frame runs after the pause");
+    let frames_run = held.expect("a position") as i64;
+    assert!(frames_run < 1000, "the pause cut the 1,000 steps short: {frames_run} ran");
+    game.stop();
+}
