@@ -168,6 +168,9 @@ impl Shared {
     }
 }
 
+/// A game's check of a component value a client wants to write; see [`Inspector::check_writes`].
+type WriteCheck = Box<dyn Fn(&World, &str, &Value) -> Result<(), String> + Send + Sync>;
+
 /// A browser inspector attached to a world: an HTTP server on a background thread, serving the
 /// views the frame loop publishes.
 ///
@@ -206,6 +209,7 @@ impl Shared {
 /// ```
 pub struct Inspector {
     shared: Arc<Shared>,
+    write_check: Option<WriteCheck>,
     addr: SocketAddr,
     frame_times: VecDeque<f64>,
     version: u64,
@@ -217,6 +221,7 @@ impl std::fmt::Debug for Inspector {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Inspector")
             .field("addr", &self.addr)
+            .field("checks_writes", &self.write_check.is_some())
             .field("version", &self.version)
             .finish_non_exhaustive()
     }
@@ -260,7 +265,15 @@ impl Inspector {
             let (server, shared) = (Arc::clone(&server), Arc::clone(&shared));
             move || server::serve(&server, &shared)
         })?;
-        Ok(Self { shared, addr, frame_times: VecDeque::new(), version: 0, server, thread: Some(thread) })
+        Ok(Self {
+            shared,
+            write_check: None,
+            addr,
+            frame_times: VecDeque::new(),
+            version: 0,
+            server,
+            thread: Some(thread),
+        })
     }
 
     /// The address the server listens on (with the port picked when port 0 was asked for).
@@ -272,6 +285,18 @@ impl Inspector {
     /// the page sends the token with its writes, and a write without it is refused.
     pub fn url(&self) -> String {
         format!("http://{}/?token={}", self.addr, self.shared.token)
+    }
+
+    /// Checks every component value a client writes before it is written: `check(world,
+    /// component_name, value)` runs at the publish point with the live world; an `Err` refuses
+    /// the write, and its text goes to the view's `errors` (the page shows it). The game's own
+    /// validation (the one its scene and snapshot loads use) belongs here, so a write cannot
+    /// give the systems a value they cannot run on. Replaces an earlier check.
+    pub fn check_writes(
+        &mut self,
+        check: impl Fn(&World, &str, &Value) -> Result<(), String> + Send + Sync + 'static,
+    ) {
+        self.write_check = Some(Box::new(check));
     }
 
     /// The secret every write must carry in its `X-Mosaic-Token` header: 128 random bits from
@@ -403,6 +428,10 @@ impl Inspector {
             Command::Set { entity, component, value } => {
                 let target = view::live_entity(world, &entity)
                     .ok_or_else(|| format!("set {component} on {entity}: no such entity"))?;
+                if let Some(check) = &self.write_check {
+                    check(world, &component, &value)
+                        .map_err(|error| format!("set {component} on {entity}: {error}"))?;
+                }
                 let mut de = <dyn erased_serde::Deserializer>::erase(value);
                 match self.shared.registry.insert_by_name(world, &component, target, &mut de) {
                     Ok(true) => Ok(()),

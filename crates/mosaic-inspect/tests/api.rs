@@ -394,3 +394,56 @@ fn a_pause_drops_the_steps_not_yet_run() {
     assert!(frames_run < 1000, "the pause cut the 1,000 steps short: {frames_run} ran");
     game.stop();
 }
+
+/// A game's write check refuses a value before it is written, and the refusal shows in the
+/// view's errors.
+#[test]
+fn the_games_write_check_refuses_values_before_they_are_written() {
+    let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap()).writes(true);
+    let mut inspector = Inspector::start(options, registry()).unwrap();
+    inspector.check_writes(|_, name, value| match (name, value.as_i64()) {
+        ("health", Some(h)) if h > 100 => Err(format!("`health`: {h} is over the limit of 100")),
+        _ => Ok(()),
+    });
+    let mut world = World::new();
+    let e = world.spawn(Health(7));
+    inspector.publish(&mut world, None, None); // the view knows the entity
+    let (addr, token) = (inspector.addr(), inspector.token().to_owned());
+    let post = |path: &str, body: &str| {
+        let mut stream = TcpStream::connect(addr).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(
+            stream,
+            "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nX-Mosaic-Token: {}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+            addr,
+            token,
+            body.len()
+        )
+        .unwrap();
+        let mut text = String::new();
+        stream.read_to_string(&mut text).unwrap();
+        text
+    };
+    let id = format!("{}v{}", e.index(), e.generation());
+    assert!(post(&format!("/api/entities/{id}/components/health"), "500").starts_with("HTTP/1.1 202"));
+    inspector.publish(&mut world, None, None);
+    assert_eq!(world.get::<Health>(e).unwrap().0, 7, "the refused value was not written");
+    assert!(post(&format!("/api/entities/{id}/components/health"), "50").starts_with("HTTP/1.1 202"));
+    inspector.publish(&mut world, None, None);
+    assert_eq!(world.get::<Health>(e).unwrap().0, 50, "an accepted value is written");
+    let mut get = TcpStream::connect(inspector.addr()).unwrap();
+    get.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(get, "GET /api/world HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", inspector.addr())
+        .unwrap();
+    let handle = std::thread::spawn(move || {
+        let mut text = String::new();
+        get.read_to_string(&mut text).unwrap();
+        text
+    });
+    for _ in 0..50 {
+        inspector.publish(&mut world, None, None);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let text = handle.join().unwrap();
+    assert!(text.contains("over the limit of 100"), "{text}");
+}

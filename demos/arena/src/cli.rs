@@ -6,6 +6,16 @@ use std::path::PathBuf;
 use clap::{Parser, ValueEnum};
 use mosaic::ExecutorKind;
 
+/// The most entities `--entities` may ask for: 2^26, the scene check's grid-cell limit.
+pub const MAX_ENTITIES: u64 = 1 << 26;
+/// The most frames `--frames` may ask for: 10^7 (46 hours at 60 frames per second); the run
+/// keeps a time per frame.
+pub const MAX_FRAMES: i64 = 10_000_000;
+/// The deepest `--rollback`: 1,024 frames, each a saved copy of the world.
+pub const MAX_ROLLBACK: i64 = 1024;
+/// The most frames `--inspect-frames` may keep: 65,536, each a saved copy of the world.
+pub const MAX_INSPECT_FRAMES: i64 = 65_536;
+
 /// Headless, deterministic 2D arena simulation on Mosaic: movers bounce in a box, teams fight,
 /// spawners and lifetimes churn the population; prints frame times and a checksum of the final
 /// world.
@@ -18,11 +28,11 @@ pub struct Args {
 
     /// Scale the scene's template counts (and its area, keeping the density) so the initial world
     /// holds about N entities. Default: the scene's own counts.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=MAX_ENTITIES))]
     pub entities: Option<u64>,
 
-    /// Frames to simulate.
-    #[arg(long, value_name = "N", default_value_t = 600)]
+    /// Frames to simulate (at most 10^7).
+    #[arg(long, value_name = "N", default_value_t = 600, value_parser = clap::value_parser!(u32).range(0..=MAX_FRAMES))]
     pub frames: u32,
 
     /// Seed of the random generator; the same seed and arguments give the same result.
@@ -51,7 +61,7 @@ pub struct Args {
 
     /// Every frame, restore the state of K frames before and re-simulate to the present (as a
     /// rollback-netcode client does); the checksum equals a straight run's.
-    #[arg(long, value_name = "K", default_value_t = 0)]
+    #[arg(long, value_name = "K", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=MAX_ROLLBACK))]
     pub rollback: u32,
 
     /// Write the world hash after each frame to PATH, one `FRAME HASH` line per frame.
@@ -86,8 +96,14 @@ pub struct Args {
 
     /// With `--inspect`: keep the last N frames for time travel (scrub back, diff two frames,
     /// rewind with `--inspect-writes`); 0 keeps none. Each frame then costs one rollback save.
-    #[arg(long, value_name = "N", default_value_t = 120, requires = "inspect")]
-    pub inspect_frames: usize,
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 120,
+        requires = "inspect",
+        value_parser = clap::value_parser!(u32).range(0..=MAX_INSPECT_FRAMES)
+    )]
+    pub inspect_frames: u32,
 
     /// With `--inspect`: frames per second to pace to, so a person can watch; 0 runs unpaced.
     #[arg(long, value_name = "FPS", default_value_t = 60, requires = "inspect")]

@@ -46,6 +46,8 @@ pub fn run_inspected(
     on_end: impl FnOnce(Summary, &mut Sim),
 ) -> Result<Infallible, InspectError> {
     let mut inspector = Inspector::start(settings.options, Sim::snapshot_registry())?;
+    // Writes pass the check scene files and snapshot loads pass.
+    inspector.check_writes(crate::validate::write);
     if settings.saved_frames > 0 {
         let ring = RollbackRing::new(rollback_registry(), settings.saved_frames);
         let (world, schedule) = sim.parts_mut();

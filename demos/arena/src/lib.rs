@@ -19,3 +19,4 @@ pub mod scene;
 pub mod sim;
 pub mod systems;
 pub mod trace;
+pub mod validate;

@@ -38,6 +38,10 @@ fn run() -> ExitCode {
         Some(total) => scene.scaled(total),
         None => scene,
     };
+    if let Err(error) = scene.check_size() {
+        eprintln!("arena: error: --entities {}: {error}", args.entities.unwrap_or_default());
+        return ExitCode::from(2);
+    }
     let trace = match args.trace.as_deref().map(trace::start).transpose() {
         Ok(trace) => trace,
         Err(error) => {
@@ -66,7 +70,7 @@ fn run() -> ExitCode {
         };
         let settings = arena::inspect::InspectSettings {
             options,
-            saved_frames: args.inspect_frames,
+            saved_frames: args.inspect_frames as usize,
             fps: args.inspect_fps,
         };
         let Err(error) = arena::inspect::run_inspected(start, args.frames, settings, on_start, on_end);

@@ -85,7 +85,7 @@ pub fn run_rollback(
     let registry = rollback_registry();
     let mut ring = RollbackRing::new(rollback_registry(), rollback as usize + 1);
     let mut changes = vec![FrameChanges::default(); frames as usize];
-    let mut frame_times = Vec::with_capacity(frames as usize);
+    let mut frame_times = Vec::with_capacity((frames as usize).min(1 << 20));
     if rollback > 0 {
         sim.save_frame(&mut ring, 0).expect("the arena registers every component");
     }

@@ -480,10 +480,12 @@ impl Scene {
                                 template: name.clone(),
                                 target: target.clone(),
                             })?;
-                        if *every == 0 {
-                            return Err(invalid(format!(
-                                "template `{name}`: Spawner period `every` must be at least 1"
-                            )));
+                        // The check snapshot loads and inspector writes make too (`timer`
+                        // is drawn below `every` at spawn).
+                        let probe =
+                            Spawner { template: target_index, every: *every, count: *count, timer: 0 };
+                        if let Err(error) = crate::validate::spawner(&probe, index.len()) {
+                            return Err(invalid(format!("template `{name}`: {error}")));
                         }
                         template.spawner =
                             Some(SpawnerSpec { template: target_index, every: *every, count: *count });
@@ -531,6 +533,30 @@ impl Scene {
         scene.width = ((f64::from(self.width) * side) as f32).max(self.collision_radius);
         scene.height = ((f64::from(self.height) * side) as f32).max(self.collision_radius);
         scene
+    }
+
+    /// Checks what [`Scene::scaled`] may have grown: the collision grid stays within the limit
+    /// the scene file check enforces, and the initial world within `cli::MAX_ENTITIES`.
+    ///
+    /// # Errors
+    /// The limit passed, as text.
+    pub fn check_size(&self) -> Result<(), String> {
+        let cells = f64::from(self.width / self.collision_radius).ceil()
+            * f64::from(self.height / self.collision_radius).ceil();
+        if cells.is_nan() || cells > MAX_GRID_CELLS {
+            return Err(format!(
+                "a {} x {} arena with collision radius {} needs a {cells}-cell grid, over the limit of {MAX_GRID_CELLS}",
+                self.width, self.height, self.collision_radius
+            ));
+        }
+        let total = self.initial_count();
+        if total > crate::cli::MAX_ENTITIES {
+            return Err(format!(
+                "{total} initial entities is over the limit of {}",
+                crate::cli::MAX_ENTITIES
+            ));
+        }
+        Ok(())
     }
 
     /// Spawns the initial world: each template's `count` entities, templates in file order, all

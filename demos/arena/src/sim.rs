@@ -190,7 +190,10 @@ impl Sim {
             reinforcements.add(team, count);
         }
         let score = Score { losses: totals.losses };
-        Ok(Self::finish(world, scene, score, reinforcements, executor))
+        let sim = Self::finish(world, scene, score, reinforcements, executor);
+        crate::validate::world(sim.world())
+            .map_err(|source| SnapshotFileError::Invalid { path: path.into(), source })?;
+        Ok(sim)
     }
 
     /// Saves the world's state into `ring` as frame `frame` (see [`RollbackRing::save`]).
@@ -267,9 +270,10 @@ pub fn run(scene: &Scene, seed: u64, frames: u32, executor: ExecutorKind) -> Sum
 /// Runs `sim` for `frames` frames, timing and profiling each frame; returns the summary and the
 /// sim (to save it).
 pub fn run_sim(mut sim: Sim, frames: u32) -> (Summary, Sim) {
-    sim.enable_profiling(frames as usize);
+    // The profile keeps the last 2^16 frames; the frame times all of them.
+    sim.enable_profiling((frames as usize).min(1 << 16));
     let entities_start = sim.world().len();
-    let mut frame_times = Vec::with_capacity(frames as usize);
+    let mut frame_times = Vec::with_capacity((frames as usize).min(1 << 20));
     let mut total = FrameChanges::default();
     for _ in 0..frames {
         let start = Instant::now();
@@ -361,6 +365,15 @@ pub enum SnapshotFileError {
         /// The resource's snapshot name.
         what: &'static str,
     },
+    /// A value in the snapshot the arena cannot run on (the check scene files and inspector
+    /// writes pass too).
+    #[error("snapshot `{}`: {source}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The component, field and problem.
+        source: crate::validate::Invalid,
+    },
     /// The snapshot was saved for another scene than the one given.
     #[error(
         "snapshot `{}` was saved for {saved}, not for {given}; pass the same --scene and --entities as the run that saved it",
@@ -446,6 +459,47 @@ mod tests {
             assert_eq!(checksum(resumed.world()), checksum(straight.world()), "frame {frame}");
         }
         assert_eq!(resumed.teams(), straight.teams());
+    }
+
+    /// Snapshots holding values the systems cannot run on load as errors naming the component
+    /// and field (the check scene files and inspector writes pass), never as a world that
+    /// panics or silently differs.
+    #[test]
+    fn snapshots_with_invalid_values_are_refused_naming_the_field() {
+        use crate::components::Spawner;
+        let scene = small_scene();
+        type Case = (&'static str, &'static str, fn(&mut World));
+        let cases: [Case; 4] = [
+            ("spawner", "template", |w| {
+                w.spawn(Spawner { template: 999, every: 1, count: 1, timer: 0 });
+            }),
+            ("spawner", "every", |w| {
+                w.spawn(Spawner { template: 0, every: 0, count: 1, timer: 0 });
+            }),
+            ("spawner", "count", |w| {
+                w.spawn(Spawner { template: 0, every: 2, count: u32::MAX, timer: 0 });
+            }),
+            ("position", "x", |w| {
+                w.spawn(Position { x: f32::NAN, y: 1.0 });
+            }),
+        ];
+        for (i, (component, field, corrupt)) in cases.into_iter().enumerate() {
+            let path = std::env::temp_dir().join(format!("arena-sim-{}-invalid-{i}.bin", std::process::id()));
+            let mut sim = Sim::new(&scene, 5, ExecutorKind::SingleThreaded);
+            corrupt(&mut sim.world);
+            sim.save(&scene, &path).unwrap();
+            let loaded = Sim::load(&scene, &path, ExecutorKind::SingleThreaded);
+            std::fs::remove_file(&path).ok();
+            match loaded {
+                Err(SnapshotFileError::Invalid { source, .. }) => {
+                    assert_eq!((source.component, source.field), (component, field), "{source}");
+                }
+                Err(other) if component == "spawner" && field == "template" => {
+                    assert!(other.to_string().contains("template"), "{other}");
+                }
+                other => panic!("{component}.{field}: loaded as {:?}", other.map(|_| "a sim")),
+            }
+        }
     }
 
     #[test]

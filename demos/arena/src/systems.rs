@@ -210,7 +210,8 @@ pub fn spawners(
             return;
         }
         spawner.timer = 0;
-        let template = &arena.templates[spawner.template as usize];
+        // Every way in checks the index (`validate::spawner`); a bad one spawns nothing.
+        let Some(template) = arena.templates.get(spawner.template as usize) else { return };
         for _ in 0..spawner.count {
             template.spawn(commands, bounds, position.map(|p| p.read()), Birth::Spawned, rng);
         }

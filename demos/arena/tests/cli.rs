@@ -181,6 +181,11 @@ fn bad_snapshots_exit_2_naming_the_file() {
 /// One HTTP request to the inspector at `addr`, as its page sends it (writes with JSON and the
 /// `token` the arena printed): (status, body as JSON).
 fn http(addr: &str, token: &str, method: &str, path: &str) -> (u16, serde_json::Value) {
+    http_body(addr, token, method, path, "")
+}
+
+/// [`http`] with a request body.
+fn http_body(addr: &str, token: &str, method: &str, path: &str, body: &str) -> (u16, serde_json::Value) {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(addr).expect("the inspector listens");
     stream.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
@@ -190,7 +195,12 @@ fn http(addr: &str, token: &str, method: &str, path: &str) -> (u16, serde_json::
         format!("Content-Type: application/json\r\nX-Mosaic-Token: {token}\r\n")
     };
     // HTTP/1.0: the answer comes whole, not in chunks.
-    write!(stream, "{method} {path} HTTP/1.0\r\nHost: {addr}\r\n{write}Content-Length: 0\r\n\r\n").unwrap();
+    let length = body.len();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.0\r\nHost: {addr}\r\n{write}Content-Length: {length}\r\n\r\n{body}"
+    )
+    .unwrap();
     let mut text = String::new();
     stream.read_to_string(&mut text).unwrap();
     let status = text.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("a status line");
@@ -275,4 +285,65 @@ fn inspect_keeps_frames_to_diff_and_rewind() {
     assert_eq!(live["paused"], true);
     assert_eq!(live["entities"], then["entities"], "the live world is frame {oldest} again");
     assert_eq!(live["components"], then["components"]);
+
+    // A write the systems could not run on (a spawner of a template that does not exist) is
+    // refused by the check scene files and snapshots pass, named in the errors; the arena runs on.
+    let (_, page) = http(&addr, &token, "GET", "/api/entities?with=spawner&page_size=1");
+    let id = page["entities"][0]["id"].as_str().expect("a spawner").to_owned();
+    let bad = r#"{"template": 999, "every": 1, "count": 1, "timer": 0}"#;
+    let path = format!("/api/entities/{id}/components/spawner");
+    assert_eq!(http_body(&addr, &token, "POST", &path, bad).0, 202);
+    assert_eq!(http(&addr, &token, "POST", "/api/step?frames=3").0, 202);
+    let mut errors = serde_json::Value::Null;
+    for _ in 0..300 {
+        errors = http(&addr, &token, "GET", "/api/world").1["errors"].clone();
+        if errors.as_array().is_some_and(|e| !e.is_empty()) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(errors.to_string().contains("spawner.template"), "{errors}");
+    let (status, _) = http(&addr, &token, "GET", &format!("/api/entities/{id}"));
+    assert_eq!(status, 200, "the arena is alive and the spawner still there");
+}
+
+/// Sizes that cannot fit in memory are refused up front, naming the flag and the limit, with
+/// exit code 2 (issue 27: each of these aborted or allocated tens of gigabytes).
+#[test]
+fn oversized_flags_are_refused_naming_the_flag() {
+    for (args, flag) in [
+        (&["--rollback", "100000000"][..], "--rollback"),
+        (&["--inspect", "127.0.0.1:0", "--inspect-frames", "4000000000"][..], "--inspect-frames"),
+        (&["--frames", "4294967295"][..], "--frames"),
+        (&["--entities", "1000000000000"][..], "--entities"),
+        (&["--entities", "60000000", "--frames", "1"][..], "--entities"),
+    ] {
+        let output = arena(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(flag) && (stderr.contains("limit") || stderr.contains("0..=")),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+/// A scene whose spawner makes more entities per period than the arena allows is a scene error
+/// naming the field.
+#[test]
+fn a_scene_spawner_over_the_count_limit_is_refused() {
+    let path = std::env::temp_dir().join(format!("arena-cli-{}-spawn-count.ron", std::process::id()));
+    std::fs::write(
+        &path,
+        r#"Scene(width: 100.0, height: 100.0, collision_radius: 2.0, damage: 1, templates: [
+    Template(name: "drone", count: 1, components: [Position]),
+    Template(name: "hive", count: 1, components: [Spawner(template: "drone", every: 1, count: 4294967295)]),
+])"#,
+    )
+    .unwrap();
+    let output = arena(&["--scene", path.to_str().unwrap(), "--frames", "1"]);
+    std::fs::remove_file(&path).ok();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("spawner.count"), "{stderr}");
 }
