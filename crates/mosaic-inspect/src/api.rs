@@ -271,8 +271,11 @@ fn entities(view: &WorldView, pairs: &[(String, String)], shared: &Shared) -> Re
         return Err(ApiError::BadRequest(format!("`page_size` must be from 1 to {max}")));
     }
     let page = number(pairs, "page", 0)?;
-    let with: Vec<&str> =
+    // Each name once: the filter's cost is bounded by the registered types, not by the URL.
+    let mut with: Vec<&str> =
         query(pairs, "with").map_or_else(Vec::new, |w| w.split(',').filter(|s| !s.is_empty()).collect());
+    with.sort_unstable();
+    with.dedup();
     for name in &with {
         if !view.components.iter().any(|c| c.name == *name)
             && shared.component_names.binary_search_by(|n| n.as_str().cmp(name)).is_err()

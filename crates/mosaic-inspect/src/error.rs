@@ -46,6 +46,8 @@ pub(crate) enum ApiError {
     WritesOff,
     #[error("the request body is over {0} bytes")]
     TooLarge(usize),
+    #[error("the request's path and query are over {0} bytes")]
+    UriTooLong(usize),
     #[error("no entity {id} was alive at frame {frame}")]
     NoSuchEntityAt { id: String, frame: u64 },
     #[error(
@@ -81,6 +83,7 @@ impl ApiError {
             Self::WritesOff | Self::HostNotAllowed(_) | Self::CrossOrigin(_) | Self::BadToken => 403,
             Self::NotJson(_) => 415,
             Self::TooLarge(_) => 413,
+            Self::UriTooLong(_) => 414,
         }
     }
 }

@@ -9,6 +9,9 @@ use crate::inspector::Shared;
 /// The largest request body read, in bytes.
 pub(crate) const MAX_BODY: usize = 64 * 1024;
 
+/// The longest request target (path and query) answered, in bytes; longer ones get 414.
+pub(crate) const MAX_URL: usize = 8 * 1024;
+
 /// Serves until the server is unblocked (the inspector dropped). One request at a time: a slow
 /// client delays other clients, never the frame loop. Every request passes
 /// [`guard::check`](crate::guard) first (Host; for writes JSON, origin and token).
@@ -19,7 +22,11 @@ pub(crate) fn serve(server: &tiny_http::Server, shared: &Shared) {
         let url = request.url().to_owned();
         let mut body = Vec::new();
         let read = request.as_reader().take(MAX_BODY as u64 + 1).read_to_end(&mut body);
-        let refused = guard::check(&method, &guard::Headers::of(&request), shared.addr, &shared.token);
+        let refused = if url.len() > MAX_URL {
+            Err(crate::error::ApiError::UriTooLong(MAX_URL))
+        } else {
+            guard::check(&method, &guard::Headers::of(&request), shared.addr, &shared.token)
+        };
         let reply = match (refused, read) {
             (Err(error), _) => Reply::error(&error),
             (Ok(()), Err(error)) => {

@@ -447,3 +447,21 @@ fn the_games_write_check_refuses_values_before_they_are_written() {
     let text = handle.join().unwrap();
     assert!(text.contains("over the limit of 100"), "{text}");
 }
+
+/// Requests sized to make the server work for the URL, not the world, are cut short: a 90 KB
+/// URL gets 414 at once, and a `with` filter naming one component thousands of times costs what
+/// naming it once costs.
+#[test]
+fn oversized_urls_and_repeated_filters_are_bounded() {
+    let game = Game::start(false);
+    let start = std::time::Instant::now();
+    let long = format!("/api/entities?with={}", "health,".repeat(13_000));
+    let (status, body) = game.request("GET", &long, "");
+    assert_eq!(status, 414, "{}", &body[..body.len().min(200)]);
+    let repeated = format!("/api/entities?with={}", "health,".repeat(1_000));
+    let (status, body) = game.json("GET", &repeated, "");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["total"], 2, "the entities with health: {body}");
+    assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
+    game.stop();
+}
