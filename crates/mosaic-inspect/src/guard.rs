@@ -17,6 +17,10 @@ pub(crate) struct Headers<'r> {
     pub(crate) origin: Option<&'r str>,
     pub(crate) content_type: Option<&'r str>,
     pub(crate) token: Option<&'r str>,
+    /// Whether the body would be streamed from the socket rather than already read: chunked,
+    /// `Expect: 100-continue`, or a connection upgrade (tiny_http reads only plain bodies of at
+    /// most 1,024 bytes on the connection's own thread).
+    pub(crate) streamed_body: bool,
 }
 
 impl<'r> Headers<'r> {
@@ -34,6 +38,12 @@ impl<'r> Headers<'r> {
                 headers.content_type = value;
             } else if field.equiv(TOKEN_HEADER) {
                 headers.token = value;
+            } else if field.equiv("Transfer-Encoding") || field.equiv("Expect") {
+                headers.streamed_body = true;
+            } else if field.equiv("Connection")
+                && header.value.as_str().to_ascii_lowercase().contains("upgrade")
+            {
+                headers.streamed_body = true;
             }
         }
         headers

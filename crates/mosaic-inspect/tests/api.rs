@@ -465,3 +465,35 @@ fn oversized_urls_and_repeated_filters_are_bounded() {
     assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
     game.stop();
 }
+
+/// A client that sends part of a body, large or small, and then nothing holds up no one else:
+/// a large one is answered 413 without its body being waited for, a small one is waited for on
+/// its own connection only.
+#[test]
+fn a_client_sending_half_a_body_blocks_no_one() {
+    let game = Game::start(true);
+    let mut stalled = Vec::new();
+    for length in [100_000, 600] {
+        let mut stream = TcpStream::connect(game.addr).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(
+            stream,
+            "POST /api/pause HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nX-Mosaic-Token: {}\r\nContent-Length: {length}\r\n\r\n{{\"half\":",
+            game.addr, game.token
+        )
+        .unwrap();
+        stalled.push(stream);
+    }
+    // The large one is answered at once, unread.
+    let mut answer = [0u8; 12];
+    stalled[0].read_exact(&mut answer).unwrap();
+    assert_eq!(&answer, b"HTTP/1.1 413", "{}", String::from_utf8_lossy(&answer));
+    // Every other client is served meanwhile.
+    let start = std::time::Instant::now();
+    for _ in 0..5 {
+        assert_eq!(game.json("GET", "/api/world", "").0, 200);
+    }
+    assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
+    drop(stalled);
+    game.stop();
+}
