@@ -38,10 +38,10 @@ impl<'r> Headers<'r> {
                 headers.content_type = value;
             } else if field.equiv(TOKEN_HEADER) {
                 headers.token = value;
-            } else if field.equiv("Transfer-Encoding") || field.equiv("Expect") {
-                headers.streamed_body = true;
-            } else if field.equiv("Connection")
-                && header.value.as_str().to_ascii_lowercase().contains("upgrade")
+            } else if field.equiv("Transfer-Encoding")
+                || field.equiv("Expect")
+                || (field.equiv("Connection")
+                    && header.value.as_str().to_ascii_lowercase().contains("upgrade"))
             {
                 headers.streamed_body = true;
             }
@@ -148,6 +148,7 @@ mod tests {
             origin: Some("http://127.0.0.1:7878"),
             content_type: Some("application/json; charset=utf-8"),
             token: Some("t0k"),
+            streamed_body: false,
         };
         assert_eq!(check("POST", &good, bound(), "t0k"), Ok(()));
         let no_origin = Headers { origin: None, ..good };
@@ -169,6 +170,7 @@ mod tests {
                     origin: Some("http://evil.example"),
                     content_type: Some("application/json"),
                     token: Some("t0k"),
+                    streamed_body: false,
                 },
                 403,
             ),
@@ -178,6 +180,7 @@ mod tests {
                     origin: Some("null"),
                     content_type: Some("application/json"),
                     token: Some("t0k"),
+                    streamed_body: false,
                 },
                 403,
             ),
@@ -187,6 +190,7 @@ mod tests {
                     origin: None,
                     content_type: Some("application/json"),
                     token: None,
+                    streamed_body: false,
                 },
                 403,
             ),
@@ -196,6 +200,7 @@ mod tests {
                     origin: None,
                     content_type: Some("application/json"),
                     token: Some("t0kk"),
+                    streamed_body: false,
                 },
                 403,
             ),
