@@ -141,69 +141,36 @@ mod tests {
         }
     }
 
+    /// A write's headers from this server's page, with `origin` and `token` as given.
+    fn json_write<'a>(origin: Option<&'a str>, token: Option<&'a str>) -> Headers<'a> {
+        Headers {
+            host: Some("127.0.0.1:7878"),
+            origin,
+            content_type: Some("application/json; charset=utf-8"),
+            token,
+            streamed_body: false,
+        }
+    }
+
     #[test]
     fn writes_need_json_own_origin_and_token() {
-        let good = Headers {
-            host: Some("127.0.0.1:7878"),
-            origin: Some("http://127.0.0.1:7878"),
-            content_type: Some("application/json; charset=utf-8"),
-            token: Some("t0k"),
-            streamed_body: false,
-        };
+        let good = json_write(Some("http://127.0.0.1:7878"), Some("t0k"));
         assert_eq!(check("POST", &good, bound(), "t0k"), Ok(()));
-        let no_origin = Headers { origin: None, ..good };
-        assert_eq!(check("POST", &no_origin, bound(), "t0k"), Ok(()), "curl sends no Origin");
+        assert_eq!(
+            check("POST", &json_write(None, Some("t0k")), bound(), "t0k"),
+            Ok(()),
+            "curl sends no Origin"
+        );
+        let host_only = Headers { host: Some("127.0.0.1:7878"), ..Headers::default() };
         let cases = [
             (Headers { host: None, ..Headers::default() }, 400),
             (Headers { host: Some("evil.example:7878"), ..Headers::default() }, 403),
-            (
-                Headers {
-                    content_type: Some("text/plain"),
-                    ..Headers { host: Some("127.0.0.1:7878"), ..Headers::default() }
-                },
-                415,
-            ),
-            (Headers { host: Some("127.0.0.1:7878"), content_type: None, ..Headers::default() }, 415),
-            (
-                Headers {
-                    host: Some("127.0.0.1:7878"),
-                    origin: Some("http://evil.example"),
-                    content_type: Some("application/json"),
-                    token: Some("t0k"),
-                    streamed_body: false,
-                },
-                403,
-            ),
-            (
-                Headers {
-                    host: Some("127.0.0.1:7878"),
-                    origin: Some("null"),
-                    content_type: Some("application/json"),
-                    token: Some("t0k"),
-                    streamed_body: false,
-                },
-                403,
-            ),
-            (
-                Headers {
-                    host: Some("127.0.0.1:7878"),
-                    origin: None,
-                    content_type: Some("application/json"),
-                    token: None,
-                    streamed_body: false,
-                },
-                403,
-            ),
-            (
-                Headers {
-                    host: Some("127.0.0.1:7878"),
-                    origin: None,
-                    content_type: Some("application/json"),
-                    token: Some("t0kk"),
-                    streamed_body: false,
-                },
-                403,
-            ),
+            (Headers { content_type: Some("text/plain"), ..json_write(None, Some("t0k")) }, 415),
+            (host_only, 415),
+            (json_write(Some("http://evil.example"), Some("t0k")), 403),
+            (json_write(Some("null"), Some("t0k")), 403),
+            (json_write(None, None), 403),
+            (json_write(None, Some("t0kk")), 403),
         ];
         for (headers, status) in cases {
             let error = check("POST", &headers, bound(), "t0k").expect_err("refused");
