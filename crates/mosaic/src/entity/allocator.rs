@@ -423,7 +423,10 @@ impl Entities {
     ///
     /// Returns `None`, changing nothing, if the state breaks an invariant: world tag 0; more slots than
     /// `max_slots`; a generation of 0 or above `max_generation`; `live` not strictly increasing or
-    /// out of range; a free entry out of range, repeated, or live.
+    /// out of range; a free entry out of range, repeated, or live; a dead slot neither on the free
+    /// list nor retired (below `max_generation`: a free list that lost a slot). A snapshot of a
+    /// world with narrower limits whose slots were retired loads only into a world with the
+    /// same limits.
     pub fn restored(&self, world_tag: u8, generations: &[u32], live: &[u32], free: &[u32]) -> Option<Self> {
         if generations.len() > self.max_slots as usize || world_tag == 0 {
             return None;
@@ -448,6 +451,15 @@ impl Entities {
             if i >= slots.len() || slots[i].is_alive() || std::mem::replace(&mut on_free[i], true) {
                 return None;
             }
+        }
+        // A dead slot off the free list is retired, which only a slot at the last generation is:
+        // any other was dropped from the free list and would never be reused.
+        let lost = slots
+            .iter()
+            .zip(&on_free)
+            .any(|(slot, &free)| !slot.is_alive() && !free && slot.generation().get() != self.max_generation);
+        if lost {
+            return None;
         }
         Some(Self {
             slots,
@@ -777,6 +789,11 @@ mod tests {
         assert!(entities.restored(tag, &[1, 1], &[0], &[0]).is_none(), "a live slot on the free list");
         assert!(entities.restored(tag, &[1, 1], &[], &[1, 1]).is_none(), "a free slot listed twice");
         assert!(entities.restored(tag, &[1], &[3], &[]).is_none(), "live out of range");
+        assert!(entities.restored(tag, &[1, 2], &[0], &[]).is_none(), "a dead slot lost from the free list");
+        assert!(
+            entities.restored(tag, &[1, 5], &[0], &[]).is_some(),
+            "a dead slot at the last generation is retired"
+        );
     }
 
     #[test]

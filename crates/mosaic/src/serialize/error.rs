@@ -112,7 +112,8 @@ pub enum SnapshotError {
     /// The saved entity allocator breaks an invariant, or does not fit this world's limits.
     #[error(
         "the snapshot's entity allocator is inconsistent or exceeds this world's limits ({slots} slots, \
-         {live} live, {free} free); the snapshot is corrupt or from a world with wider limits"
+         {live} live, {free} free; a free list missing a dead slot counts); the snapshot is corrupt or \
+         from a world with other limits"
     )]
     Allocator {
         /// Slots in the snapshot.

@@ -626,6 +626,11 @@ fn inconsistent_allocators_and_versions_are_refused() {
     raw.free = vec![2, 2];
     assert!(matches!(load_both(&raw).0, SnapshotError::Allocator { .. }));
     let mut raw = self::raw();
+    raw.free = vec![];
+    let (binary, ron) = load_both(&raw);
+    assert!(matches!(binary, SnapshotError::Allocator { .. }), "a free list that lost slot 2: {binary}");
+    assert!(matches!(ron, SnapshotError::Allocator { .. }), "{ron}");
+    let mut raw = self::raw();
     raw.world = 0;
     assert!(matches!(load_both(&raw).0, SnapshotError::Allocator { .. }), "world tag 0");
     let mut raw = self::raw();
