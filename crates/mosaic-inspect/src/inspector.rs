@@ -41,7 +41,17 @@ pub struct InspectorOptions {
     pub keep_frames_idle: bool,
     /// How long after its last request a client counts as watching. Default [`WATCH_WINDOW`].
     pub watch_window: Duration,
+    /// The most of the frame loop's time that building views for clients may take, in percent
+    /// (1 to 100; values outside are clamped). Default [`VIEW_BUDGET_PERCENT`], 10: after a view
+    /// that took `t` to build, the next is built no sooner than `t * (100 / percent - 1)` later,
+    /// and reads in between answer at once from the last view. The first view is always built
+    /// on demand.
+    pub view_budget_percent: u8,
 }
+
+/// The default [`InspectorOptions::view_budget_percent`]: views may take a tenth of the frame
+/// loop's time.
+pub const VIEW_BUDGET_PERCENT: u8 = 10;
 
 /// The default [`InspectorOptions::watch_window`]: 5 seconds (the page polls every second).
 pub const WATCH_WINDOW: Duration = Duration::from_secs(5);
@@ -56,6 +66,7 @@ impl Default for InspectorOptions {
             frame_history: 600,
             keep_frames_idle: false,
             watch_window: WATCH_WINDOW,
+            view_budget_percent: VIEW_BUDGET_PERCENT,
         }
     }
 }
@@ -124,6 +135,9 @@ pub(crate) struct Shared {
     pub(crate) epoch: Instant,
     /// When the last request came, in milliseconds after `epoch`, plus 1 (0: none yet).
     pub(crate) last_request_ms: AtomicU64,
+    /// The earliest time the frame loop may build the next view, in microseconds after `epoch`
+    /// (the view budget, [`InspectorOptions::view_budget_percent`]).
+    pub(crate) next_view_us: AtomicU64,
     /// The address the server listens on (Host headers must name it).
     pub(crate) addr: SocketAddr,
     /// The secret every write must carry (`X-Mosaic-Token`), printed in [`Inspector::url`].
@@ -155,11 +169,25 @@ impl Shared {
         Arc::clone(&lock(&self.view))
     }
 
-    /// A view published after this call, or the last one if none comes within `wait`.
+    /// Microseconds since `epoch`.
+    pub(crate) fn now_us(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_micros()).unwrap_or(u64::MAX)
+    }
+
+    /// A view published after this call, or the last one if none comes within `wait`; the last
+    /// one at once while the view budget holds the next back; and, before any view was
+    /// published, the first one however long it takes (up to [`FIRST_VIEW_WAIT`]).
     pub(crate) fn fresh(&self, wait: Duration) -> Arc<WorldView> {
         let guard = lock(&self.view);
         let version = guard.version;
         self.wanted.store(true, Ordering::Release);
+        let wait = if version == 0 {
+            FIRST_VIEW_WAIT
+        } else if self.now_us() < self.next_view_us.load(Ordering::Acquire) {
+            return Arc::clone(&guard);
+        } else {
+            wait
+        };
         let (guard, _) = self
             .published
             .wait_timeout_while(guard, wait, |view| view.version == version)
@@ -167,6 +195,10 @@ impl Shared {
         Arc::clone(&guard)
     }
 }
+
+/// How long a read waits for the first view of a world (a large one takes a while to copy), so
+/// the first answer is never an empty placeholder.
+const FIRST_VIEW_WAIT: Duration = Duration::from_secs(30);
 
 /// A game's check of a component value a client wants to write; see [`Inspector::check_writes`].
 type WriteCheck = Box<dyn Fn(&World, &str, &Value) -> Result<(), String> + Send + Sync>;
@@ -257,6 +289,7 @@ impl Inspector {
             travel: Mutex::new(None),
             epoch: Instant::now(),
             last_request_ms: AtomicU64::new(0),
+            next_view_us: AtomicU64::new(0),
             addr,
             token,
             options,
@@ -361,7 +394,13 @@ impl Inspector {
             }
             self.frame_times.push_back(view::ms(time));
         }
-        if applied > 0 || self.shared.wanted.swap(false, Ordering::AcqRel) {
+        if applied > 0 {
+            self.shared.wanted.store(true, Ordering::Release); // show the writes when due
+        }
+        let due =
+            self.version == 0 || self.shared.now_us() >= self.shared.next_view_us.load(Ordering::Acquire);
+        if due && self.shared.wanted.swap(false, Ordering::AcqRel) {
+            let start = Instant::now();
             self.version += 1;
             let mut view = WorldView::build(
                 self.version,
@@ -374,6 +413,12 @@ impl Inspector {
             view.writes = self.shared.options.allow_writes;
             view.errors.extend(lock(&self.shared.write_errors).iter().cloned());
             *lock(&self.shared.view) = Arc::new(view);
+            // The budget: this view's cost, scaled, must pass before the next is built.
+            let percent = u32::from(self.shared.options.view_budget_percent.clamp(1, 100));
+            let rest = start.elapsed() * (100 / percent - 1);
+            let next =
+                self.shared.now_us().saturating_add(u64::try_from(rest.as_micros()).unwrap_or(u64::MAX));
+            self.shared.next_view_us.store(next, Ordering::Release);
             self.shared.published.notify_all();
         }
         applied

@@ -57,4 +57,4 @@ mod travel;
 mod view;
 
 pub use error::InspectError;
-pub use inspector::{Inspector, InspectorOptions, WATCH_WINDOW};
+pub use inspector::{Inspector, InspectorOptions, VIEW_BUDGET_PERCENT, WATCH_WINDOW};

@@ -497,3 +497,56 @@ fn a_client_sending_half_a_body_blocks_no_one() {
     drop(stalled);
     game.stop();
 }
+
+/// With a client asking as fast as it can, building views takes about the budgeted share of
+/// the frame loop (10% by default), not all of it; and the first answer shows the world as it
+/// is, however long the first copy takes.
+#[test]
+fn views_keep_to_their_share_of_the_frame_loop() {
+    let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap());
+    let mut inspector = Inspector::start(options, registry()).unwrap();
+    let mut world = World::new();
+    world.spawn_batch((0..50_000).map(|i| (Position { x: i as f32, y: 0.0 }, Health(i))));
+    let addr = inspector.addr();
+    let stop = Arc::new(AtomicBool::new(false));
+    let client = std::thread::spawn({
+        let stop = Arc::clone(&stop);
+        move || {
+            let mut answers = Vec::new();
+            while !stop.load(Ordering::Acquire) {
+                let mut stream = TcpStream::connect(addr).unwrap();
+                stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+                write!(stream, "GET /api/world HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n")
+                    .unwrap();
+                let mut text = String::new();
+                stream.read_to_string(&mut text).unwrap();
+                let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b).to_owned();
+                answers.push(serde_json::from_str::<Value>(&body).unwrap());
+            }
+            answers
+        }
+    });
+    let (start, mut in_publish, mut frames) = (std::time::Instant::now(), Duration::ZERO, 0u32);
+    while start.elapsed() < Duration::from_secs(3) {
+        std::thread::sleep(Duration::from_millis(2)); // the frame's own work
+        let publish = std::time::Instant::now();
+        inspector.publish(&mut world, None, Some(Duration::from_millis(2)));
+        in_publish += publish.elapsed();
+        frames += 1;
+    }
+    let wall = start.elapsed();
+    stop.store(true, Ordering::Release);
+    // Let the client's last read finish.
+    for _ in 0..200 {
+        inspector.publish(&mut world, None, None);
+        std::thread::sleep(Duration::from_millis(5));
+        if client.is_finished() {
+            break;
+        }
+    }
+    let answers = client.join().unwrap();
+    assert_eq!(answers[0]["entities"], 50_000, "the first answer is the world as it is");
+    assert!(answers.len() > 5, "the client was answered throughout: {} answers", answers.len());
+    let share = in_publish.as_secs_f64() / wall.as_secs_f64();
+    assert!(share < 0.35, "views took {:.0}% of the frame loop over {frames} frames", share * 100.0);
+}
