@@ -173,6 +173,7 @@ fn route(method: &str, url: &str, body: &[u8], shared: &Shared) -> Result<Reply,
             shared.paused.store(true, Ordering::Release);
             shared.steps.store(0, Ordering::Release);
             shared.wanted.store(true, Ordering::Release);
+            shared.next_view_us.store(0, Ordering::Release); // a write is shown at once
             Ok(Reply::json(202, &json!({ "paused": true })))
         }
         ("POST", ["resume"]) => {
@@ -180,6 +181,7 @@ fn route(method: &str, url: &str, body: &[u8], shared: &Shared) -> Result<Reply,
             shared.paused.store(false, Ordering::Release);
             shared.steps.store(0, Ordering::Release);
             shared.wanted.store(true, Ordering::Release);
+            shared.next_view_us.store(0, Ordering::Release); // a write is shown at once
             Ok(Reply::json(202, &json!({ "paused": false })))
         }
         ("POST", ["step"]) => {
@@ -189,6 +191,7 @@ fn route(method: &str, url: &str, body: &[u8], shared: &Shared) -> Result<Reply,
                 .steps
                 .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| Some(n.saturating_add(frames)));
             shared.wanted.store(true, Ordering::Release);
+            shared.next_view_us.store(0, Ordering::Release); // a write is shown at once
             Ok(Reply::json(202, &json!({ "steps": frames })))
         }
         // Write routes read with GET, and reads written to, are routes with another method; a GET

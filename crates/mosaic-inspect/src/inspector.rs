@@ -395,7 +395,10 @@ impl Inspector {
             self.frame_times.push_back(view::ms(time));
         }
         if applied > 0 {
-            self.shared.wanted.store(true, Ordering::Release); // show the writes when due
+            // Writes are shown at once: a client that wrote reads its write back. (Writes need
+            // the token, so only the game's own page can spend the budget this way.)
+            self.shared.wanted.store(true, Ordering::Release);
+            self.shared.next_view_us.store(0, Ordering::Release);
         }
         let due =
             self.version == 0 || self.shared.now_us() >= self.shared.next_view_us.load(Ordering::Acquire);
