@@ -169,6 +169,14 @@ impl Shared {
         Arc::clone(&lock(&self.view))
     }
 
+    /// Whether the view budget holds the next view back and no write waits to be applied. The
+    /// queue's lock orders this against `publish`, which clears the wait under the same lock
+    /// when it takes writes, so a read never misses a write the frame loop is applying.
+    fn throttled_without_writes(&self) -> bool {
+        let queue = lock(&self.commands);
+        queue.is_empty() && self.now_us() < self.next_view_us.load(Ordering::Acquire)
+    }
+
     /// Microseconds since `epoch`.
     pub(crate) fn now_us(&self) -> u64 {
         u64::try_from(self.epoch.elapsed().as_micros()).unwrap_or(u64::MAX)
@@ -183,7 +191,8 @@ impl Shared {
         self.wanted.store(true, Ordering::Release);
         let wait = if version == 0 {
             FIRST_VIEW_WAIT
-        } else if self.now_us() < self.next_view_us.load(Ordering::Acquire) {
+        } else if self.throttled_without_writes() {
+            // Within the budget's wait and no write pending: the last view is as good as any.
             return Arc::clone(&guard);
         } else {
             wait
@@ -381,7 +390,16 @@ impl Inspector {
                 travel.skip();
             }
         }
-        let commands = std::mem::take(&mut *lock(&self.shared.commands));
+        let commands = {
+            let mut queue = lock(&self.shared.commands);
+            if !queue.is_empty() {
+                // Writes are shown at once: a client that wrote reads its write back. (Writes
+                // need the token, so only the game's own page can spend the budget this way.)
+                self.shared.wanted.store(true, Ordering::Release);
+                self.shared.next_view_us.store(0, Ordering::Release);
+            }
+            std::mem::take(&mut *queue)
+        };
         let applied = commands.len();
         for command in commands {
             if let Err(error) = self.apply(world, command) {
@@ -393,12 +411,6 @@ impl Inspector {
                 self.frame_times.pop_front();
             }
             self.frame_times.push_back(view::ms(time));
-        }
-        if applied > 0 {
-            // Writes are shown at once: a client that wrote reads its write back. (Writes need
-            // the token, so only the game's own page can spend the budget this way.)
-            self.shared.wanted.store(true, Ordering::Release);
-            self.shared.next_view_us.store(0, Ordering::Release);
         }
         let due =
             self.version == 0 || self.shared.now_us() >= self.shared.next_view_us.load(Ordering::Acquire);

@@ -35,6 +35,9 @@ pub struct Summary {
     pub median: Duration,
     /// 99th-percentile frame time, nearest rank (0 for no frames).
     pub p99: Duration,
+    /// Mean frame time (0 for no frames): the run's frames per second are its inverse, so it
+    /// counts the rare slow frames a median hides.
+    pub mean: Duration,
     /// Entities spawned by the systems' commands, in entities.
     pub spawned: u64,
     /// Entities despawned by the systems' commands, in entities.
@@ -59,6 +62,7 @@ impl Summary {
     ) -> Self {
         frame_times.sort_unstable();
         let n = frame_times.len();
+        let mean = if n == 0 { Duration::ZERO } else { frame_times.iter().sum::<Duration>() / n as u32 };
         let (median, p99) = if n == 0 {
             (Duration::ZERO, Duration::ZERO)
         } else {
@@ -73,6 +77,7 @@ impl Summary {
             frames: n,
             median,
             p99,
+            mean,
             spawned: total.spawned,
             despawned: total.despawned,
             teams: Vec::new(),
@@ -91,6 +96,7 @@ impl fmt::Display for Summary {
             ("frames".to_owned(), self.frames.to_string()),
             ("frame time median".to_owned(), ms(self.median)),
             ("frame time p99".to_owned(), ms(self.p99)),
+            ("frame time mean".to_owned(), ms(self.mean)),
             ("spawned".to_owned(), self.spawned.to_string()),
             ("despawned".to_owned(), self.despawned.to_string()),
         ];
@@ -187,6 +193,7 @@ mod tests {
         let times: Vec<Duration> = (1..=100).rev().map(ms).collect();
         let s = Summary::new(1, 2, times, none, 0);
         assert_eq!((s.frames, s.p99), (100, ms(99)));
+        assert_eq!(s.mean, Duration::from_micros(50_500), "the mean of 1..=100 ms");
         assert_eq!(s.median, Duration::from_micros(50_500));
         let s = Summary::new(0, 0, vec![ms(3), ms(1), ms(2)], none, 0);
         assert_eq!((s.median, s.p99), (ms(2), ms(3)));
@@ -199,9 +206,9 @@ mod tests {
         let changes = FrameChanges { spawned: 12, despawned: 7 };
         let text = Summary::new(100, 105, vec![ms(1)], changes, 0xabc).to_string();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 8);
+        assert_eq!(lines.len(), 9);
         assert!(lines.iter().all(|l| l.len() == lines[0].len()), "{text}");
-        assert_eq!(lines[7], format!("{:<17} {}", "checksum", "0000000000000abc"), "{text}");
+        assert_eq!(lines[8], format!("{:<17} {}", "checksum", "0000000000000abc"), "{text}");
         assert!(text.contains("spawned"), "{text}");
     }
 
@@ -224,11 +231,11 @@ mod tests {
         let text = summary.to_string();
         let (table, profile) = text.split_once("\n\n").expect("a blank line before the profile");
         let lines: Vec<&str> = table.lines().collect();
-        assert_eq!(lines.len(), 12, "{text}");
+        assert_eq!(lines.len(), 13, "{text}");
         assert!(lines.iter().all(|l| l.len() == lines[0].len()), "{text}");
-        assert!(lines[7].starts_with("team 0 losses ") && lines[7].ends_with(" 5"), "{text}");
-        assert!(lines[10].starts_with("team 1 reinforcements ") && lines[10].ends_with(" 8"), "{text}");
-        assert!(lines[11].starts_with("checksum"), "{text}");
+        assert!(lines[8].starts_with("team 0 losses ") && lines[8].ends_with(" 5"), "{text}");
+        assert!(lines[11].starts_with("team 1 reinforcements ") && lines[11].ends_with(" 8"), "{text}");
+        assert!(lines[12].starts_with("checksum"), "{text}");
         assert!(profile.starts_with("system") && profile.contains("movement"), "{text}");
         assert!(profile.ends_with("(last 3 frames)\n"), "{text}");
     }

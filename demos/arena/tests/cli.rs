@@ -41,6 +41,7 @@ fn same_arguments_give_the_same_checksum() {
         "frames",
         "frame time median",
         "frame time p99",
+        "frame time mean",
         "spawned",
         "despawned",
         "team 0 losses",
