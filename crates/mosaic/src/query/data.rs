@@ -8,10 +8,43 @@ use crate::entity::Entity;
 use crate::storage::{ChangeMarker, RowLookup, SparseSet, Ticks};
 
 /// A type that can be fetched for each entity a query visits: `&T`, `&mut T`, `Option<&T>`,
-/// `Option<&mut T>`, [`Has<T>`], [`Entity`], or a tuple of up to 16 of these.
+/// `Option<&mut T>`, [`Has<T>`], [`Entity`], or a tuple of up to 16 of these; or a struct or
+/// enum with `#[derive(QueryData)]` (an enum's item is its first variant whose terms all match,
+/// as hecs' enum queries).
 ///
 /// The hidden methods are the query engine's protocol; user code names these types, it does not
 /// implement the trait.
+///
+/// # Examples
+/// ```
+/// use mosaic::{Component, QueryData, World};
+///
+/// #[derive(Component)]
+/// struct Radius(f32);
+/// #[derive(Component)]
+/// struct Side(f32);
+///
+/// #[derive(QueryData)]
+/// enum Shape<'w> {
+///     Circle(&'w Radius),
+///     Square { side: &'w Side },
+/// }
+///
+/// let mut world = World::new();
+/// world.spawn(Radius(1.0));
+/// world.spawn(Side(2.0));
+/// world.spawn(()); // neither: not yielded
+/// let area: f32 = world
+///     .query::<Shape>()
+///     .iter()
+///     .map(|shape| match shape {
+///         Shape::Circle(r) => 3.0 * r.0 * r.0,
+///         Shape::Square { side } => side.0 * side.0,
+///     })
+///     .sum();
+/// assert_eq!(area, 7.0);
+/// assert_eq!(world.query::<Shape>().count(), 2);
+/// ```
 ///
 /// # Safety
 /// An implementation must report through `visit_access` every component it reads or writes, with
