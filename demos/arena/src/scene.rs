@@ -45,6 +45,11 @@ const BUNDLED_NAME: &str = "scenes/arena.ron (bundled)";
 /// Most grid cells the collision radius may imply for the arena (each costs 4 bytes per frame).
 const MAX_GRID_CELLS: f64 = (1u64 << 26) as f64;
 
+/// Cells of the collision grid of a `width` x `height` arena whose cells are `radius` wide.
+fn grid_cells(width: f32, height: f32, radius: f32) -> f64 {
+    f64::from(width / radius).ceil() * f64::from(height / radius).ceil()
+}
+
 /// Why a scene could not be loaded. Every message names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum SceneError {
@@ -395,8 +400,7 @@ impl Scene {
                 raw.collision_radius
             )));
         }
-        let cells = f64::from(raw.width / raw.collision_radius).ceil()
-            * f64::from(raw.height / raw.collision_radius).ceil();
+        let cells = grid_cells(raw.width, raw.height, raw.collision_radius);
         if cells > MAX_GRID_CELLS {
             return Err(invalid(format!(
                 "collision_radius {} makes a {cells}-cell grid for a {} x {} arena; \
@@ -541,8 +545,7 @@ impl Scene {
     /// # Errors
     /// The limit passed, as text.
     pub fn check_size(&self) -> Result<(), String> {
-        let cells = f64::from(self.width / self.collision_radius).ceil()
-            * f64::from(self.height / self.collision_radius).ceil();
+        let cells = grid_cells(self.width, self.height, self.collision_radius);
         if cells.is_nan() || cells > MAX_GRID_CELLS {
             return Err(format!(
                 "a {} x {} arena with collision radius {} needs a {cells}-cell grid, over the limit of {MAX_GRID_CELLS}",

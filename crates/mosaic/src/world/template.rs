@@ -147,8 +147,8 @@ impl Template {
         self
     }
 
-    /// Adds `value`, returning the `T` it replaces (a clone of it when the old value is shared
-    /// with a clone of this template). O(k).
+    /// Adds `value`, returning a clone of the `T` it replaces (values may be shared with clones
+    /// of this template, so the old one is copied out). O(k).
     pub fn insert<T: Component + Clone>(&mut self, value: T) -> Option<T> {
         let old = self.get::<T>().cloned();
         self.put(Entry::new(value));
@@ -218,8 +218,8 @@ impl Template {
         Arc::get_mut(&mut entry.value)?.as_any_mut().downcast_mut::<T>()
     }
 
-    /// Takes the `T` out of the template (copies spawned later lack it), returning it (a clone
-    /// when shared with a clone of the template); `None` if it has none. O(k).
+    /// Takes the `T` out of the template (copies spawned later lack it), returning a clone of
+    /// it (it may be shared with clones of the template); `None` if it has none. O(k).
     pub fn remove<T: Component + Clone>(&mut self) -> Option<T> {
         let at = self.position(TypeId::of::<T>())?;
         let entry = self.entries.remove(at);
