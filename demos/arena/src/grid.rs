@@ -1,7 +1,5 @@
 //! A uniform grid (spatial hash) for finding enemies within the collision radius.
 
-use mosaic::Entity;
-
 /// One body pushed into the grid, copied out of the world.
 #[derive(Clone, Copy, Debug)]
 struct Body {
@@ -12,33 +10,73 @@ struct Body {
     index: u32,
 }
 
-/// A uniform grid with cells as wide as the collision radius, rebuilt every frame by a counting
-/// sort over cells.
+/// Side of a grid cell, in collision radii. Two: a body's neighbours then lie in the 2 x 2
+/// cells its radius box touches (an area of 16 r^2 read, against 9 r^2 for the 3 x 3 cells of
+/// side r), in two row ranges instead of three, and the grid has a quarter of the cells to
+/// clear and count, which at 10^6 entities is what keeps it in cache.
+pub const CELL_RADII: f32 = 2.0;
+
+/// How many cell rows apart two bodies pushed one after the other may be and still count as in
+/// order for [`Grid::disorder`]: a few rows of the grid stay in cache together, so drift of a
+/// few cells costs little; a jump across the arena costs a cache miss.
+pub const FAR_ROWS: usize = 8;
+
+/// The cell numbering of a [`Grid`]: square cells of side `cell`, `cols` x `rows` of them,
+/// numbered row by row.
+#[derive(Clone, Copy, Debug)]
+pub struct Cells {
+    cell: f32,
+    cols: usize,
+    rows: usize,
+}
+
+impl Cells {
+    /// The cell of a coordinate along an axis with `len` cells. Positions outside the arena
+    /// count in the nearest cell.
+    #[inline]
+    fn axis_cell(self, value: f32, len: usize) -> usize {
+        // `as` saturates: negatives and NaN give 0.
+        ((value / self.cell) as usize).min(len - 1)
+    }
+
+    /// The cell `(x, y)` falls in: `row * cols + col`. O(1).
+    #[inline]
+    pub fn cell_of(self, x: f32, y: f32) -> u32 {
+        (self.axis_cell(y, self.rows) * self.cols + self.axis_cell(x, self.cols)) as u32
+    }
+}
+
+/// A uniform grid with cells [`CELL_RADII`] collision radii wide, rebuilt every frame by a
+/// counting sort over cells.
 ///
 /// Use: [`Grid::clear`], [`Grid::push`] every body, then [`Grid::count_contacts`]. Every buffer
 /// is cleared and refilled, never dropped, so a grid reused across frames stops allocating once
 /// it has seen its largest frame.
 ///
 /// Complexity: O(n + c) to build for n bodies and c cells, and O(n * k) to count contacts, with k
-/// the mean number of bodies in the 3 x 3 cells around a body (constant at a fixed density).
+/// the mean number of bodies in the cells around a body (constant at a fixed density).
 //
 // Invariants after `count_contacts`:
 // - `starts.len() == cells + 1`, non-decreasing, `starts[cells] == bodies.len()`;
 // - `sorted[starts[c]..starts[c + 1]]` are the bodies in cell `c`, in push order.
 #[derive(Debug)]
 pub struct Grid {
-    /// Side of a cell, in arena units (the collision radius).
+    /// Side of a cell, in arena units ([`CELL_RADII`] collision radii).
     cell: f32,
     cols: usize,
     rows: usize,
     radius_sq: f32,
-    entities: Vec<Entity>,
+    /// The collision radius with a margin for rounding: the half-width of the box
+    /// [`Grid::contacts_of`] looks in.
+    reach: f32,
     bodies: Vec<Body>,
     cell_of: Vec<u32>,
     starts: Vec<u32>,
     sorted: Vec<Body>,
-    sorted_cell: Vec<u32>,
     contacts: Vec<u32>,
+    /// Bodies of the last build more than [`FAR_ROWS`] cell rows away from the body pushed
+    /// before them.
+    far_steps: usize,
 }
 
 impl Grid {
@@ -52,42 +90,63 @@ impl Grid {
             radius.is_finite() && radius > 0.0,
             "collision radius must be positive and finite, got {radius}"
         );
-        let cols = ((width / radius).ceil() as usize).max(1);
-        let rows = ((height / radius).ceil() as usize).max(1);
+        let cell = CELL_RADII * radius;
+        let cols = ((width / cell).ceil() as usize).max(1);
+        let rows = ((height / cell).ceil() as usize).max(1);
         Self {
-            cell: radius,
+            cell,
+            reach: radius * (1.0 + 1e-3),
             cols,
             rows,
             radius_sq: radius * radius,
-            entities: Vec::new(),
             bodies: Vec::new(),
             cell_of: Vec::new(),
             starts: Vec::new(),
             sorted: Vec::new(),
-            sorted_cell: Vec::new(),
             contacts: Vec::new(),
+            far_steps: 0,
         }
     }
 
     /// Forgets every body, keeping the buffers' capacity.
     pub fn clear(&mut self) {
-        self.entities.clear();
         self.bodies.clear();
     }
 
     /// Adds a body of `team` at `(x, y)`. Positions outside the arena count in the nearest cell.
     #[inline]
-    pub fn push(&mut self, entity: Entity, x: f32, y: f32, team: u8) {
+    pub fn push(&mut self, x: f32, y: f32, team: u8) {
         let index = self.bodies.len() as u32;
-        self.entities.push(entity);
         self.bodies.push(Body { x, y, team, index });
     }
 
     /// The cell of a coordinate along an axis with `len` cells.
     #[inline]
     fn axis_cell(&self, value: f32, len: usize) -> usize {
-        // `as` saturates: negatives and NaN give 0.
-        ((value / self.cell) as usize).min(len - 1)
+        self.cells().axis_cell(value, len)
+    }
+
+    /// The grid's cell numbering, detached from the grid (to compute sort keys while the grid
+    /// is borrowed elsewhere).
+    pub fn cells(&self) -> Cells {
+        Cells { cell: self.cell, cols: self.cols, rows: self.rows }
+    }
+
+    /// The cell `(x, y)` falls in, numbered row by row (`row * cols + col`): the order
+    /// [`Grid::build`] sorts bodies into, so bodies pushed in increasing cell order are read in
+    /// memory order by [`Grid::contacts_of`].
+    #[inline]
+    pub fn cell_of(&self, x: f32, y: f32) -> u32 {
+        self.cells().cell_of(x, y)
+    }
+
+    /// How far the push order of the last [`Grid::build`] is from cell order, in `0..=1`: the
+    /// share of bodies more than [`FAR_ROWS`] cell rows away from the body pushed before them.
+    /// Near 0 when the bodies were pushed sorted by [`Grid::cell_of`] and have drifted a few
+    /// cells since (they are still read from nearby memory); near 1 for an order unrelated to
+    /// space.
+    pub fn disorder(&self) -> f64 {
+        if self.bodies.is_empty() { 0.0 } else { self.far_steps as f64 / self.bodies.len() as f64 }
     }
 
     /// Sorts the bodies pushed since the last [`Grid::clear`] into their cells, for
@@ -97,11 +156,16 @@ impl Grid {
         self.starts.clear();
         self.starts.resize(cells + 1, 0);
         self.cell_of.clear();
+        let (mut far_steps, mut previous_row) = (0, None);
         for body in &self.bodies {
-            let cell = self.axis_cell(body.y, self.rows) * self.cols + self.axis_cell(body.x, self.cols);
+            let row = self.axis_cell(body.y, self.rows);
+            let cell = row * self.cols + self.axis_cell(body.x, self.cols);
             self.cell_of.push(cell as u32);
             self.starts[cell + 1] += 1;
+            far_steps += usize::from(previous_row.is_some_and(|p: usize| p.abs_diff(row) > FAR_ROWS));
+            previous_row = Some(row);
         }
+        self.far_steps = far_steps;
         for c in 0..cells {
             self.starts[c + 1] += self.starts[c];
         }
@@ -109,12 +173,9 @@ impl Grid {
         // is the start of `c + 1`; shifting back afterwards restores the starts.
         self.sorted.clear();
         self.sorted.resize(self.bodies.len(), Body { x: 0.0, y: 0.0, team: 0, index: 0 });
-        self.sorted_cell.clear();
-        self.sorted_cell.resize(self.bodies.len(), 0);
         for (body, &cell) in self.bodies.iter().zip(&self.cell_of) {
             let slot = &mut self.starts[cell as usize];
             self.sorted[*slot as usize] = *body;
-            self.sorted_cell[*slot as usize] = cell;
             *slot += 1;
         }
         self.starts.copy_within(0..cells, 1);
@@ -124,38 +185,46 @@ impl Grid {
     /// How many bodies of a team other than `team` lie within the collision radius of `(x, y)`
     /// (inclusive), among those sorted by the last [`Grid::build`]. Read-only, so any number of
     /// threads may ask at once; for a pushed body it is the count [`Grid::count_contacts`] gives
-    /// (the distance test is symmetric). O(k) for the k bodies in the 3 x 3 cells around.
+    /// (the distance test is symmetric). O(k) for the k bodies in the (mostly 2 x 2) cells its
+    /// radius box touches.
     #[inline]
     pub fn contacts_of(&self, x: f32, y: f32, team: u8) -> u32 {
-        let (row, col) = (self.axis_cell(y, self.rows), self.axis_cell(x, self.cols));
-        let col_lo = col.saturating_sub(1);
-        let col_hi = (col + 1).min(self.cols - 1);
+        // The cells the box of half-width `reach` around the point touches: 2 x 2 of them
+        // mostly (cells are `CELL_RADII` radii wide), 3 in a line when the box straddles one.
+        let cells = self.cells();
+        let (col_lo, col_hi) =
+            (cells.axis_cell(x - self.reach, self.cols), cells.axis_cell(x + self.reach, self.cols));
+        let (row_lo, row_hi) =
+            (cells.axis_cell(y - self.reach, self.rows), cells.axis_cell(y + self.reach, self.rows));
         let mut hits = 0;
-        for r in row.saturating_sub(1)..=(row + 1).min(self.rows - 1) {
+        for r in row_lo..=row_hi {
             let range = self.starts[r * self.cols + col_lo] as usize
                 ..self.starts[r * self.cols + col_hi + 1] as usize;
             for b in &self.sorted[range] {
                 let (dx, dy) = (x - b.x, y - b.y);
-                hits += u32::from(b.team != team && dx * dx + dy * dy <= self.radius_sq);
+                hits += u32::from((b.team != team) & (dx * dx + dy * dy <= self.radius_sq));
             }
         }
         hits
     }
 
-    /// For every body pushed since the last [`Grid::clear`], in push order: its entity and how
-    /// many bodies of another team lie within the collision radius (inclusive). Builds the grid
-    /// ([`Grid::build`]) and looks at each pair once, on the calling thread.
-    pub fn count_contacts(&mut self) -> impl ExactSizeIterator<Item = (Entity, u32)> + '_ {
+    /// For every body pushed since the last [`Grid::clear`], in push order: how many bodies of
+    /// another team lie within the collision radius (inclusive). Builds the grid
+    /// ([`Grid::build`]) and looks at each pair once, on the calling thread: the reference
+    /// [`Grid::contacts_of`] is tested against, and half its distance tests.
+    pub fn count_contacts(&mut self) -> impl ExactSizeIterator<Item = u32> + '_ {
         self.build();
         self.contacts.clear();
         self.contacts.resize(self.bodies.len(), 0);
         // Each pair is looked at once, by the body that comes first in this sweep: the rest of
         // its row range (its own cell after it, and the cell to the right), and the three cells
         // of the next row. Bodies in the cells to the left and above find it in their sweep.
-        let (cols, rows, radius_sq) = (self.cols, self.rows, self.radius_sq);
+        // Cells are at least a radius wide, so the 3 x 3 cells around a body hold every body
+        // within its radius.
+        let (cols, rows, radius_sq, cells) = (self.cols, self.rows, self.radius_sq, self.cells());
         let (sorted, starts, contacts) = (&self.sorted, &self.starts, &mut self.contacts);
-        for (i, (a, &cell)) in sorted.iter().zip(&self.sorted_cell).enumerate() {
-            let cell = cell as usize;
+        for (i, a) in sorted.iter().enumerate() {
+            let cell = cells.cell_of(a.x, a.y) as usize;
             let (row, col) = (cell / cols, cell % cols);
             let col_lo = col.saturating_sub(1);
             let col_hi = (col + 1).min(cols - 1);
@@ -176,14 +245,13 @@ impl Grid {
             }
             contacts[a.index as usize] += hits;
         }
-        self.entities.iter().copied().zip(self.contacts.iter().copied())
+        self.contacts.iter().copied()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mosaic::World;
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64Mcg;
 
@@ -203,42 +271,73 @@ mod tests {
             .collect()
     }
 
+    /// Both ways of counting agree with brute force on `bodies`.
+    fn check(grid: &mut Grid, bodies: &[(f32, f32, u8)], radius: f32) -> Vec<u32> {
+        grid.clear();
+        for &(x, y, team) in bodies {
+            grid.push(x, y, team);
+        }
+        let expected = naive(bodies, radius);
+        let counted: Vec<u32> = grid.count_contacts().collect();
+        assert_eq!(counted, expected);
+        let asked: Vec<u32> = bodies.iter().map(|&(x, y, team)| grid.contacts_of(x, y, team)).collect();
+        assert_eq!(asked, expected);
+        expected
+    }
+
     #[test]
     fn matches_brute_force() {
-        let mut world = World::new();
         let mut rng = Pcg64Mcg::seed_from_u64(7);
         let mut grid = Grid::new(50.0, 30.0, 2.5);
         for round in 0..3 {
             let bodies: Vec<(f32, f32, u8)> = (0..400 + round * 100)
                 .map(|_| (rng.random::<f32>() * 50.0, rng.random::<f32>() * 30.0, rng.random_range(0..3)))
                 .collect();
-            grid.clear();
-            for &(x, y, team) in &bodies {
-                grid.push(world.spawn_empty(), x, y, team);
-            }
-            let expected = naive(&bodies, 2.5);
-            assert!(expected.iter().any(|&c| c > 0));
-            let counted: Vec<u32> = grid.count_contacts().map(|(_, c)| c).collect();
-            assert_eq!(counted, expected);
-            let asked: Vec<u32> = bodies.iter().map(|&(x, y, team)| grid.contacts_of(x, y, team)).collect();
-            assert_eq!(asked, expected);
+            assert!(check(&mut grid, &bodies, 2.5).iter().any(|&c| c > 0));
         }
     }
 
     #[test]
+    fn pairs_exactly_one_radius_apart_across_cell_edges_count() {
+        // Radius 1, cells 2 wide: bodies on the cell edges (x = 2, 4) and pairs at distance
+        // exactly 1 straddling them, both axes.
+        let mut grid = Grid::new(8.0, 8.0, 1.0);
+        let bodies = [
+            (1.5, 1.0, 0),
+            (2.5, 1.0, 1),
+            (2.0, 3.0, 0),
+            (3.0, 3.0, 1),
+            (4.0, 4.0, 0),
+            (4.0, 5.0, 1),
+            (6.0, 1.5, 0),
+            (6.0, 2.5, 1),
+        ];
+        assert_eq!(check(&mut grid, &bodies, 1.0), [1, 1, 1, 1, 1, 1, 1, 1]);
+    }
+
+    #[test]
     fn edges_and_outside_positions_count() {
-        let mut world = World::new();
         let mut grid = Grid::new(10.0, 10.0, 1.0);
-        let mut entities = Vec::new();
-        for (x, y, team) in [(10.0, 10.0, 0), (9.5, 9.5, 1), (-0.5, 0.0, 0), (0.2, 0.1, 1)] {
-            entities.push(world.spawn_empty());
-            grid.push(entities[entities.len() - 1], x, y, team);
+        let bodies =
+            [(10.0, 10.0, 0), (9.5, 9.5, 1), (-0.5, 0.0, 0), (0.2, 0.1, 1), (25.0, 3.0, 0), (24.5, 3.0, 1)];
+        assert_eq!(check(&mut grid, &bodies, 1.0), [1, 1, 1, 1, 1, 1]);
+    }
+
+    #[test]
+    fn disorder_measures_distance_from_cell_order() {
+        let mut grid = Grid::new(100.0, 100.0, 0.5);
+        let rows: Vec<f32> = (0..100).map(|r| r as f32 + 0.5).collect();
+        for &y in &rows {
+            grid.push(50.0, y, 0);
         }
-        let counted: Vec<(Entity, u32)> = grid.count_contacts().collect();
-        let expected: Vec<(Entity, u32)> = entities.into_iter().map(|e| (e, 1)).collect();
-        assert_eq!(counted, expected);
-        for (x, y, team) in [(10.0, 10.0, 0), (9.5, 9.5, 1), (-0.5, 0.0, 0), (0.2, 0.1, 1)] {
-            assert_eq!(grid.contacts_of(x, y, team), 1);
+        grid.build();
+        assert_eq!(grid.disorder(), 0.0, "pushed in cell order");
+        grid.clear();
+        for &y in rows.iter().rev().step_by(FAR_ROWS + 1) {
+            grid.push(50.0, y, 0);
+            grid.push(50.0, 99.5 - y, 0);
         }
+        grid.build();
+        assert!(grid.disorder() > 0.9, "{}", grid.disorder());
     }
 }

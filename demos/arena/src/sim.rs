@@ -22,7 +22,9 @@ use rand_pcg::Pcg64Mcg;
 use crate::grid::Grid;
 use crate::report::{Summary, TeamReport, checksum};
 use crate::scene::Scene;
-use crate::systems::{Arena, Reinforcements, Score, collisions, lifetimes, movement, score, spawners};
+use crate::systems::{
+    Arena, Fighters, Reinforcements, Score, collisions, lifetimes, movement, score, sort_fighters, spawners,
+};
 
 /// Structural changes one frame made.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -53,11 +55,18 @@ impl Sim {
     pub fn new(scene: &Scene, seed: u64, executor: ExecutorKind) -> Self {
         let mut rng = Pcg64Mcg::seed_from_u64(seed);
         let mut world = World::new();
-        // Movers stay packed at the front of both pools: `movement` walks them as slices.
-        world.group::<(Position, Velocity)>();
+        Self::groups(&mut world);
         scene.spawn_initial(&mut world, &mut rng);
         world.insert_resource(rng);
         Self::finish(world, scene, Score::default(), Reinforcements::default(), executor)
+    }
+
+    /// The owning groups every sim's world has, made before any entity: movers packed at the
+    /// front of the position and velocity pools (`movement` walks them as slices), and within
+    /// them fighters, first in all four of their pools ([`Fighters`]).
+    fn groups(world: &mut World) {
+        world.group::<(Position, Velocity)>();
+        world.group::<Fighters>();
     }
 
     /// Adds what every sim has besides its entities and generator: reserved headroom, the
@@ -95,6 +104,7 @@ impl Sim {
         schedule.add_system(collisions).after(movement).after(lifetimes);
         schedule.add_system(spawners).after(collisions);
         schedule.add_system(score).after(collisions);
+        schedule.add_system(sort_fighters).after(spawners).after(score);
         schedule.build().expect("the arena's systems form no cycle and name only each other");
         Self { world, schedule }
     }
@@ -152,8 +162,8 @@ impl Sim {
             std::fs::read(path).map_err(|source| SnapshotFileError::Io { path: path.into(), source })?;
         let snapshot = |source| SnapshotFileError::Snapshot { path: path.into(), source };
         let mut world = World::new();
-        // The same group as a fresh sim: its pools keep the saved row order.
-        world.group::<(Position, Velocity)>();
+        // The same groups as a fresh sim: their pools keep the saved row order.
+        Self::groups(&mut world);
         let registry = Self::snapshot_registry();
         if is_ron(path) {
             let text =
@@ -403,7 +413,15 @@ mod tests {
     fn systems_are_ordered_and_batched() {
         let mut sim = Sim::new(&small_scene(), 1, ExecutorKind::Parallel);
         let batches = sim.schedule.batches().unwrap();
-        assert_eq!(batches, [vec!["movement", "lifetimes"], vec!["collisions"], vec!["spawners", "score"]]);
+        assert_eq!(
+            batches,
+            [
+                vec!["movement", "lifetimes"],
+                vec!["collisions"],
+                vec!["spawners", "score"],
+                vec!["sort_fighters"]
+            ]
+        );
     }
 
     #[test]

@@ -412,6 +412,25 @@ impl Column {
         }
     }
 
+    /// Reorders rows `start..start + order.len()` so that row `start + i` holds what row
+    /// `order[i]` held. O(n) byte copies through `scratch` (grown to `n * size` bytes, kept for
+    /// the next call); values are moved, never dropped or duplicated.
+    ///
+    /// # Safety
+    /// `order` is a permutation of `start..start + order.len()`, and that range is inside
+    /// `0..len`.
+    pub(crate) unsafe fn gather_range(
+        &mut self,
+        start: usize,
+        order: &[usize],
+        scratch: &mut Vec<std::mem::MaybeUninit<u8>>,
+    ) {
+        debug_assert!(start + order.len() <= self.len);
+        // SAFETY: `data` holds `len` initialized values of `size` bytes; the range and the rows in
+        // `order` lie inside them (caller).
+        unsafe { gather_bytes(self.data.as_ptr(), self.info.layout.size(), start, order, scratch) }
+    }
+
     /// Drops every value, keeping the capacity.
     ///
     /// # Panics
@@ -524,6 +543,39 @@ impl std::fmt::Debug for Column {
 /// A non-null pointer aligned to `align`, valid for zero-sized accesses.
 fn dangling(align: usize) -> NonNull<u8> {
     NonNull::new(std::ptr::without_provenance_mut(align)).expect("alignment is never zero")
+}
+
+/// Permutes rows `start..start + order.len()` of the column of `size`-byte values at `base`:
+/// row `start + i` receives what row `order[i]` held. Gathers into `scratch`, then copies the
+/// block back, both as bytes (provenance and padding kept, no value read as a type).
+///
+/// # Safety
+/// `base` is valid for reads and writes of every row in `start..start + order.len()`, each
+/// `size` bytes; `order` is a permutation of that range.
+pub(crate) unsafe fn gather_bytes(
+    base: *mut u8,
+    size: usize,
+    start: usize,
+    order: &[usize],
+    scratch: &mut Vec<std::mem::MaybeUninit<u8>>,
+) {
+    let bytes = size * order.len();
+    if bytes == 0 {
+        return;
+    }
+    scratch.clear();
+    scratch.reserve(bytes);
+    let out = scratch.as_mut_ptr().cast::<u8>();
+    for (i, &row) in order.iter().enumerate() {
+        // SAFETY: `row` is inside the range the caller vouches for, so its `size` bytes are
+        // readable; `out` has room for `bytes = size * order.len()` bytes, of which this writes
+        // `i`'s; the scratch buffer is a separate allocation.
+        unsafe { copy_row(base.add(row * size), out.add(i * size), size) };
+    }
+    // SAFETY: `bytes` bytes of the scratch were written above; the destination is the range,
+    // valid for writes (caller) and disjoint from the scratch. Untyped copy: padding and
+    // provenance move as they are.
+    unsafe { std::ptr::copy_nonoverlapping(out, base.add(start * size), bytes) };
 }
 
 /// Copies one row of `size` bytes from `src` to `dst`, inline for the small sizes components

@@ -38,8 +38,9 @@ pub use resource_map::{ResourceMap, ResourceTicks};
 pub use row_events::RowEvents;
 pub use soa::{FieldColumn, SoaColumns, SoaInfo, SoaLayout, SoaReader, SoaWriter};
 pub use sparse::{SparseArray, SparseView};
+pub(crate) use sparse_set::PermuteScratch;
 pub use sparse_set::{RowLookup, SparseSet};
 #[cfg(feature = "serialize")]
 pub use stored::try_for_each_row;
-pub use stored::{StorageInfo, Stored, sorted_rows};
+pub use stored::{StorageInfo, Stored, row_keys_into, sorted_rows};
 pub use tick::{Clock, ReaderTick, Tick, TickWindow, Ticks};

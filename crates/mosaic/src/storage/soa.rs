@@ -420,6 +420,34 @@ impl SoaColumns {
         self.len = last;
     }
 
+    /// Reorders rows `start..start + order.len()` of every field column so that row `start + i`
+    /// holds what row `order[i]` held. O(n * fields) byte copies through `scratch`.
+    ///
+    /// # Safety
+    /// `order` is a permutation of `start..start + order.len()`, and that range is inside
+    /// `0..len`.
+    pub(crate) unsafe fn gather_range(
+        &mut self,
+        start: usize,
+        order: &[usize],
+        scratch: &mut Vec<std::mem::MaybeUninit<u8>>,
+    ) {
+        debug_assert!(start + order.len() <= self.len);
+        for (field, &offset) in self.info.fields.iter().zip(&self.offsets) {
+            // SAFETY: column `i` starts at `offset` in the block and holds `len` initialized
+            // values of the field's size; the range and `order` lie inside them (caller).
+            unsafe {
+                super::column::gather_bytes(
+                    self.block.as_ptr().add(offset),
+                    field.layout.size(),
+                    start,
+                    order,
+                    scratch,
+                )
+            };
+        }
+    }
+
     /// Removes row `row` by moving the last row into it, and returns its value. O(fields).
     ///
     /// # Panics

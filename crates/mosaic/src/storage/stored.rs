@@ -20,6 +20,28 @@ pub fn sorted_rows<T: Stored>(
     order
 }
 
+/// Replaces `out` with `(key(view of row r), r)` for every row `r` of `rows`, in row order: the
+/// keys a sort of a range of `pool` orders by. O(rows) calls of `key`; allocates only to grow
+/// `out`.
+///
+/// # Panics
+/// If `pool` does not hold `T`, or `rows` does not lie inside `0..pool.len()`.
+#[track_caller]
+pub fn row_keys_into<T: Stored, K>(
+    pool: &SparseSet,
+    rows: std::ops::Range<usize>,
+    mut key: impl FnMut(T::Ref<'_>) -> K,
+    out: &mut Vec<(K, usize)>,
+) {
+    let columns = T::columns(pool);
+    assert!(rows.end <= pool.len(), "rows {rows:?} are out of range for a pool of {} rows", pool.len());
+    out.clear();
+    // SAFETY: every row of `rows` is below the pool's length (checked above); the shared borrow
+    // of `pool` keeps it unchanged and rules out `&mut` views while `key` runs, and a view
+    // cannot outlive its call.
+    out.extend(rows.map(|row| (key(unsafe { T::row_ref(columns, row) }), row)));
+}
+
 /// Calls `f(row, view)` for each of `rows` of `pool`, in the order given, stopping at the first
 /// error `f` returns. O(rows): no lookup per row.
 ///

@@ -12,6 +12,13 @@ use crate::storage::RowEvents;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct GroupId(u32);
 
+impl GroupId {
+    /// The group's index among the world's groups.
+    pub(crate) fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
 /// Why a group could not be created.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GroupError {
@@ -54,6 +61,13 @@ pub(crate) struct OwningGroup {
     pub(crate) len: usize,
 }
 
+impl OwningGroup {
+    /// The owned components' type names, in component-id order.
+    pub(crate) fn names(&self) -> &[&'static str] {
+        &self.names
+    }
+}
+
 /// The world's groups.
 #[derive(Debug, Default)]
 pub(crate) struct Groups {
@@ -61,6 +75,9 @@ pub(crate) struct Groups {
     /// Per component id: the groups owning it, from the fewest owned types (outermost range) to
     /// the most (innermost range). Groups sharing a pool are nested, so this is a chain.
     chain_of: Vec<SmallVec<[u32; 2]>>,
+    /// Buffers of [`World::sort_group_by_key`], kept so a sort of a warm world allocates
+    /// nothing. Not state: rollback and snapshots ignore it.
+    pub(crate) sort_scratch: super::sort::SortScratch,
 }
 
 impl Groups {
@@ -126,6 +143,10 @@ impl World {
         G::register_ids(&mut self.components, &mut |id| owned.push(id));
         owned.sort_unstable();
         owned.dedup();
+        // Finding an existing group allocates nothing (systems may ask every frame).
+        if let Some(index) = self.groups.owning.iter().position(|group| group.owned == owned) {
+            return Ok(GroupId(index as u32));
+        }
         let names: Vec<&'static str> = owned.iter().map(|&id| self.components.pool(id).type_name()).collect();
         if owned.len() < 2 {
             return Err(GroupError::TooFewComponents { requested: names });

@@ -98,6 +98,7 @@ mod tests;
 
 pub use lookup::RowLookup;
 use lookup::common_prefix;
+pub(crate) use rows::PermuteScratch;
 
 impl SparseSet {
     /// An empty pool with the layout `info`. Allocates nothing.

@@ -4,6 +4,14 @@
 use super::{PoolData, SparseSet};
 use crate::entity::Entity;
 
+/// Buffers [`SparseSet::permute_range`] works in, kept by callers that permute often.
+#[derive(Debug, Default)]
+pub(crate) struct PermuteScratch {
+    seen: Vec<bool>,
+    bytes: Vec<std::mem::MaybeUninit<u8>>,
+    entities: Vec<Entity>,
+}
+
 impl SparseSet {
     /// Exchanges rows `a` and `b` (entities and values). O(1) (O(fields) for struct-of-arrays).
     ///
@@ -40,7 +48,7 @@ impl SparseSet {
         self.version += 1;
     }
 
-    /// Reorders the pool so that new row `i` holds what old row `order[i]` held. O(n) swaps.
+    /// Reorders the pool so that new row `i` holds what old row `order[i]` held. O(n).
     ///
     /// # Panics
     /// If `order` is not a permutation of `0..len`.
@@ -48,20 +56,78 @@ impl SparseSet {
     pub fn permute(&mut self, order: &[usize]) {
         let len = self.dense.len();
         assert_eq!(order.len(), len, "a permutation of the pool's {len} rows is needed");
-        let mut seen = vec![false; len];
+        self.permute_range(0, order);
+    }
+
+    /// Reorders rows `start..start + order.len()` so that row `start + i` holds what row
+    /// `order[i]` held; rows outside the range stay. Entities, values and the index move
+    /// together, as whole-block copies (O(n), one pass over each column); with change tracking
+    /// on or in a lazily cleaned pool, by O(n) swaps instead, which carry the tracker's rows and
+    /// stale rows along. Bumps the version (queries re-check alignment).
+    ///
+    /// # Panics
+    /// If `order` is not a permutation of `start..start + order.len()`, or that range is not
+    /// inside the pool.
+    #[track_caller]
+    pub fn permute_range(&mut self, start: usize, order: &[usize]) {
+        self.permute_range_with(start, order, &mut PermuteScratch::default());
+    }
+
+    /// [`SparseSet::permute_range`] with buffers kept between calls (no allocation once they
+    /// are as large as the range).
+    #[track_caller]
+    pub(crate) fn permute_range_with(&mut self, start: usize, order: &[usize], scratch: &mut PermuteScratch) {
+        let len = self.dense.len();
+        let end = start.checked_add(order.len()).filter(|&end| end <= len);
+        let Some(end) = end else {
+            panic!("rows {start}..{start}+{} are not inside the pool's {len} rows", order.len())
+        };
+        let seen = &mut scratch.seen;
+        seen.clear();
+        seen.resize(order.len(), false);
         for &row in order {
             assert!(
-                row < len && !std::mem::replace(&mut seen[row], true),
-                "`order` is not a permutation of 0..{len}"
+                (start..end).contains(&row) && !std::mem::replace(&mut seen[row - start], true),
+                "`order` is not a permutation of {start}..{end}"
             );
         }
-        // Fill rows in order, swapping each one's value in from wherever it is now.
-        let mut position: Vec<usize> = (0..len).collect(); // position[old row] = current row
-        let mut slot: Vec<usize> = (0..len).collect(); // slot[current row] = old row held there
+        if self.lazy || self.changes.is_some() {
+            self.permute_by_swaps(start, order);
+            return;
+        }
+        match &mut self.data {
+            // SAFETY: `order` was just checked to be a permutation of `start..end`, inside
+            // `0..len`, and the column holds `len` rows (pool invariant).
+            PoolData::Aos(column) => unsafe { column.gather_range(start, order, &mut scratch.bytes) },
+            // SAFETY: as above, for the field columns, which hold `len` rows each.
+            PoolData::Soa(columns) => unsafe { columns.gather_range(start, order, &mut scratch.bytes) },
+        }
+        let moved = &mut scratch.entities;
+        moved.clear();
+        moved.extend(order.iter().map(|&row| self.dense[row]));
+        for (i, &entity) in moved.iter().enumerate() {
+            let row = start + i;
+            self.dense[row] = entity;
+            // No stale rows (not lazy): every dense entity's entry points at its row.
+            self.sparse.set_existing(entity.index(), row as u32);
+        }
+        self.version += 1;
+    }
+
+    /// [`SparseSet::permute_range`] by swaps, for pools whose rows carry more than values and
+    /// index entries (a change tracker, stale rows): each swap moves all of it. `order` is a
+    /// checked permutation of `start..start + order.len()`.
+    fn permute_by_swaps(&mut self, start: usize, order: &[usize]) {
+        let n = order.len();
+        // Fill rows in order, swapping each one's value in from wherever it is now (offsets from
+        // `start`).
+        let mut position: Vec<usize> = (0..n).collect(); // position[old row] = current row
+        let mut slot: Vec<usize> = (0..n).collect(); // slot[current row] = old row held there
         for (target, &wanted) in order.iter().enumerate() {
+            let wanted = wanted - start;
             let current = position[wanted];
             if current != target {
-                self.swap_rows(target, current);
+                self.swap_rows(start + target, start + current);
                 let displaced = slot[target];
                 slot.swap(target, current);
                 position[displaced] = current;

@@ -77,3 +77,40 @@ fn stale_generation_misses() {
     assert_eq!(set.remove::<u8>(entity(4, 2)), None);
     assert!(set.contains(entity(4, 1)));
 }
+
+#[test]
+fn permute_range_moves_owned_values_and_leaves_the_rest() {
+    // Owned, heap-holding values: a move that duplicated or lost one would double-free or leak
+    // (Miri checks both).
+    let mut set = SparseSet::new(StorageInfo::aos::<String>());
+    let es: Vec<Entity> = (0..6).map(|i| entity(i * 1000, 1)).collect();
+    for (i, &e) in es.iter().enumerate() {
+        set.insert(e, format!("v{i}"));
+    }
+    set.permute_range(1, &[4, 1, 3, 2]);
+    set.assert_invariants();
+    assert_eq!(set.entities(), &[es[0], es[4], es[1], es[3], es[2], es[5]]);
+    let values: Vec<&str> = set.values::<String>().iter().map(String::as_str).collect();
+    assert_eq!(values, ["v0", "v4", "v1", "v3", "v2", "v5"]);
+    for (i, &e) in es.iter().enumerate() {
+        assert_eq!(set.get::<String>(e).map(String::as_str), Some(format!("v{i}").as_str()));
+    }
+    set.permute_range(6, &[]);
+    set.assert_invariants();
+}
+
+#[test]
+fn permute_range_refuses_what_is_not_a_permutation_of_the_range() {
+    let build = || {
+        let mut set = SparseSet::new(StorageInfo::aos::<u32>());
+        for i in 0..4 {
+            set.insert(entity(i, 1), i);
+        }
+        set
+    };
+    for (start, order) in [(1, vec![1, 1, 2]), (1, vec![0, 1, 2]), (2, vec![2, 3, 4]), (usize::MAX, vec![0])]
+    {
+        let result = std::panic::catch_unwind(move || build().permute_range(start, &order));
+        assert!(result.is_err(), "start {start}");
+    }
+}
