@@ -8,7 +8,10 @@
 #   ROUNDS (argument, default 3): each round runs every thread count once, in turn, so drift in the
 #   machine (other load, clocks) spreads over all counts instead of landing on one; the table
 #   reports, per cell, the median over rounds of each run's frame median, and prints the raw runs.
+#   ARENA_BIN=path        an arena binary built elsewhere (a machine without a crate registry);
+#                         default: build it here, release
 # Builds only the arena binary, in release. Every run's checksum must be the same per size.
+# Each raw line also gives the run's frame mean and, when /usr/bin/time exists, its peak memory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
@@ -18,8 +21,13 @@ if [[ -z "${THREADS:-}" ]]; then
   THREADS=1; n=2; while (( n <= $(nproc) )); do THREADS+=" $n"; n=$((n * 2)); done
   (( $(nproc) > 1 )) && [[ " $THREADS " != *" $(nproc) "* ]] && THREADS+=" $(nproc)"
 fi
-cargo build --release -q -p arena
-bin=target/release/arena
+if [[ -n "${ARENA_BIN:-}" ]]; then
+  bin=$ARENA_BIN
+else
+  cargo build --release -q -p arena
+  bin=target/release/arena
+fi
+timer=(); [[ -x /usr/bin/time ]] && timer=(/usr/bin/time -f "peak_kb %M")
 echo "machine: $(lscpu | sed -n 's/^Model name:[[:space:]]*//p'), $(nproc) CPUs; frames $frames, rounds $rounds"
 declare -A runs checksum
 for size in $entities; do
@@ -27,10 +35,12 @@ for size in $entities; do
   [[ $size != 100000 ]] && args+=(--entities "$size")
   for ((r = 1; r <= rounds; r++)); do
     for t in $THREADS; do
-      out=$(RAYON_NUM_THREADS=$t "$bin" "${args[@]}")
+      out=$(RAYON_NUM_THREADS=$t "${timer[@]}" "$bin" "${args[@]}" 2>&1)
       median=$(awk '/^frame time median/ {print $4; exit}' <<<"$out")
+      mean=$(awk '/^frame time mean/ {print $4; exit}' <<<"$out")
+      peak=$(awk '/^peak_kb/ {print $2; exit}' <<<"$out")
       sum=$(awk '/^checksum/ {print $2; exit}' <<<"$out")
-      echo "raw: entities $size threads $t round $r median_ms $median checksum $sum"
+      echo "raw: entities $size threads $t round $r median_ms $median mean_ms $mean checksum $sum${peak:+ peak_kb $peak}"
       runs[$size,$t]+="$median "
       if [[ -n "${checksum[$size]:-}" && ${checksum[$size]} != "$sum" ]]; then
         echo "checksum differs at $size entities, $t threads: $sum vs ${checksum[$size]}" >&2; exit 1

@@ -8,15 +8,18 @@
 //! 2. [`collisions`], after both: it damages the moved positions and never sees entities whose
 //!    lifetime just ran out;
 //! 3. [`spawners`] and [`score`], after [`collisions`]: new entities join the next frame, and
-//!    the score reads every death of this frame.
+//!    the score reads every death of this frame;
+//! 4. [`sort_fighters`], an exclusive system, last: re-sorts the fighters by grid cell when the
+//!    frame's [`collisions`] found them out of order.
 //!
-//! Structural changes go through [`Commands`], which the schedule applies at the end of each
-//! batch in system order, so the result is the same on one thread or many.
+//! Structural changes go through [`Commands`] (and [`ParCommands`] from parallel iteration),
+//! which the schedule applies at the end of each batch in system order (chunk order within a
+//! system), so the result is the same on one thread or many.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use mosaic::{Commands, Entity, EventReader, EventWriter, Query, Res, ResMut, View, ViewMut, World};
+use mosaic::{Commands, Entity, EventReader, ParCommands, Query, Res, ResMut, View, ViewMut, World};
 use rand_pcg::Pcg64Mcg;
 
 use crate::components::{Health, Lifetime, Position, Spawner, Team, Velocity};
@@ -155,19 +158,19 @@ pub fn lifetimes(mut lives: Query<(Entity, &mut Lifetime)>, mut commands: Comman
 /// Damages every entity with a [`Position`], [`Team`] and [`Health`] by the arena's damage for
 /// each entity of another team within the collision radius; despawns each whose health drops to
 /// 0 or below and sends a [`Killed`] for it. Uses the [`Grid`] resource, so O(n * k) for n such
-/// entities and k neighbours each, not O(n^2). Deaths are handled in query order.
+/// entities and k neighbours each, not O(n^2).
 ///
-/// Three passes over the same query: the first fills the grid (on the calling thread, O(n)); the
-/// second, with [`Query::par_for_each`], asks the read-only grid for each fighter's contacts and
-/// takes the damage, every fighter independently, so it spreads over the threads and gives the
-/// same integers on any number of them; the third, on the calling thread in query order, records
-/// the deaths, so the commands and events come out in the same order on any thread count.
+/// Two passes over the same query: the first fills the grid (on the calling thread, O(n)); the
+/// second, with [`Query::par_for_each_deferred`], asks the read-only grid for each fighter's
+/// contacts, takes the damage and records the deaths into its chunk's command buffer, every
+/// fighter independently, so it spreads over the threads. The chunks' commands and events are
+/// applied in chunk order (the query's row order) at the end of the batch, so they come out the
+/// same on any thread count.
 pub fn collisions(
     mut fighters: Query<(Entity, &Position, &Team, &mut Health)>,
     arena: Res<Arena>,
     mut grid: ResMut<Grid>,
-    mut commands: Commands,
-    mut killed: EventWriter<Killed>,
+    mut commands: ParCommands,
 ) {
     let grid = &mut *grid;
     grid.clear();
@@ -177,18 +180,16 @@ pub fn collisions(
     });
     grid.build();
     let (grid, damage) = (&*grid, arena.damage);
-    fighters.par_for_each(|(_, position, team, health)| {
+    fighters.par_for_each_deferred(&mut commands, |(entity, position, team, health), buffer| {
         let p = position.read();
         let hits = grid.contacts_of(p.x, p.y, team.0);
         if hits > 0 {
             let loss = i32::try_from(hits).unwrap_or(i32::MAX).saturating_mul(damage);
             health.0 = health.0.saturating_sub(loss);
-        }
-    });
-    fighters.for_each(|(entity, _, team, health)| {
-        if health.0 <= 0 {
-            commands.despawn(entity);
-            killed.send(Killed { entity, team: team.0 });
+            if health.0 <= 0 {
+                buffer.despawn(entity);
+                buffer.send_event(Killed { entity, team: team.0 });
+            }
         }
     });
 }

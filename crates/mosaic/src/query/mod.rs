@@ -28,6 +28,8 @@ mod reduce;
 mod shared_ref;
 mod view_term;
 mod watch;
+#[cfg(feature = "parallel")]
+mod work;
 
 pub use self::core::{ExclusiveQuery, Query};
 #[doc(hidden)]

@@ -5,10 +5,18 @@ use rayon::prelude::*;
 
 #[cfg(feature = "parallel")]
 use super::plan::{Plan, visit_candidates, visit_entities, visit_rows};
+#[cfg(feature = "parallel")]
+use super::work;
 use super::{Query, QueryData, QueryFilter};
 #[cfg(feature = "parallel")]
 use crate::entity::Entity;
 use crate::world::{ChunkedCommands, CommandBuffer};
+#[cfg(feature = "parallel")]
+use std::panic::Location;
+#[cfg(feature = "parallel")]
+use std::sync::atomic::{AtomicU64, Ordering};
+#[cfg(feature = "parallel")]
+use std::time::Instant;
 
 /// Rows per parallel task, at least, for [`Query::par_for_each`]. Small enough that a thousand
 /// expensive rows (heavy_compute) still spread over every thread; about four chunks per thread
@@ -23,16 +31,21 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     /// chunks is unspecified, so `f` should not depend on it.
     ///
     /// Chunks are at least 64 rows, about four per thread. With one thread or fewer than 128
-    /// rows it runs as [`Query::for_each`] on the calling thread. The walk is the one
+    /// rows it runs as [`Query::for_each`] on the calling thread, and so it does while the loop
+    /// holds less than about 50 us of work: each call site learns its cost per row from its
+    /// runs (its first run is on the calling thread and measures), since waking the pool costs
+    /// more than a small loop of cheap rows (see `query/work.rs`). The result does not depend on
+    /// the path taken. The walk is the one
     /// [`Query::for_each`] takes (`query/plan.rs`): with an `Added` / `Changed` filter and few
     /// changes it splits the change log's candidates, O(changed) as the sequential form; with no
     /// required component, the live entities.
     ///
     /// Without the `parallel` feature (no rayon) it always runs as [`Query::for_each`] on the
     /// calling thread, so code written for both builds compiles and gives the same results.
+    #[track_caller]
     pub fn par_for_each(&mut self, f: impl Fn(Q::Item<'_>) + Send + Sync) {
         #[cfg(feature = "parallel")]
-        self.par_chunks(MIN_CHUNK, f);
+        self.par_chunks(MIN_CHUNK, Location::caller(), f);
         #[cfg(not(feature = "parallel"))]
         self.for_each(f);
     }
@@ -43,7 +56,8 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     /// nanoseconds, so a task's work pays for its hand-off (rayon's `with_min_len`).
     ///
     /// Runs on the calling thread, as [`Query::for_each`], with one thread, fewer than
-    /// `2 * min_chunk` rows, no required component, or without the `parallel` feature.
+    /// `2 * min_chunk` rows, no required component, less work than the pool's hand-off costs
+    /// (as [`Query::par_for_each`]), or without the `parallel` feature.
     ///
     /// # Panics
     /// If `min_chunk` is 0.
@@ -65,7 +79,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     pub fn par_for_each_with_min_chunk(&mut self, min_chunk: usize, f: impl Fn(Q::Item<'_>) + Send + Sync) {
         assert!(min_chunk > 0, "par_for_each_with_min_chunk needs chunks of at least one row");
         #[cfg(feature = "parallel")]
-        self.par_chunks(min_chunk, f);
+        self.par_chunks(min_chunk, Location::caller(), f);
         #[cfg(not(feature = "parallel"))]
         self.for_each(f);
     }
@@ -76,26 +90,35 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     /// parameter) at the sync point. The commands then apply in the query's iteration order, the
     /// same on any number of threads and without the `parallel` feature (one chunk then).
     ///
-    /// Chunks as [`Query::par_for_each`]; no allocation once `commands` is warm for the chunk
-    /// count in use (a change-filtered or all-entities walk collects its candidates first).
+    /// Chunks as [`Query::par_for_each`], and like it on the calling thread (one chunk) while
+    /// the loop holds little work; no allocation once `commands` is warm for the chunk count in
+    /// use (a change-filtered or all-entities walk collects its candidates first).
     ///
     /// # Examples
     /// See [`ChunkedCommands`].
+    #[track_caller]
     pub fn par_for_each_deferred(
         &mut self,
         commands: &mut ChunkedCommands,
         f: impl Fn(Q::Item<'_>, &mut CommandBuffer) + Send + Sync,
     ) {
         #[cfg(feature = "parallel")]
+        let site = Location::caller();
+        #[cfg(feature = "parallel")]
         if rayon::current_num_threads() > 1 {
             let (components, alive, ticks) = (self.components, self.entities, self.ticks);
+            let spent = AtomicU64::new(0);
             match self.plan() {
-                Plan::Rows(driving) if driving.rows().len() >= 2 * MIN_CHUNK => {
+                Plan::Rows(driving)
+                    if driving.rows().len() >= 2 * MIN_CHUNK
+                        && work::worth_parallel(site, driving.rows().len()) =>
+                {
                     let rows = driving.rows();
                     let chunk = chunk_len(rows.len(), MIN_CHUNK);
                     let buffers = commands.take(rows.len().div_ceil(chunk));
                     rows.par_chunks(chunk).zip(buffers.par_iter_mut()).enumerate().for_each(
                         |(index, (entities, buffer))| {
+                            let start = Instant::now();
                             // SAFETY: the driver of this query, over the world it borrows,
                             // unchanged since; the chunks are disjoint.
                             unsafe {
@@ -109,15 +132,20 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                                     |item| f(item, buffer),
                                 )
                             };
+                            spent.fetch_add(nanos_since(start), Ordering::Relaxed);
                         },
                     );
+                    work::record(site, rows.len(), spent.into_inner());
                     return;
                 }
-                Plan::Changed(walk) if walk.remaining() >= 2 * MIN_CHUNK => {
+                Plan::Changed(walk)
+                    if walk.remaining() >= 2 * MIN_CHUNK && work::worth_parallel(site, walk.remaining()) =>
+                {
                     let (driving, candidates) = walk.collect_rows();
                     let chunk = chunk_len(candidates.len(), MIN_CHUNK);
                     let buffers = commands.take(candidates.len().div_ceil(chunk));
                     candidates.par_chunks(chunk).zip(buffers.par_iter_mut()).for_each(|(rows, buffer)| {
+                        let start = Instant::now();
                         // SAFETY: this query's change walk, over the world it borrows, unchanged
                         // since; it names each row once, and the chunks are disjoint.
                         unsafe {
@@ -130,58 +158,106 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                                 |item| f(item, buffer),
                             )
                         };
+                        spent.fetch_add(nanos_since(start), Ordering::Relaxed);
                     });
+                    work::record(site, candidates.len(), spent.into_inner());
                     return;
                 }
                 _ => {}
             }
         }
         let buffer = &mut commands.take(1)[0];
+        #[cfg(feature = "parallel")]
+        {
+            let (start, mut rows) = (Instant::now(), 0);
+            self.for_each(|item| {
+                rows += 1;
+                f(item, buffer);
+            });
+            work::record(site, rows, nanos_since(start));
+        }
+        #[cfg(not(feature = "parallel"))]
         self.for_each(|item| f(item, buffer));
     }
 
     /// [`Query::par_for_each`] on rayon, chunks of at least `min_chunk` rows (or change-walk
-    /// candidates, or live entities).
+    /// candidates, or live entities), when the work `site` has learned pays for the pool
+    /// (`query/work.rs`); else on the calling thread. Either way it records what the rows cost.
     #[cfg(feature = "parallel")]
-    fn par_chunks(&mut self, min_chunk: usize, f: impl Fn(Q::Item<'_>) + Send + Sync) {
+    fn par_chunks(
+        &mut self,
+        min_chunk: usize,
+        site: &'static Location<'static>,
+        f: impl Fn(Q::Item<'_>) + Send + Sync,
+    ) {
         let threads = rayon::current_num_threads();
         let (components, alive, ticks) = (self.components, self.entities, self.ticks);
-        match self.plan() {
-            Plan::Rows(driving) if threads > 1 && driving.rows().len() >= 2 * min_chunk => {
+        let worth = |rows: usize| threads > 1 && rows >= 2 * min_chunk && work::worth_parallel(site, rows);
+        let spent = AtomicU64::new(0);
+        // Runs `visit` on one chunk, adding its time to `spent`.
+        let timed = |visit: &dyn Fn()| {
+            let start = Instant::now();
+            visit();
+            spent.fetch_add(nanos_since(start), Ordering::Relaxed);
+        };
+        let rows = match self.plan() {
+            Plan::Rows(driving) if worth(driving.rows().len()) => {
                 let rows = driving.rows();
                 let chunk = chunk_len(rows.len(), min_chunk);
                 rows.par_chunks(chunk).enumerate().for_each(|(index, entities)| {
                     // SAFETY: `driving` was picked by this query from the world it borrows,
                     // unchanged since; the chunks of `rows` are disjoint, so each row is visited
                     // by one task.
-                    unsafe {
+                    timed(&|| unsafe {
                         visit_rows::<Q, F>(components, alive, ticks, driving, index * chunk, entities, &f)
-                    };
+                    });
                 });
+                rows.len()
             }
-            Plan::Changed(walk) if threads > 1 && walk.remaining() >= 2 * min_chunk => {
+            Plan::Changed(walk) if worth(walk.remaining()) => {
                 let (driving, candidates) = walk.collect_rows();
                 let chunk = chunk_len(candidates.len(), min_chunk);
                 candidates.par_chunks(chunk).for_each(|rows| {
                     // SAFETY: this query's change walk over the world it borrows, unchanged
                     // since; each row once, the chunks disjoint.
-                    unsafe {
+                    timed(&|| unsafe {
                         visit_candidates::<Q, F>(components, alive, ticks, driving, rows.iter().copied(), &f)
-                    };
+                    });
                 });
+                candidates.len()
             }
-            Plan::All if threads > 1 && alive.len() as usize >= 2 * min_chunk => {
+            Plan::All if worth(alive.len() as usize) => {
                 let entities: Vec<Entity> = alive.iter().collect();
                 let chunk = chunk_len(entities.len(), min_chunk);
                 entities.par_chunks(chunk).for_each(|entities| {
                     // SAFETY: live entities of the world this query borrows, each in one chunk.
-                    unsafe { visit_entities::<Q, F>(components, ticks, entities.iter().copied(), &f) };
+                    timed(&|| unsafe {
+                        visit_entities::<Q, F>(components, ticks, entities.iter().copied(), &f)
+                    });
                 });
+                entities.len()
             }
-            // Nothing to split: the sequential loop, without a thread hand-off.
-            _ => self.for_each(f),
-        }
+            // Nothing to split, or too little work to pay for the hand-off: the sequential
+            // loop, timed.
+            _ => {
+                let mut rows = 0;
+                let start = Instant::now();
+                self.for_each(|item| {
+                    rows += 1;
+                    f(item);
+                });
+                spent.store(nanos_since(start), Ordering::Relaxed);
+                rows
+            }
+        };
+        work::record(site, rows, spent.into_inner());
     }
+}
+
+/// Nanoseconds since `start`, saturating.
+#[cfg(feature = "parallel")]
+fn nanos_since(start: Instant) -> u64 {
+    u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// The chunk length for `n` items on rayon's current pool: about four chunks per thread, at
