@@ -158,6 +158,7 @@ impl World {
                 group: sorted.names().to_vec(),
             });
         }
+        let members = sorted.len;
         // The group and every group nested inside it, longest range first: their ranges are
         // prefixes of one another, so rows `[len of the next, len)` belong to exactly the
         // groups up to this one, and move with this one's pools.
@@ -179,7 +180,7 @@ impl World {
             .or_insert_with(|| Box::new(Vec::<(K, usize)>::new()))
             .downcast_mut::<Vec<(K, usize)>>()
             .expect("the entry of a key type holds that type's vector");
-        row_keys_into::<T, K>(self.components.pool(id), 0..self.groups.owning[group.index()].len, key, keys);
+        row_keys_into::<T, K>(self.components.pool(id), 0..members, key, keys);
         for (k, &(end, index)) in chain.iter().enumerate() {
             let begin = chain.get(k + 1).map_or(0, |next| next.0);
             if begin == end {
