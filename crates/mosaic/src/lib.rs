@@ -68,6 +68,7 @@
 
 extern crate self as mosaic;
 
+mod clock;
 mod macros;
 
 pub mod component;

@@ -6,8 +6,7 @@ use std::path::PathBuf;
 use clap::{Parser, ValueEnum};
 use mosaic::ExecutorKind;
 
-/// The most entities `--entities` may ask for: 2^26, the scene check's grid-cell limit.
-pub const MAX_ENTITIES: u64 = 1 << 26;
+pub use crate::scene::MAX_ENTITIES;
 /// The most frames `--frames` may ask for: 10^7 (46 hours at 60 frames per second); the run
 /// keeps a time per frame.
 pub const MAX_FRAMES: i64 = 10_000_000;

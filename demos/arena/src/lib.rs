@@ -8,15 +8,23 @@
 //! on stderr. `--inspect [ADDR]` serves the running simulation to a browser (see [`inspect`]).
 //! `--rollback K`, `--hash-log PATH`, `--compare A B` and `--rollback-timing N` exercise
 //! rollback (see [`rollback`]).
+//!
+//! Features: `cli` (the default: the command line, `--trace` and `--inspect`, with `parallel` and
+//! `inspect`); `parallel` (Mosaic's rayon executor and parallel queries); `inspect` (the
+//! inspector). Without them the library is the simulation alone, which builds for
+//! `wasm32-unknown-unknown` (`demos/web`).
 
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod components;
 pub mod grid;
+#[cfg(feature = "inspect")]
 pub mod inspect;
 pub mod report;
 pub mod rollback;
 pub mod scene;
 pub mod sim;
 pub mod systems;
+#[cfg(feature = "cli")]
 pub mod trace;
 pub mod validate;

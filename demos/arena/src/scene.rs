@@ -37,6 +37,10 @@ use serde::Deserialize;
 use crate::components::{Health, Lifetime, Position, Spawner, Team, Velocity};
 
 /// The bundled default scene, so the binary runs from any directory.
+/// The most entities a scene may be scaled to (`--entities`): 2^26, the scene check's grid-cell
+/// limit.
+pub const MAX_ENTITIES: u64 = 1 << 26;
+
 const BUNDLED_SCENE: &str = include_str!("../scenes/arena.ron");
 
 /// How the bundled scene is named in messages.
@@ -301,7 +305,10 @@ impl Template {
         let velocity = self.velocity.map(|(min, max)| {
             let angle = rng.random::<f32>() * std::f32::consts::TAU;
             let speed = min + rng.random::<f32>() * (max - min);
-            let (sin, cos) = angle.sin_cos();
+            // libm's (a port of musl's), not the platform's: `f32::sin_cos` calls the system
+            // library natively and another one in WebAssembly, which differ in the last bit for
+            // some angles, and the web page must reproduce the native checksum.
+            let (sin, cos) = libm::sincosf(angle);
             Velocity { x: speed * cos, y: speed * sin }
         });
         let health = self.health.map(|max| match birth {
@@ -540,7 +547,7 @@ impl Scene {
     }
 
     /// Checks what [`Scene::scaled`] may have grown: the collision grid stays within the limit
-    /// the scene file check enforces, and the initial world within `cli::MAX_ENTITIES`.
+    /// the scene file check enforces, and the initial world within [`MAX_ENTITIES`].
     ///
     /// # Errors
     /// The limit passed, as text.
@@ -553,11 +560,8 @@ impl Scene {
             ));
         }
         let total = self.initial_count();
-        if total > crate::cli::MAX_ENTITIES {
-            return Err(format!(
-                "{total} initial entities is over the limit of {}",
-                crate::cli::MAX_ENTITIES
-            ));
+        if total > MAX_ENTITIES {
+            return Err(format!("{total} initial entities is over the limit of {}", MAX_ENTITIES));
         }
         Ok(())
     }

@@ -14,7 +14,7 @@ use mosaic_ggrs::peer::{PeerOptions, run_peer};
 use mosaic_ggrs::synctest::{run_synctest, scripted_inputs};
 
 /// The most entities `--entities` may ask for (the arena's own limit).
-const MAX_ENTITIES: u64 = arena::cli::MAX_ENTITIES;
+const MAX_ENTITIES: u64 = arena::scene::MAX_ENTITIES;
 
 /// The arena driven by GGRS rollback netcode.
 #[derive(Debug, Parser)]

@@ -9,14 +9,14 @@ use super::plan::{Plan, visit_candidates, visit_entities, visit_rows};
 use super::work;
 use super::{Query, QueryData, QueryFilter};
 #[cfg(feature = "parallel")]
+use crate::clock::Instant;
+#[cfg(feature = "parallel")]
 use crate::entity::Entity;
 use crate::world::{ChunkedCommands, CommandBuffer};
 #[cfg(feature = "parallel")]
 use std::panic::Location;
 #[cfg(feature = "parallel")]
 use std::sync::atomic::{AtomicU64, Ordering};
-#[cfg(feature = "parallel")]
-use std::time::Instant;
 
 /// Rows per parallel task, at least, for [`Query::par_for_each`]. Small enough that a thousand
 /// expensive rows (heavy_compute) still spread over every thread; about four chunks per thread

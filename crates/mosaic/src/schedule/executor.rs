@@ -2,7 +2,9 @@
 //! on the calling thread or as dependency graphs on rayon (feature `parallel`), then their sync
 //! points.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::clock::Instant;
 
 use smallvec::SmallVec;
 
