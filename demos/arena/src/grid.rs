@@ -21,6 +21,71 @@ pub const CELL_RADII: f32 = 2.0;
 /// few cells costs little; a jump across the arena costs a cache miss.
 pub const FAR_ROWS: usize = 8;
 
+/// Bodies from which [`Grid::build`] runs on the rayon pool (feature `parallel`): about 0.3 ms
+/// of work on one thread, enough to pay for waking the pool.
+pub const PARALLEL_BUILD: usize = 1 << 15;
+
+/// Most bands of cells [`Grid::build`] cuts the grid into; each reads every body's cell.
+#[cfg(feature = "parallel")]
+const MAX_BANDS: usize = 64;
+
+/// Bodies per task when [`Grid::build`] computes cells.
+const CELL_CHUNK: usize = 1 << 14;
+
+/// The last step of [`Grid::build`]: each band of cells places its bodies into its own part of
+/// the sorted array. Bands are split in halves with `rayon::join` (or one after the other), so
+/// each gets its part as a separate `&mut` slice: no shared writes.
+struct Scatter<'a> {
+    bodies: &'a [Body],
+    cell_of: &'a [u32],
+    /// Global start of every cell (`cells + 1` entries).
+    starts: &'a [u32],
+    /// Per band, the index in `sorted` of its first body.
+    offsets: &'a [u32],
+    band_cells: usize,
+    parallel: bool,
+}
+
+impl Scatter<'_> {
+    /// Places the bodies of `bands`, whose cursors (one per cell) are `cursors` and whose part of
+    /// the sorted array is `out`.
+    fn bands(&self, bands: std::ops::Range<usize>, cursors: &mut [u32], out: &mut [Body]) {
+        if bands.len() > 1 {
+            let mid = bands.start + bands.len() / 2;
+            let (left_cursors, right_cursors) = cursors.split_at_mut((mid - bands.start) * self.band_cells);
+            let split = (self.offsets[mid] - self.offsets[bands.start]) as usize;
+            let (left, right) = out.split_at_mut(split);
+            let (low, high) = (bands.start..mid, mid..bands.end);
+            if self.parallel {
+                join(|| self.bands(low, left_cursors, left), || self.bands(high, right_cursors, right));
+            } else {
+                self.bands(low, left_cursors, left);
+                self.bands(high, right_cursors, right);
+            }
+            return;
+        }
+        let lo = bands.start * self.band_cells;
+        let base = self.offsets[bands.start];
+        cursors.copy_from_slice(&self.starts[lo..lo + cursors.len()]);
+        for (body, &cell) in self.bodies.iter().zip(self.cell_of) {
+            if let Some(cursor) = cursors.get_mut((cell as usize).wrapping_sub(lo)) {
+                out[(*cursor - base) as usize] = *body;
+                *cursor += 1;
+            }
+        }
+    }
+}
+
+#[cfg(feature = "parallel")]
+use rayon::{join, prelude::*};
+
+/// Without threads, both halves on the calling thread (never called: `parallel` is false).
+#[cfg(not(feature = "parallel"))]
+fn join(a: impl FnOnce(), b: impl FnOnce()) {
+    a();
+    b();
+}
+
 /// The cell numbering of a [`Grid`]: square cells of side `cell`, `cols` x `rows` of them,
 /// numbered row by row.
 #[derive(Clone, Copy, Debug)]
@@ -72,6 +137,10 @@ pub struct Grid {
     bodies: Vec<Body>,
     cell_of: Vec<u32>,
     starts: Vec<u32>,
+    /// Per cell, where its next body goes while [`Grid::build`] places them.
+    cursors: Vec<u32>,
+    /// Per band of cells in [`Grid::build`]: its body count, then its offset.
+    band_totals: Vec<u32>,
     sorted: Vec<Body>,
     contacts: Vec<u32>,
     /// Bodies of the last build more than [`FAR_ROWS`] cell rows away from the body pushed
@@ -102,10 +171,22 @@ impl Grid {
             bodies: Vec::new(),
             cell_of: Vec::new(),
             starts: Vec::new(),
+            cursors: Vec::new(),
+            band_totals: Vec::new(),
             sorted: Vec::new(),
             contacts: Vec::new(),
             far_steps: 0,
         }
+    }
+
+    /// Bodies pushed since the last [`Grid::clear`].
+    pub fn len(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// Whether no body was pushed since the last [`Grid::clear`].
+    pub fn is_empty(&self) -> bool {
+        self.bodies.is_empty()
     }
 
     /// Forgets every body, keeping the buffers' capacity.
@@ -120,10 +201,22 @@ impl Grid {
         self.bodies.push(Body { x, y, team, index });
     }
 
-    /// The cell of a coordinate along an axis with `len` cells.
-    #[inline]
-    fn axis_cell(&self, value: f32, len: usize) -> usize {
-        self.cells().axis_cell(value, len)
+    /// Adds `n` bodies, body `i` at `body(i) = (x, y, team)`, as `n` calls of [`Grid::push`]
+    /// would in order of `i`. With the `parallel` feature and at least [`PARALLEL_BUILD`] bodies,
+    /// `body` is called on the rayon pool (in chunks; each index once).
+    pub fn push_with(&mut self, n: usize, body: impl Fn(usize) -> (f32, f32, u8) + Send + Sync) {
+        let base = self.bodies.len();
+        let make = |i: usize| {
+            let (x, y, team) = body(i);
+            Body { x, y, team, index: (base + i) as u32 }
+        };
+        // Written in place (no zeroing pass first), in parallel when many.
+        #[cfg(feature = "parallel")]
+        if n >= PARALLEL_BUILD {
+            self.bodies.par_extend((0..n).into_par_iter().with_min_len(CELL_CHUNK).map(make));
+            return;
+        }
+        self.bodies.extend((0..n).map(make));
     }
 
     /// The grid's cell numbering, detached from the grid (to compute sort keys while the grid
@@ -150,36 +243,112 @@ impl Grid {
     }
 
     /// Sorts the bodies pushed since the last [`Grid::clear`] into their cells, for
-    /// [`Grid::contacts_of`]. O(n + c) for n bodies and c cells; allocates only to grow.
+    /// [`Grid::contacts_of`]: a stable counting sort (push order within a cell). O(n + c) for n
+    /// bodies and c cells; allocates only to grow.
+    ///
+    /// With the `parallel` feature and at least [`PARALLEL_BUILD`] bodies, every step runs on the
+    /// rayon pool: the cells are cut into one band per thread, each band counts and places its
+    /// own bodies (each band reads every body's cell, n per band, and writes only its own), and
+    /// the result is the same sort whatever the number of bands.
     pub fn build(&mut self) {
+        let n = self.bodies.len();
+        #[cfg(feature = "parallel")]
+        let bands = if n >= PARALLEL_BUILD { rayon::current_num_threads().clamp(1, MAX_BANDS) } else { 1 };
+        #[cfg(not(feature = "parallel"))]
+        let bands = 1;
         let cells = self.cols * self.rows;
-        self.starts.clear();
-        self.starts.resize(cells + 1, 0);
-        self.cell_of.clear();
-        let (mut far_steps, mut previous_row) = (0, None);
-        for body in &self.bodies {
-            let row = self.axis_cell(body.y, self.rows);
-            let cell = row * self.cols + self.axis_cell(body.x, self.cols);
-            self.cell_of.push(cell as u32);
-            self.starts[cell + 1] += 1;
-            far_steps += usize::from(previous_row.is_some_and(|p: usize| p.abs_diff(row) > FAR_ROWS));
-            previous_row = Some(row);
-        }
+        let band_cells = cells.div_ceil(bands);
+        let bands = cells.div_ceil(band_cells);
+
+        // 1. The cell of every body, and how many bodies are far from the one pushed before.
+        let (cols, rows, grid) = (self.cols, self.rows, self.cells());
+        self.cell_of.resize(n, 0);
+        let all = &self.bodies;
+        let cell_chunk = |(k, (bodies, out)): (usize, (&[Body], &mut [u32]))| {
+            let mut previous_row = (k > 0).then(|| grid.axis_cell(all[k * CELL_CHUNK - 1].y, rows));
+            let mut far = 0;
+            for (body, out) in bodies.iter().zip(out) {
+                let row = grid.axis_cell(body.y, rows);
+                *out = (row * cols + grid.axis_cell(body.x, cols)) as u32;
+                far += usize::from(previous_row.is_some_and(|p: usize| p.abs_diff(row) > FAR_ROWS));
+                previous_row = Some(row);
+            }
+            far
+        };
+        #[cfg(feature = "parallel")]
+        let far_steps = if bands > 1 {
+            (all.par_chunks(CELL_CHUNK).zip(self.cell_of.par_chunks_mut(CELL_CHUNK)))
+                .enumerate()
+                .map(cell_chunk)
+                .sum()
+        } else {
+            all.chunks(CELL_CHUNK).zip(self.cell_of.chunks_mut(CELL_CHUNK)).enumerate().map(cell_chunk).sum()
+        };
+        #[cfg(not(feature = "parallel"))]
+        let far_steps =
+            all.chunks(CELL_CHUNK).zip(self.cell_of.chunks_mut(CELL_CHUNK)).enumerate().map(cell_chunk).sum();
         self.far_steps = far_steps;
-        for c in 0..cells {
-            self.starts[c + 1] += self.starts[c];
+
+        // 2. Per band: count its cells' bodies, then turn the counts into starts within the band.
+        self.starts.resize(cells + 1, 0);
+        let cell_of = &self.cell_of;
+        let count_band = |(b, starts): (usize, &mut [u32])| {
+            starts.fill(0);
+            let (lo, len) = (b * band_cells, starts.len());
+            for &cell in cell_of {
+                let local = (cell as usize).wrapping_sub(lo);
+                if local < len {
+                    starts[local] += 1;
+                }
+            }
+            let mut total = 0;
+            for start in starts {
+                (*start, total) = (total, total + *start);
+            }
+            total
+        };
+        self.band_totals.clear();
+        #[cfg(feature = "parallel")]
+        if bands > 1 {
+            self.starts[..cells]
+                .par_chunks_mut(band_cells)
+                .enumerate()
+                .map(count_band)
+                .collect_into_vec(&mut self.band_totals);
+        } else {
+            self.band_totals.extend(self.starts[..cells].chunks_mut(band_cells).enumerate().map(count_band));
         }
-        // Scatter with a moving cursor per cell: `starts[c]` walks to the end of cell `c`, which
-        // is the start of `c + 1`; shifting back afterwards restores the starts.
-        self.sorted.clear();
-        self.sorted.resize(self.bodies.len(), Body { x: 0.0, y: 0.0, team: 0, index: 0 });
-        for (body, &cell) in self.bodies.iter().zip(&self.cell_of) {
-            let slot = &mut self.starts[cell as usize];
-            self.sorted[*slot as usize] = *body;
-            *slot += 1;
+        #[cfg(not(feature = "parallel"))]
+        self.band_totals.extend(self.starts[..cells].chunks_mut(band_cells).enumerate().map(count_band));
+
+        // 3. The bands' offsets (their totals before them), added to their starts.
+        let mut offset = 0;
+        for total in &mut self.band_totals {
+            (*total, offset) = (offset, offset + *total);
         }
-        self.starts.copy_within(0..cells, 1);
-        self.starts[0] = 0;
+        self.starts[cells] = offset;
+        let offsets = &self.band_totals;
+        let shift = |(b, starts): (usize, &mut [u32])| starts.iter_mut().for_each(|s| *s += offsets[b]);
+        #[cfg(feature = "parallel")]
+        if bands > 1 {
+            self.starts[..cells].par_chunks_mut(band_cells).enumerate().for_each(shift);
+        }
+        if bands == 1 {
+            self.starts[..cells].chunks_mut(band_cells).enumerate().for_each(shift);
+        }
+
+        // 4. Per band: place its bodies, in push order, into its part of `sorted`.
+        self.sorted.resize(n, Body { x: 0.0, y: 0.0, team: 0, index: 0 });
+        self.cursors.resize(cells, 0);
+        let scatter = Scatter {
+            bodies: &self.bodies,
+            cell_of,
+            starts: &self.starts,
+            offsets,
+            band_cells,
+            parallel: bands > 1,
+        };
+        scatter.bands(0..bands, &mut self.cursors, &mut self.sorted);
     }
 
     /// How many bodies of a team other than `team` lie within the collision radius of `(x, y)`
@@ -321,6 +490,52 @@ mod tests {
         let bodies =
             [(10.0, 10.0, 0), (9.5, 9.5, 1), (-0.5, 0.0, 0), (0.2, 0.1, 1), (25.0, 3.0, 0), (24.5, 3.0, 1)];
         assert_eq!(check(&mut grid, &bodies, 1.0), [1, 1, 1, 1, 1, 1]);
+    }
+
+    /// The build cut into bands on a pool of several threads sorts exactly as on one: same
+    /// bodies in the same order, same cell starts, same disorder.
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn a_banded_build_sorts_as_a_single_band_does() {
+        let mut rng = Pcg64Mcg::seed_from_u64(3);
+        let n = PARALLEL_BUILD + 12_345;
+        // Half in cell order with drift, half anywhere: both band paths see scattered bodies.
+        let bodies: Vec<(f32, f32, u8)> = (0..n)
+            .map(|i| {
+                if i % 2 == 0 {
+                    ((i % 400) as f32 * 0.5 + rng.random::<f32>(), (i / 400) as f32 * 1.3, 0)
+                } else {
+                    (rng.random::<f32>() * 210.0, rng.random::<f32>() * 190.0, 1)
+                }
+            })
+            .collect();
+        let build = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| {
+                let mut grid = Grid::new(200.0, 180.0, 0.7);
+                grid.push(1.0, 1.0, 0);
+                grid.build();
+                grid.clear();
+                for &(x, y, team) in &bodies {
+                    grid.push(x, y, team);
+                }
+                grid.build();
+                let sorted: Vec<(u32, u32, u8, u32)> =
+                    grid.sorted.iter().map(|b| (b.x.to_bits(), b.y.to_bits(), b.team, b.index)).collect();
+                (sorted, grid.starts.clone(), grid.far_steps)
+            })
+        };
+        let one = build(1);
+        assert_eq!(one.0.len(), n);
+        assert!(one.2 > 0);
+        for threads in [2, 3, 7] {
+            assert!(build(threads) == one, "{threads} threads sort differently");
+        }
+        // And one band sorts stably: within a cell, push order.
+        for cell in one.1.windows(2) {
+            let run = &one.0[cell[0] as usize..cell[1] as usize];
+            assert!(run.windows(2).all(|w| w[0].3 < w[1].3));
+        }
     }
 
     #[test]

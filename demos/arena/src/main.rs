@@ -94,9 +94,16 @@ fn run() -> ExitCode {
         eprintln!("arena: error: cannot write hash log `{}`: {error}", path.display());
         return ExitCode::from(2);
     }
-    // Dropping the guard writes the rest of the trace and closes it.
-    drop(trace);
-    report(&args, &scene, summary, &mut end)
+    // Writes the rest of the trace and closes it.
+    let mut trace = trace;
+    if let Some(trace) = &mut trace {
+        trace.finish();
+    }
+    let code = report(&args, &scene, summary, &mut end);
+    if let Some(trace) = &trace {
+        println!("\n{}", trace.summary(args.frames));
+    }
+    code
 }
 
 /// Runs the desync finder on two hash logs: exit code 0 if they agree, 1 at the first frame they

@@ -134,6 +134,7 @@ impl Reinforcements {
 /// [`Query::par_for_each`]. O(n) in the movers.
 pub fn movement(mut movers: Query<(&mut Position, &mut Velocity)>, arena: Res<Arena>) {
     let (width, height) = (arena.width, arena.height);
+    let _phase = tracing::info_span!("phase", name = "move", parallel = true).entered();
     // Through `View`/`ViewMut`, so this code is the same whichever layout the components use.
     movers.par_for_each(|(mut position, mut velocity)| {
         let (mut p, mut v) = (position.read(), velocity.read());
@@ -145,12 +146,14 @@ pub fn movement(mut movers: Query<(&mut Position, &mut Velocity)>, arena: Res<Ar
 }
 
 /// Counts down every [`Lifetime`] and despawns each that reaches 0. O(n) in the entities with a
-/// lifetime.
-pub fn lifetimes(mut lives: Query<(Entity, &mut Lifetime)>, mut commands: Commands) {
-    lives.for_each(|(entity, lifetime)| {
+/// lifetime, spread over the threads ([`Query::par_for_each_deferred`]: the despawns are applied
+/// in row order, as a sequential loop would record them).
+pub fn lifetimes(mut lives: Query<(Entity, &mut Lifetime)>, mut commands: ParCommands) {
+    let _phase = tracing::info_span!("phase", name = "count down", parallel = true).entered();
+    lives.par_for_each_deferred(&mut commands, |(entity, lifetime), buffer| {
         lifetime.0 = lifetime.0.saturating_sub(1);
         if lifetime.0 == 0 {
-            commands.despawn(entity);
+            buffer.despawn(entity);
         }
     });
 }
@@ -160,8 +163,8 @@ pub fn lifetimes(mut lives: Query<(Entity, &mut Lifetime)>, mut commands: Comman
 /// 0 or below and sends a [`Killed`] for it. Uses the [`Grid`] resource, so O(n * k) for n such
 /// entities and k neighbours each, not O(n^2).
 ///
-/// Two passes over the same query: the first fills the grid (on the calling thread, O(n)); the
-/// second, with [`Query::par_for_each_deferred`], asks the read-only grid for each fighter's
+/// Two passes over the same query: the first copies the fighters into the grid and sorts them by
+/// cell ([`Grid::push_with`], [`Grid::build`], both on the pool at 10^5 fighters); the second, with [`Query::par_for_each_deferred`], asks the read-only grid for each fighter's
 /// contacts, takes the damage and records the deaths into its chunk's command buffer, every
 /// fighter independently, so it spreads over the threads. The chunks' commands and events are
 /// applied in chunk order (the query's row order) at the end of the batch, so they come out the
@@ -174,12 +177,20 @@ pub fn collisions(
 ) {
     let grid = &mut *grid;
     grid.clear();
-    fighters.for_each(|(_, position, team, _)| {
-        let p = position.read();
-        grid.push(p.x, p.y, team.0);
+    // The fighters' rows are one aligned run of the group's pools: copied out as slices, on
+    // the pool when there are many.
+    let fill = tracing::info_span!("phase", name = "grid fill", parallel = true).entered();
+    fighters.for_each_chunk(|(_, positions, teams, _)| {
+        #[cfg(not(feature = "aos-position"))]
+        grid.push_with(teams.len(), |i| (positions.x[i], positions.y[i], teams[i].0));
+        #[cfg(feature = "aos-position")]
+        grid.push_with(teams.len(), |i| (positions[i].x, positions[i].y, teams[i].0));
     });
-    grid.build();
+    drop(fill);
+    let parallel_build = cfg!(feature = "parallel") && grid.len() >= crate::grid::PARALLEL_BUILD;
+    tracing::info_span!("phase", name = "grid build", parallel = parallel_build).in_scope(|| grid.build());
     let (grid, damage) = (&*grid, arena.damage);
+    let _phase = tracing::info_span!("phase", name = "contacts", parallel = true).entered();
     fighters.par_for_each_deferred(&mut commands, |(entity, position, team, health), buffer| {
         let p = position.read();
         let hits = grid.contacts_of(p.x, p.y, team.0);
@@ -219,6 +230,9 @@ pub fn sort_fighters(world: &mut World) {
     }
     let cells = grid.cells();
     let group = world.group::<Fighters>();
+    // Counted as serial: the key sort runs on the pool, but the four pools' permutations make
+    // at most four tasks.
+    let _phase = tracing::info_span!("phase", name = "sort", parallel = false).entered();
     world
         .sort_group_by_key::<Position, _>(group, |p| {
             let p = p.read();

@@ -2,12 +2,22 @@
 //! chrome://tracing.
 //!
 //! Every frame is a `frame` span (from [`crate::sim::Sim::step`]) and every system run a `system`
-//! span with a `name` field (from Mosaic's executor). Slices are named after that field, so a
-//! frame shows `movement`, `lifetimes`, ... on the threads that ran them instead of a row of
-//! `system`s; the field is kept as an argument too.
+//! span with a `name` field (from Mosaic's executor); the arena's systems add `phase` spans
+//! (`name`, and `parallel`: whether the phase's work is split over the thread pool). Slices are
+//! named after the `name` field, so a frame shows `movement`, `collisions`, `grid build`, ... on
+//! the threads that ran them instead of a row of `system`s; the field is kept as an argument too.
+//!
+//! Mosaic's executor also opens a `commands` span (with the system's `name`) while it applies a
+//! system's commands at a sync point, and a `collect_lazy` span at the end of the frame.
+//!
+//! Beside the trace, [`Trace::summary`] totals each span's time and derives the serial fraction
+//! of the frame (see [`PhaseTotals`]).
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use tracing::Subscriber;
 use tracing::field::{Field, Visit};
@@ -25,25 +35,208 @@ use tracing_subscriber::registry::LookupSpan;
 ///
 /// # Panics
 /// If a global subscriber is already installed (this is called once, from `main`).
-pub fn start(path: &Path) -> Result<FlushGuard, String> {
+pub fn start(path: &Path) -> Result<Trace, String> {
     let file = std::fs::File::create(path).map_err(|error| {
         format!("cannot create trace file `{}`: {error}; check the path given to --trace", path.display())
     })?;
     let (chrome, guard) =
         ChromeLayerBuilder::new().writer(file).include_args(true).name_fn(Box::new(slice_name)).build();
-    tracing_subscriber::registry().with(SystemNames).with(chrome).init();
-    Ok(guard)
+    let totals = PhaseTotals::default();
+    let spans = totals.spans.clone();
+    tracing_subscriber::registry().with(SystemNames).with(totals).with(chrome).init();
+    Ok(Trace { guard: Some(guard), spans })
 }
 
-/// A `system` span's `name` field, kept in the span's extensions.
+/// A running trace: the Chrome trace's writer and the span totals.
+pub struct Trace {
+    guard: Option<FlushGuard>,
+    spans: Arc<Mutex<BTreeMap<Label, Total>>>,
+}
+
+impl Trace {
+    /// Writes the rest of the Chrome trace and closes the file; the totals stay readable.
+    pub fn finish(&mut self) {
+        self.guard.take();
+    }
+
+    /// The totals as a table, per frame over `frames` frames: each system, and each phase under
+    /// its system, with its share of the frame; then the serial fraction `s`: the frame minus the
+    /// phases marked parallel (their work is split over the pool; everything else, from the
+    /// systems' serial code to applying commands and the schedule itself, runs on one thread),
+    /// and the speed-up bound `1 / (s + (1 - s) / t)` it implies for 16 threads. Meaningful for
+    /// Amdahl's law when the run used one thread (`RAYON_NUM_THREADS=1`); with more, the parallel
+    /// phases already ran shorter.
+    pub fn summary(&self, frames: u32) -> String {
+        let spans = self.spans.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let per_frame = |total: Duration| total.as_secs_f64() * 1e3 / f64::from(frames.max(1));
+        let frame = spans.get(&Label::Frame).map_or(0.0, |t| per_frame(t.time));
+        let mut out =
+            format!("trace summary: mean per frame over {frames} frames (ms, share of the frame)\n");
+        let mut parallel = 0.0;
+        let share = |ms: f64| if frame > 0.0 { 100.0 * ms / frame } else { 0.0 };
+        out += &format!("  {:<28} {:>9.3} {:>6.1}%\n", "frame", frame, 100.0);
+        let phase_line = |out: &mut String, system: &str, name: &str, is_parallel: bool, ms: f64| {
+            let kind = if is_parallel { "parallel" } else { "serial" };
+            *out +=
+                &format!("    {:<26} {ms:>9.3} {:>6.1}%  {kind}\n", format!("{system}: {name}"), share(ms));
+        };
+        let systems: Vec<&str> = spans
+            .keys()
+            .filter_map(|label| if let Label::System(name) = label { Some(name.as_str()) } else { None })
+            .collect();
+        for label in spans.keys() {
+            if let Label::Phase { parallel: true, .. } = label {
+                parallel += per_frame(spans[label].time);
+            }
+        }
+        for system in &systems {
+            let ms = per_frame(spans[&Label::System((*system).to_owned())].time);
+            out += &format!("  {system:<28} {ms:>9.3} {:>6.1}%\n", share(ms));
+            for (label, total) in spans.iter() {
+                if let Label::Phase { system: owner, name, parallel } = label
+                    && owner == system
+                {
+                    phase_line(&mut out, owner, name, *parallel, per_frame(total.time));
+                }
+            }
+        }
+        for (label, total) in spans.iter() {
+            if let Label::Phase { system, name, parallel } = label
+                && !systems.contains(&system.as_str())
+            {
+                phase_line(&mut out, system, name, *parallel, per_frame(total.time));
+            }
+        }
+        let s = if frame > 0.0 { ((frame - parallel) / frame).clamp(0.0, 1.0) } else { 1.0 };
+        out += &format!(
+            "  serial fraction s = {s:.3} (frame minus parallel phases: {:.3} ms); 16-thread bound 1 / (s + (1 - s) / 16) = {:.2}x",
+            frame - parallel,
+            1.0 / (s + (1.0 - s) / 16.0)
+        );
+        out
+    }
+}
+
+/// What a span's time is totalled under.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Label {
+    Frame,
+    System(String),
+    /// A `phase` span inside the system `system`.
+    Phase {
+        system: String,
+        name: String,
+        parallel: bool,
+    },
+}
+
+/// Time spent inside spans with one label, summed over entries and threads.
+#[derive(Clone, Copy, Debug, Default)]
+struct Total {
+    time: Duration,
+}
+
+/// Totals the time between each `frame`, `system` and `phase` span's enter and exit, per label
+/// (phases under their system's name). Times are summed over threads: a system run on a worker
+/// counts as much as on the main thread; the work inside a phase that rayon spreads over other
+/// threads is counted once, as the phase's wall time on the thread that entered it.
+#[derive(Default)]
+struct PhaseTotals {
+    spans: Arc<Mutex<BTreeMap<Label, Total>>>,
+}
+
+/// When the span was last entered (in its extensions).
+struct Entered(Instant);
+
+impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for PhaseTotals {
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        let label = match attrs.metadata().name() {
+            "frame" => Label::Frame,
+            "system" => {
+                let mut name = NameField(None);
+                attrs.record(&mut name);
+                Label::System(name.0.unwrap_or_default())
+            }
+            // Applying a system's commands at its batch's sync point, and the lazy collector at
+            // the end of the frame (Mosaic's executor): serial by nature.
+            "commands" => {
+                let mut name = NameField(None);
+                attrs.record(&mut name);
+                Label::System(format!("{} commands", name.0.unwrap_or_default()))
+            }
+            "collect_lazy" => Label::System("collect_lazy".to_owned()),
+            "phase" => {
+                let mut fields = PhaseFields::default();
+                attrs.record(&mut fields);
+                let system = ctx
+                    .span(id)
+                    .and_then(|span| span.parent())
+                    .and_then(|parent| parent.extensions().get::<SystemName>().map(|n| n.0.clone()))
+                    .unwrap_or_default();
+                Label::Phase { system, name: fields.name.unwrap_or_default(), parallel: fields.parallel }
+            }
+            _ => return,
+        };
+        if let Some(span) = ctx.span(id) {
+            span.extensions_mut().insert(label);
+        }
+    }
+
+    fn on_enter(&self, id: &Id, ctx: Context<'_, S>) {
+        if let Some(span) = ctx.span(id)
+            && span.extensions().get::<Label>().is_some()
+        {
+            span.extensions_mut().replace(Entered(Instant::now()));
+        }
+    }
+
+    fn on_exit(&self, id: &Id, ctx: Context<'_, S>) {
+        let Some(span) = ctx.span(id) else { return };
+        let extensions = span.extensions();
+        if let (Some(label), Some(Entered(at))) = (extensions.get::<Label>(), extensions.get::<Entered>()) {
+            let mut spans = self.spans.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            spans.entry(label.clone()).or_default().time += at.elapsed();
+        }
+    }
+}
+
+/// A `phase` span's `name` and `parallel` fields.
+#[derive(Default)]
+struct PhaseFields {
+    name: Option<String>,
+    parallel: bool,
+}
+
+impl Visit for PhaseFields {
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        if field.name() == "parallel" {
+            self.parallel = value;
+        }
+    }
+
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if field.name() == "name" {
+            self.name = Some(value.to_owned());
+        }
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        if field.name() == "name" {
+            self.name = Some(format!("{value:?}"));
+        }
+    }
+}
+
+/// A `system` or `phase` span's `name` field, kept in the span's extensions.
 struct SystemName(String);
 
-/// Stores the `name` field of each `system` span as a [`SystemName`] when the span is created.
+/// Stores the `name` field of each `system` and `phase` span as a [`SystemName`] when the span is
+/// created.
 struct SystemNames;
 
 impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for SystemNames {
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
-        if attrs.metadata().name() != "system" {
+        if !matches!(attrs.metadata().name(), "system" | "phase") {
             return;
         }
         let mut name = NameField(None);

@@ -103,7 +103,11 @@ impl Schedule {
             let task = world.resource::<FrameEndTasks>().0[i];
             task(world);
         }
-        world.collect_lazy();
+        {
+            #[cfg(feature = "trace")]
+            let _span = tracing::info_span!("collect_lazy").entered();
+            world.collect_lazy();
+        }
         if world.check_change_ticks() {
             for node in &mut self.nodes {
                 node.system.check_change_tick(world);
@@ -221,6 +225,8 @@ impl Schedule {
         segment.runs += 1;
         // Sync point: commands in system order, never in completion order.
         for node in self.nodes[range].iter_mut().filter(|n| n.enabled) {
+            #[cfg(feature = "trace")]
+            let _span = tracing::info_span!("commands", name = node.name.as_str()).entered();
             self.frame_changes += node.system.apply_deferred(world);
         }
     }

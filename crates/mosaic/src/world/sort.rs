@@ -11,8 +11,15 @@ use crate::storage::{PermuteScratch, row_keys_into, sorted_rows};
 pub(crate) struct SortScratch {
     keys: rustc_hash::FxHashMap<std::any::TypeId, Box<dyn std::any::Any + Send + Sync>>,
     order: Vec<usize>,
-    permute: PermuteScratch,
+    /// One per pool permuted at once.
+    permute: Vec<PermuteScratch>,
 }
+
+/// Rows of a group segment from which [`World::sort_group_by_key`] sorts its keys and permutes
+/// its pools on the rayon pool (feature `parallel`): below it, waking the pool costs more than it
+/// saves.
+#[cfg(feature = "parallel")]
+const PARALLEL_SORT_ROWS: usize = 1 << 15;
 
 impl std::fmt::Debug for SortScratch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -119,7 +126,10 @@ impl World {
     ///
     /// Complexity: O(m) calls of `key` and O(m log m) comparisons for the group's m members
     /// (fewer on input that is nearly in order: the sort is adaptive), plus O(m) copies per owned
-    /// pool (by O(m) swaps for pools with change tracking on). Allocates O(m).
+    /// pool (by O(m) swaps for pools with change tracking on). Allocates O(m) the first time; the
+    /// world keeps the buffers. With the `parallel` feature, a segment of at least 32,768 rows is
+    /// sorted with rayon's parallel sort and its pools are permuted one task per pool: the same
+    /// result (the keys are distinct `(key, row)` pairs), spread over the threads.
     ///
     /// EnTT sorts an owning group by one of its components (`group::sort`); this follows it.
     ///
@@ -190,16 +200,39 @@ impl World {
             if segment.is_sorted_by(|a, b| a.0 <= b.0) {
                 continue;
             }
+            let owned = &self.groups.owning[index].owned;
+            scratch.permute.resize_with(owned.len().max(1), PermuteScratch::default);
             // Pairs (key, row) are distinct, so the unstable sort of pairs orders equal keys by
-            // row: stable, at the unstable sort's speed.
+            // row: stable, at the unstable sort's speed, and the same result on any number of
+            // threads.
+            #[cfg(feature = "parallel")]
+            if segment.len() >= PARALLEL_SORT_ROWS {
+                use rayon::prelude::*;
+                segment.par_sort_unstable();
+                scratch.order.clear();
+                scratch.order.extend(segment.iter().map(|&(_, row)| row));
+                // The pools are independent: one task each.
+                let mut pools: smallvec::SmallVec<[&mut crate::storage::SparseSet; 8]> =
+                    (self.components.pools_mut())
+                        .iter_mut()
+                        .enumerate()
+                        .filter(|(i, _)| owned.iter().any(|id| id.index() == *i))
+                        .map(|(_, pool)| pool)
+                        .collect();
+                let order = &scratch.order;
+                pools.par_iter_mut().zip(scratch.permute.par_iter_mut()).for_each(|(pool, buffers)| {
+                    pool.permute_range_with(begin, order, buffers);
+                });
+                continue;
+            }
             segment.sort_unstable();
             scratch.order.clear();
             scratch.order.extend(segment.iter().map(|&(_, row)| row));
-            for &pool in &self.groups.owning[index].owned {
+            for &pool in owned {
                 self.components.pool_mut(pool).permute_range_with(
                     begin,
                     &scratch.order,
-                    &mut scratch.permute,
+                    &mut scratch.permute[0],
                 );
             }
         }

@@ -164,6 +164,45 @@ fn sorting_an_outer_group_keeps_the_nested_group_first() {
     assert_eq!(world.group_len(outer), 300);
 }
 
+/// A group large enough for the parallel path (keys sorted on the pool, one task per pool) sorts
+/// exactly as on one thread: same entity order, values with their entities, groups valid.
+#[cfg(feature = "parallel")]
+#[test]
+fn sorting_a_large_group_on_several_threads_gives_the_one_thread_order() {
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let mut world = World::new();
+            let outer = world.group::<(Depth, Pos)>();
+            let inner = world.group::<(Depth, Pos, Tag)>();
+            // Few distinct keys, so stability decides most of the order, which must not depend
+            // on the threads.
+            for v in shuffled(90_000) {
+                let e = world.spawn((Depth((v % 1000) as i32), Pos { x: v as f32, y: 1.0 }));
+                if v % 4 == 0 {
+                    world.insert(e, Tag(v));
+                }
+            }
+            world.sort_group_by_key::<Depth, _>(outer, |d| d.0).unwrap();
+            check(&world);
+            assert_eq!((world.group_len(outer), world.group_len(inner)), (90_000, 22_500));
+            // Entity indices: handles of two worlds never compare equal (each world has a tag).
+            world
+                .query::<(Entity, &Depth, &Pos)>()
+                .into_iter()
+                .map(|(e, d, p)| (e.index(), d.0, *p.x))
+                .collect::<Vec<_>>()
+        })
+    };
+    let one = run(1);
+    let (tagged, rest) = one.split_at(22_500);
+    for part in [tagged, rest] {
+        assert!(part.windows(2).all(|w| w[0].1 <= w[1].1), "sorted by key");
+    }
+    assert!(one.iter().all(|&(_, d, x)| d == (x as u32 % 1000) as i32), "values move with their entities");
+    assert!(run(3) == one, "3 threads sort differently");
+}
+
 #[test]
 fn sorting_a_group_by_a_component_it_does_not_own_is_refused() {
     let mut world = World::new();
