@@ -4,7 +4,10 @@
 # that the page shows the entity count and a component value, that cross-site and tokenless
 # writes are refused, steps one frame and checks the page
 # shows the next frame, checks the time-travel panel (the entity as of a saved frame under the
-# scrubber, the diff of two frames), and saves a screenshot to docs/inspector.png.
+# scrubber, the diff of two frames), and saves a screenshot to docs/inspector.png. Then, on the
+# bundled scene (100,500 entities), checks the map view with playwright-core (npm): every point
+# drawn, at least 10 redraws a second, a click selects an entity, the scrubber moves the map
+# (docs/inspector-map.png).
 #
 # Not part of `cargo test`: it needs a browser. Loopback only.
 #   scripts/browser-test.sh              # release build of the arena
@@ -112,4 +115,22 @@ echo "browser-test: the scrubber shows $id at frame $old, the diff of $old..$nex
 mkdir -p docs
 browser "$BASE/?token=$TOKEN&select=$id&frame=$old&diff=$old,$next" --screenshot="$PWD/docs/inspector.png" >/dev/null
 [ -s docs/inspector.png ] || fail "no screenshot"
-echo "browser-test: PASS; screenshot in docs/inspector.png"
+echo "browser-test: screenshot in docs/inspector.png"
+
+# The map at the bundled scene (100,500 entities), driven by playwright-core (npm, installed into
+# target/web-test as scripts/web-test.sh does): every point drawn, at least 10 full redraws a
+# second, a click selects the point's entity, the scrubber moves the map.
+kill $ARENA 2>/dev/null || true
+if [ ! -d target/web-test/node_modules/playwright-core ]; then
+    echo "browser-test: installing playwright-core (npm)"
+    mkdir -p target/web-test
+    npm install --silent --no-audit --no-fund --prefix target/web-test playwright-core@1.64
+fi
+"target/$dir/arena" --inspect "127.0.0.1:$PORT" --inspect-writes --inspect-frames 16 --frames 0 >"$WORK/arena.log" 2>&1 &
+ARENA=$!
+for _ in $(seq 300); do curl -sf "$BASE/api/world" >/dev/null && break; sleep 0.2; done
+TOKEN=$(grep -o 'token=[0-9a-f]*' "$WORK/arena.log" | head -1 | cut -d= -f2)
+[ ${#TOKEN} = 32 ] || fail "the arena printed no write token; $(cat "$WORK/arena.log")"
+cp crates/mosaic-inspect/tests/browser/map.mjs target/web-test/
+URL="$BASE/?token=$TOKEN" SHOT="$PWD/docs/inspector-map.png" node target/web-test/map.mjs || fail "the map test failed"
+echo "browser-test: PASS; screenshots in docs/inspector.png and docs/inspector-map.png"

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use crate::assets;
 use crate::error::ApiError;
 use crate::inspector::{Command, Shared, lock};
+use crate::map;
 use crate::travel;
 use crate::view::WorldView;
 
@@ -89,6 +90,17 @@ fn number(pairs: &[(String, String)], key: &str, default: usize) -> Result<usize
     })
 }
 
+/// The map's parameters: `component` (default `position`), `x` and `y` (default `x`, `y`),
+/// `color` (none when absent or empty).
+fn map_query(pairs: &[(String, String)]) -> map::MapQuery<'_> {
+    map::MapQuery {
+        component: query(pairs, "component").unwrap_or("position"),
+        x: query(pairs, "x").unwrap_or("x"),
+        y: query(pairs, "y").unwrap_or("y"),
+        color: query(pairs, "color").filter(|c| !c.is_empty()),
+    }
+}
+
 fn route(method: &str, url: &str, body: &[u8], shared: &Shared) -> Result<Reply, ApiError> {
     let (path, pairs) = split(url)?;
     let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
@@ -108,6 +120,14 @@ fn route(method: &str, url: &str, body: &[u8], shared: &Shared) -> Result<Reply,
             let view = shared.fresh(FRESH_WAIT);
             let entity = view.entity(id).ok_or_else(|| ApiError::NoSuchEntity((*id).to_owned()))?;
             Ok(Reply::json(200, &json!({ "version": view.version, "entity": entity })))
+        }
+        ("GET", ["map"]) => Ok(Reply::json(200, &map::map(&shared.fresh(FRESH_WAIT), &map_query(&pairs))?)),
+        ("GET", ["frames", frame, "map"]) => {
+            let frame = travel::parse_frame("frame", frame)?;
+            let view = travel::frame_view(shared, frame)?;
+            let mut map = map::map(&view, &map_query(&pairs))?;
+            map["frame"] = json!(frame);
+            Ok(Reply::json(200, &map))
         }
         ("GET", ["hierarchy"]) => Ok(Reply::json(200, &hierarchy(&shared.fresh(FRESH_WAIT)))),
         ("GET", ["schedule"]) => {
@@ -197,7 +217,7 @@ fn route(method: &str, url: &str, body: &[u8], shared: &Shared) -> Result<Reply,
         // Write routes read with GET, and reads written to, are routes with another method; a GET
         // under a read route that matched nothing above is an unknown route.
         (_, ["pause" | "resume" | "step" | "rewind"]) => Err(not_allowed()),
-        (_, ["world" | "entities" | "hierarchy" | "schedule" | "events" | "frames" | "diff", ..])
+        (_, ["world" | "entities" | "map" | "hierarchy" | "schedule" | "events" | "frames" | "diff", ..])
             if method != "GET" =>
         {
             Err(not_allowed())
@@ -211,6 +231,7 @@ fn index() -> Value {
         "GET /api/world",
         "GET /api/entities?page=N&page_size=N&with=a,b&search=text",
         "GET /api/entities/{id}",
+        "GET /api/map?component=C&x=X&y=Y&color=K  (every entity with C as a point; GET /api/frames/{F}/map for a saved frame)",
         "GET /api/hierarchy",
         "GET /api/schedule",
         "GET /api/events",

@@ -52,6 +52,7 @@ mod assets;
 mod error;
 mod guard;
 mod inspector;
+mod map;
 mod server;
 mod travel;
 mod view;

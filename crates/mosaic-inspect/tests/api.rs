@@ -159,6 +159,17 @@ fn reads_world_entities_hierarchy_schedule_and_frames() {
     assert_eq!(entity["entity"]["components"]["position"]["y"], 2.0);
     assert_eq!(entity["entity"]["parent"], "0v1");
 
+    // The map: every entity with a position as a point, coloured by its health (none: `null`).
+    let (status, map) = game.json("GET", "/api/map?component=position&color=health", "");
+    assert_eq!(status, 200, "{map}");
+    assert_eq!(map["count"], 2);
+    assert_eq!(map["index"], serde_json::json!([0, 1]));
+    assert_eq!(map["ys"], serde_json::json!([0.0, 2.0]));
+    assert_eq!(map["categories"], serde_json::json!(["10", "null"]));
+    assert_eq!(map["colors"], serde_json::json!([0, 1]));
+    let (status, error) = game.json("GET", "/api/map?component=velocity", "");
+    assert_eq!((status, error["error"].as_str().unwrap().contains("velocity")), (404, true));
+
     let (_, tree) = game.json("GET", "/api/hierarchy", "");
     assert_eq!(tree["roots"], serde_json::json!(["0v1"]));
     assert_eq!(tree["nodes"].as_array().unwrap().len(), 2);

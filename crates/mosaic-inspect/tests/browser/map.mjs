@@ -1,0 +1,64 @@
+// The inspector's map at the arena's bundled scene (100,500 entities), in headless Chromium
+// (playwright-core driving Debian's /usr/bin/chromium): waits for the map to hold every positioned
+// entity, measures full redraws per second (at least 10 required), clicks a point and checks that
+// its entity is selected, moves the time-travel scrubber and checks the map follows, and saves a
+// screenshot. Run by scripts/browser-test.sh with URL (the page, with its token) and SHOT set.
+import { chromium } from 'playwright-core';
+
+const { URL, SHOT } = process.env;
+const fail = (message) => { console.error(`map-test: FAIL: ${message}`); process.exitCode = 1; };
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+try {
+  const page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(String(error)));
+  await page.goto(URL);
+  await page.waitForFunction(() => window.mapStats && window.mapStats().points >= 100000, null,
+    { timeout: 120_000, polling: 500 });
+  const stats = await page.evaluate(() => window.mapStats());
+  const perSecond = await page.evaluate(() => window.mapBench(3000));
+  console.log(`map-test: ${stats.points} points (${stats.info}); ${perSecond.toFixed(1)} full redraws a second, `
+    + `last draw ${stats.drawMs.toFixed(1)} ms`);
+  if (perSecond < 10) fail(`${perSecond.toFixed(1)} redraws a second, fewer than 10`);
+
+  // Click the canvas where point 1000 is drawn: its entity (or one drawn on the same pixels)
+  // becomes the selection.
+  const target = await page.evaluate(() => {
+    const d = window.mapStatsData(), canvas = document.getElementById('map');
+    const rect = canvas.getBoundingClientRect(), i = 1000;
+    const cx = 3 + (d.xs[i] - d.fit.x0) * d.fit.scale, cy = 3 + (d.ys[i] - d.fit.y0) * d.fit.scale;
+    return { x: rect.left + cx * rect.width / canvas.width, y: rect.top + cy * rect.height / canvas.height,
+      id: `${d.index[i]}v${d.generation[i]}`, near: d.near(cx, cy) };
+  });
+  await page.mouse.click(target.x, target.y);
+  await page.waitForFunction((id) => document.getElementById('entity-id').textContent !== '–', target.id,
+    { timeout: 10_000 });
+  const selected = await page.textContent('#entity-id');
+  if (!target.near.includes(selected)) fail(`clicked near ${target.id}, selected ${selected}`);
+  else console.log(`map-test: clicked point ${target.id}, selected ${selected}`);
+
+  // The scrubber moves the map: pause (so the saved frames stay put), then pick the oldest.
+  await page.click('#pause');
+  await page.waitForFunction(() => document.getElementById('state').textContent === 'paused', null,
+    { timeout: 10_000 });
+  const frame = await page.evaluate(async () => {
+    const saved = await (await fetch('/api/frames/saved')).json();
+    return saved.frames[0];
+  });
+  if (frame != null) {
+    await page.$eval('#scrub', (el, f) => { el.value = f; el.dispatchEvent(new Event('change')); }, frame);
+    await page.waitForFunction((f) => document.getElementById('map-info').textContent.includes(`frame ${f}`), frame,
+      { timeout: 60_000 });
+    console.log(`map-test: the map shows frame ${frame}: ${await page.textContent('#map-info')}`);
+  } else {
+    fail('no saved frame to scrub to');
+  }
+  if (SHOT) await page.screenshot({ path: SHOT });
+  if (errors.length) fail(`page errors: ${errors.join('; ')}`);
+} finally {
+  await browser.close();
+}
