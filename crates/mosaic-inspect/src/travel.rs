@@ -1,7 +1,6 @@
 //! Time travel: the frames the frame loop saves into a [`RollbackRing`], read back as views,
 //! compared two at a time, and rewound to.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use mosaic::World;
@@ -182,124 +181,75 @@ pub(crate) fn frame_view(shared: &Shared, frame: u64) -> Result<Arc<WorldView>, 
 }
 
 /// `GET /api/diff?a=F1&b=F2`: what differs from held frame `a` to held frame `b`. Lists of ids
-/// and values are cut at `limit` entries each (the counts are whole). O(entities * components)
-/// of the two frames, plus [`RollbackRing::compare`].
+/// and values are cut at `limit` entries each (the counts are whole).
+///
+/// Computed from the ring's images ([`RollbackRing::diff`]: entity by entity, values compared as
+/// bytes or by their registered hash), plus [`RollbackRing::compare`]'s first difference; only
+/// the listed changed values are serialized, from the two frames rebuilt as worlds
+/// ([`RollbackRing::frame_world`]). O(slots + rows) of the two frames, no JSON per entity.
 pub(crate) fn diff(shared: &Shared, a: u64, b: u64, limit: usize) -> Result<Value, ApiError> {
-    let first_difference = {
+    let held = |frame| move |e: RollbackError| ApiError::NoSuchFrame { frame, held: e.to_string() };
+    let (changes, first_difference, (wa, wb)) = {
         let travel = lock(&shared.travel);
         let travel = travel.as_ref().ok_or(ApiError::NoFrames)?;
         travel.check(a)?;
         travel.check(b)?;
-        travel
-            .ring
-            .compare(a, &travel.ring, b)
-            .map_err(|e| ApiError::NoSuchFrame { frame: a, held: e.to_string() })?
-            .map(|d| d.to_string())
+        let ring = &travel.ring;
+        let first = ring.compare(a, ring, b).map_err(held(a))?.map(|d| d.to_string());
+        let changes = ring.diff(a, b).map_err(held(a))?;
+        let worlds = (ring.frame_world(a).map_err(held(a))?, ring.frame_world(b).map_err(held(b))?);
+        (changes, first, worlds)
     };
-    let (va, vb) = (frame_view(shared, a)?, frame_view(shared, b)?);
-    Ok(compare_views(&va, &vb, limit, a, b, first_difference))
-}
-
-/// Ids (and values) of one kind of change, cut at `limit`.
-struct Changes {
-    count: usize,
-    items: Vec<Value>,
-    limit: usize,
-}
-
-impl Changes {
-    fn new(limit: usize) -> Self {
-        Self { count: 0, items: Vec::new(), limit }
-    }
-
-    fn push(&mut self, item: impl FnOnce() -> Value) {
-        self.count += 1;
-        if self.items.len() < self.limit {
-            self.items.push(item());
-        }
-    }
-}
-
-fn compare_views(
-    va: &WorldView,
-    vb: &WorldView,
-    limit: usize,
-    a: u64,
-    b: u64,
-    first_difference: Option<String>,
-) -> Value {
-    let (mut spawned, mut despawned) = (Changes::new(limit), Changes::new(limit));
-    for e in &vb.entities {
-        if va.entity(&e.id).is_none() {
-            spawned.push(|| json!(e.id));
-        }
-    }
-    for e in &va.entities {
-        if vb.entity(&e.id).is_none() {
-            despawned.push(|| json!(e.id));
-        }
-    }
-    let names: BTreeSet<&str> = va.components.iter().chain(&vb.components).map(|c| c.name.as_str()).collect();
+    let ids =
+        |list: &[mosaic::Entity]| list.iter().take(limit).map(|e| json!(e.to_string())).collect::<Vec<_>>();
+    let value = |world: &World, name: &str, entity| {
+        shared
+            .registry
+            .component_value(world, name, entity)
+            .and_then(|value| serde_json::to_value(&*value).ok())
+            .unwrap_or(Value::Null)
+    };
     let mut components = Vec::new();
     let mut unchanged = Vec::new();
-    for name in names {
-        let (mut added, mut removed, mut changed) =
-            (Changes::new(limit), Changes::new(limit), Changes::new(limit));
-        for e in &va.entities {
-            let Some(before) = e.components.get(name) else { continue };
-            match vb.entity(&e.id).and_then(|x| x.components.get(name)) {
-                None => removed.push(|| json!(e.id)),
-                Some(after) if after != before => {
-                    changed.push(|| json!({ "id": e.id, "a": before, "b": after }));
-                }
-                Some(_) => {}
-            }
-        }
-        for e in &vb.entities {
-            if e.components.contains_key(name)
-                && va.entity(&e.id).is_none_or(|x| !x.components.contains_key(name))
-            {
-                added.push(|| json!(e.id));
-            }
-        }
-        if added.count + removed.count + changed.count == 0 {
-            unchanged.push(name);
+    for c in &changes.components {
+        if c.is_empty() {
+            unchanged.push(c.name.as_str());
             continue;
         }
+        let changed_values: Vec<Value> = c
+            .changed
+            .iter()
+            .take(limit)
+            .map(
+                |&e| json!({ "id": e.to_string(), "a": value(&wa, &c.name, e), "b": value(&wb, &c.name, e) }),
+            )
+            .collect();
         components.push(json!({
-            "name": name,
-            "added": added.count,
-            "removed": removed.count,
-            "changed": changed.count,
-            "added_ids": added.items,
-            "removed_ids": removed.items,
-            "changed_values": changed.items,
+            "name": c.name,
+            "added": c.added.len(),
+            "removed": c.removed.len(),
+            "changed": c.changed.len(),
+            "added_ids": ids(&c.added),
+            "removed_ids": ids(&c.removed),
+            "changed_values": changed_values,
         }));
     }
-    let resources: Vec<&String> = va
-        .resources
-        .keys()
-        .chain(vb.resources.keys())
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .filter(|name| va.resources.get(*name) != vb.resources.get(*name))
-        .collect();
-    json!({
+    Ok(json!({
         "a": a,
         "b": b,
         "same": first_difference.is_none(),
         "first_difference": first_difference,
         "entities": {
-            "a": va.entities.len(),
-            "b": vb.entities.len(),
-            "spawned": spawned.count,
-            "despawned": despawned.count,
-            "spawned_ids": spawned.items,
-            "despawned_ids": despawned.items,
+            "a": wa.len(),
+            "b": wb.len(),
+            "spawned": changes.spawned.len(),
+            "despawned": changes.despawned.len(),
+            "spawned_ids": ids(&changes.spawned),
+            "despawned_ids": ids(&changes.despawned),
         },
         "components": components,
         "unchanged_components": unchanged,
-        "resources_changed": resources,
+        "resources_changed": changes.resources_changed,
         "limit": limit,
-    })
+    }))
 }

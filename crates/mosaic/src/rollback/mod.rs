@@ -46,6 +46,7 @@
 
 mod desync;
 mod error;
+mod frame_diff;
 mod hash;
 mod part;
 mod record;
@@ -55,6 +56,7 @@ mod ring;
 pub use bytemuck::{self, NoUninit};
 pub use desync::{FrameDivergence, HashLog, StateDifference};
 pub use error::{HashLogError, RecordingError, RollbackError};
+pub use frame_diff::{ComponentDiff, FrameDiff};
 pub use hash::{HASH_VERSION, StableHasher, hash_bytes, hash_words};
 pub use record::{RECORDING_VERSION, Recording};
 pub use registry::RollbackRegistry;

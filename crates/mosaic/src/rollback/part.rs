@@ -119,6 +119,27 @@ world_parts! {
 }
 
 impl FrameParts {
+    /// What changed from this image (earlier) to `later`: live entities from the allocators, each
+    /// registered component's pools entity by entity, the hashed resources. O(slots + rows).
+    pub(crate) fn diff(&self, later: &Self, registry: &RollbackRegistry) -> super::FrameDiff {
+        let (spawned, despawned) =
+            super::frame_diff::live_changes(self.entities.live(), later.entities.live());
+        let components = registry
+            .components
+            .iter()
+            .zip(self.pools.iter().zip(&later.pools))
+            .map(|(entry, (a, b))| super::frame_diff::component_changes(&entry.changed, &entry.name, a, b))
+            .collect();
+        let resources_changed = registry
+            .resources
+            .iter()
+            .zip(self.resources.iter().zip(&later.resources))
+            .filter(|(entry, ((a, _), (b, _)))| resource_digest(entry, a) != resource_digest(entry, b))
+            .map(|(entry, _)| entry.name.clone())
+            .collect();
+        super::FrameDiff { spawned, despawned, components, resources_changed }
+    }
+
     /// An empty world that accepts this image: its allocator shares the saved world's tag, so the
     /// saved handles name the same entities in it.
     pub(crate) fn accepting_world(&self) -> World {
@@ -446,25 +467,28 @@ impl WorldPart for Resources {
     }
 
     fn compare(registry: &RollbackRegistry, a: &Self::Image, b: &Self::Image) -> Option<StateDifference> {
-        for (entry, ((ra, _), (rb, _))) in registry.resources.iter().zip(a.iter().zip(b)) {
-            let Some(hash) = &entry.hash else { continue };
-            let digest = |saved: &SavedResource| {
-                saved.as_deref().map(|value| {
-                    let mut hasher = StableHasher::new();
-                    hash(value, &mut hasher);
-                    std::hash::Hasher::finish(&hasher)
-                })
-            };
-            if digest(ra) != digest(rb) {
-                return Some(StateDifference::Resource { name: entry.name.clone() });
-            }
-        }
-        None
+        registry
+            .resources
+            .iter()
+            .zip(a.iter().zip(b))
+            .find(|(entry, ((ra, _), (rb, _)))| resource_digest(entry, ra) != resource_digest(entry, rb))
+            .map(|(entry, _)| StateDifference::Resource { name: entry.name.clone() })
     }
 
     fn bytes(_: &Self::Image) -> usize {
         0
     }
+}
+
+/// The stable hash of a saved resource by its entry's hash (`Some(None)` when it was absent);
+/// `None` for a resource registered without a hash, which never counts as changed.
+fn resource_digest(entry: &super::registry::ResourceEntry, saved: &SavedResource) -> Option<Option<u64>> {
+    let hash = entry.hash.as_ref()?;
+    Some(saved.as_deref().map(|value| {
+        let mut hasher = StableHasher::new();
+        hash(value, &mut hasher);
+        std::hash::Hasher::finish(&hasher)
+    }))
 }
 
 /// Each entity's component set: derived from the pools, saved for speed (restored as a copy when

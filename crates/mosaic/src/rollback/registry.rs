@@ -21,6 +21,10 @@ pub(crate) type HashPoolFn = Box<dyn Fn(&SparseSet, &mut StableHasher) + Send + 
 /// The first row at which two images of the same type hold different values (both have at least
 /// that many rows), or `None`.
 pub(crate) type DiffPoolFn = Box<dyn Fn(&PoolImage, &PoolImage) -> Option<usize> + Send + Sync>;
+/// Given pairs `(row in a, row in b)` of the same entity in two images of the same type, pushes
+/// the index of every pair whose values differ, in pair order.
+pub(crate) type ChangedRowsFn =
+    Box<dyn Fn(&PoolImage, &PoolImage, &[(u32, u32)], &mut Vec<usize>) + Send + Sync>;
 
 /// Hashes a resource's value (a typed function behind `dyn Any`).
 pub(crate) type HashResourceFn = Box<dyn Fn(&(dyn Any + Send + Sync), &mut StableHasher) + Send + Sync>;
@@ -41,6 +45,7 @@ pub(crate) struct ComponentEntry {
     pub(crate) restore: RestorePoolFn,
     pub(crate) hash: HashPoolFn,
     pub(crate) diff: DiffPoolFn,
+    pub(crate) changed: ChangedRowsFn,
 }
 
 /// One registered resource type.
@@ -186,6 +191,44 @@ fn diff_plain<T: Component + bytemuck::NoUninit>(a: &PoolImage, b: &PoolImage) -
     })
 }
 
+/// [`ChangedRowsFn`] of a plain-data type: compares the rows' bytes (per field column for
+/// struct-of-arrays images).
+fn changed_plain<T: Component + bytemuck::NoUninit>(
+    a: &PoolImage,
+    b: &PoolImage,
+    pairs: &[(u32, u32)],
+    out: &mut Vec<usize>,
+) {
+    if pairs.is_empty() {
+        return;
+    }
+    if let (Some(va), Some(vb)) = (a.values::<T>(), b.values::<T>()) {
+        out.extend(pairs.iter().enumerate().filter_map(|(i, &(ra, rb))| {
+            (bytemuck::bytes_of(&va[ra as usize]) != bytemuck::bytes_of(&vb[rb as usize])).then_some(i)
+        }));
+        return;
+    }
+    let (Some(fa), Some(fb)) = (a.field_bytes::<T>(), b.field_bytes::<T>()) else { return };
+    // Both images hold rows (a pair names one in each), so the divisions are defined.
+    let sizes: Vec<usize> = fa.iter().map(|column| column.len() / a.len()).collect();
+    out.extend(pairs.iter().enumerate().filter_map(|(i, &(ra, rb))| {
+        let (ra, rb) = (ra as usize, rb as usize);
+        let differs = fa
+            .iter()
+            .zip(&fb)
+            .zip(&sizes)
+            .any(|((x, y), &size)| x[ra * size..(ra + 1) * size] != y[rb * size..(rb + 1) * size]);
+        differs.then_some(i)
+    }));
+}
+
+/// The stable hash of one value by `hash`.
+fn digest<T>(hash: &impl Fn(&T, &mut StableHasher), value: &T) -> u64 {
+    let mut hasher = StableHasher::new();
+    hash(value, &mut hasher);
+    std::hash::Hasher::finish(&hasher)
+}
+
 fn save_clone<T: Component + Clone>(world: &World, image: &mut PoolImage) {
     match world.components().pool_of::<T>() {
         Some(pool) => image.save_clone::<T>(pool),
@@ -285,6 +328,7 @@ impl RollbackRegistry {
             restore: restore_copy::<T>,
             hash: Box::new(hash_plain::<T>),
             diff: Box::new(diff_plain::<T>),
+            changed: Box::new(changed_plain::<T>),
         };
         add(&mut self.components, entry, |e| (e.name.as_str(), e.type_name), "component");
         self
@@ -335,15 +379,22 @@ impl RollbackRegistry {
                     }
                 }
             }),
-            diff: Box::new(move |a: &PoolImage, b: &PoolImage| {
-                let (a, b) = (a.values::<T>()?, b.values::<T>()?);
-                let one = |value: &T| {
-                    let mut hasher = StableHasher::new();
-                    hash(value, &mut hasher);
-                    std::hash::Hasher::finish(&hasher)
-                };
-                a.iter().zip(b).position(|(x, y)| one(x) != one(y))
+            diff: Box::new({
+                let hash = hash.clone();
+                move |a: &PoolImage, b: &PoolImage| {
+                    let (a, b) = (a.values::<T>()?, b.values::<T>()?);
+                    let one = |value: &T| digest(&hash, value);
+                    a.iter().zip(b).position(|(x, y)| one(x) != one(y))
+                }
             }),
+            changed: Box::new(
+                move |a: &PoolImage, b: &PoolImage, pairs: &[(u32, u32)], out: &mut Vec<usize>| {
+                    let (Some(a), Some(b)) = (a.values::<T>(), b.values::<T>()) else { return };
+                    out.extend(pairs.iter().enumerate().filter_map(|(i, &(ra, rb))| {
+                        (digest(&hash, &a[ra as usize]) != digest(&hash, &b[rb as usize])).then_some(i)
+                    }));
+                },
+            ),
         };
         add(&mut self.components, entry, |e| (e.name.as_str(), e.type_name), "component");
         self

@@ -1,7 +1,7 @@
 //! The ring of saved frames: in-memory save and restore of a world's simulation state.
 
 use super::part::FrameParts;
-use super::{RollbackError, RollbackRegistry, StateDifference};
+use super::{FrameDiff, RollbackError, RollbackRegistry, StateDifference};
 use crate::world::World;
 
 /// One saved frame. Every buffer is reused by the next save into the same slot.
@@ -268,6 +268,52 @@ impl RollbackRing {
         };
         assert!(names(&self.registry) == names(&other.registry), "the rings' registries differ");
         Ok(a.parts.compare(&b.parts, &self.registry))
+    }
+}
+
+impl RollbackRing {
+    /// What changed from frame `earlier` to frame `later` of this ring, entity by entity
+    /// ([`FrameDiff`]): entities spawned and despawned (from the saved allocators), per registered
+    /// component the entities that gained it, lost it or changed value (plain-data values
+    /// compared as bytes, cloned ones by their registered hash), and the hashed resources that
+    /// changed. Read from the images alone: neither world is built, nothing is allocated per
+    /// value. O(slots + rows of both frames).
+    ///
+    /// An inspector's "what happened between these frames" (`mosaic-inspect`'s `/api/diff`);
+    /// [`RollbackRing::compare`] finds the first difference between two runs instead.
+    ///
+    /// # Errors
+    /// [`RollbackError::FrameNotSaved`] if the ring does not hold either frame.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::rollback::{NoUninit, RollbackRegistry, RollbackRing};
+    /// use mosaic::{Component, World};
+    ///
+    /// #[derive(Component, Clone, Copy, NoUninit)]
+    /// #[bytemuck(crate = "mosaic::rollback::bytemuck")]
+    /// #[repr(C)]
+    /// struct Position { x: f32, y: f32 }
+    ///
+    /// let mut registry = RollbackRegistry::new();
+    /// registry.register::<Position>("position");
+    /// let mut ring = RollbackRing::new(registry, 4);
+    /// let mut world = World::new();
+    /// let (a, b) = (world.spawn(Position { x: 0.0, y: 0.0 }), world.spawn(Position { x: 1.0, y: 0.0 }));
+    /// ring.save(&mut world, 0).unwrap();
+    /// world.get_mut::<Position>(a).unwrap().x = 5.0;
+    /// world.despawn(b);
+    /// let c = world.spawn(Position { x: 2.0, y: 0.0 });
+    /// ring.save(&mut world, 1).unwrap();
+    ///
+    /// let diff = ring.diff(0, 1).unwrap();
+    /// assert_eq!((diff.spawned, diff.despawned), (vec![c], vec![b]));
+    /// assert_eq!(diff.components[0].changed, [a]);
+    /// assert_eq!((diff.components[0].added.as_slice(), diff.components[0].removed.as_slice()), (&[c][..], &[b][..]));
+    /// ```
+    pub fn diff(&self, earlier: u64, later: u64) -> Result<FrameDiff, RollbackError> {
+        let (a, b) = (self.get(earlier)?, self.get(later)?);
+        Ok(a.parts.diff(&b.parts, &self.registry))
     }
 }
 

@@ -51,6 +51,38 @@ impl SnapshotRegistry {
         })
     }
 
+    /// The value of the component registered under `name` on `entity`, to serialize (a copy:
+    /// [`View::read`](crate::View::read)), or `None` when no component is registered under
+    /// `name` or `entity` does not have it. O(1) plus the copy: for showing a few entities'
+    /// values without serializing whole columns ([`SnapshotRegistry::component_data`]).
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::serialize::SnapshotRegistry;
+    /// use mosaic::{Component, World};
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Component, Clone, Debug, PartialEq, Serialize, Deserialize)]
+    /// struct Health(u32);
+    ///
+    /// let mut registry = SnapshotRegistry::new();
+    /// registry.register::<Health>("health");
+    /// let mut world = World::new();
+    /// let e = world.spawn(Health(7));
+    /// let value = registry.component_value(&world, "health", e).unwrap();
+    /// assert_eq!(ron::to_string(&value).unwrap(), "(7)");
+    /// assert!(registry.component_value(&world, "mana", e).is_none());
+    /// ```
+    pub fn component_value(
+        &self,
+        world: &World,
+        name: &str,
+        entity: Entity,
+    ) -> Option<Box<dyn erased_serde::Serialize>> {
+        let entry = self.components.iter().find(|entry| entry.name == name)?;
+        (entry.save_one?)(world, entity)
+    }
+
     /// Each registered resource `world` has, sorted by name. O(registered types).
     pub fn resource_data<'a>(&'a self, world: &'a World) -> impl Iterator<Item = NamedData<'a>> + 'a {
         self.resources.iter().filter_map(move |entry| {

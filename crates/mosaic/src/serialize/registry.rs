@@ -16,6 +16,8 @@ use crate::world::World;
 /// Writes one registered column (or resource) of a world, or `None` when there is nothing to
 /// write (a missing resource).
 pub(crate) type SaveFn = for<'a> fn(&'a World) -> Option<Box<dyn erased_serde::Serialize + 'a>>;
+/// One entity's value of a component, if it has one (components only).
+pub(crate) type SaveOneFn = fn(&World, Entity) -> Option<Box<dyn erased_serde::Serialize>>;
 /// Reads one registered column (or resource) into a value not yet put in a world.
 pub(crate) type LoadFn =
     for<'de> fn(&mut dyn erased_serde::Deserializer<'de>) -> Result<Box<dyn Pending>, erased_serde::Error>;
@@ -45,6 +47,8 @@ pub(crate) struct Entry {
     pub(crate) load_binary: LoadBinaryFn,
     /// One value by itself, for [`SnapshotRegistry::insert_by_name`].
     pub(crate) load_one: LoadOneFn,
+    /// One entity's value, for [`SnapshotRegistry::component_value`] (`None` for resources).
+    pub(crate) save_one: Option<SaveOneFn>,
 }
 
 impl Entry {
@@ -65,7 +69,15 @@ impl Entry {
             save_binary,
             load_binary,
             load_one,
+            save_one: None,
         }
+    }
+}
+
+impl Entry {
+    fn with_save_one(mut self, save_one: SaveOneFn) -> Self {
+        self.save_one = Some(save_one);
+        self
     }
 }
 
@@ -170,6 +182,15 @@ where
     for<'r> T::Ref<'r>: View<Value = T>,
 {
     Some(Box::new(Rows::<T> { world, _marker: PhantomData }))
+}
+
+fn save_one_component<T>(world: &World, entity: Entity) -> Option<Box<dyn erased_serde::Serialize>>
+where
+    T: Component + Serialize,
+    for<'r> T::Ref<'r>: View<Value = T>,
+{
+    let value = world.get::<T>(entity).ok()?.read();
+    Some(Box::new(value))
 }
 
 fn save_component_binary<T>(world: &World) -> Option<Result<Vec<u8>, postcard::Error>>
@@ -339,7 +360,8 @@ impl SnapshotRegistry {
             (save_component::<T>, load_component::<T>),
             (save_component_binary::<T>, load_component_binary::<T>),
             load_one_component::<T>,
-        );
+        )
+        .with_save_one(save_one_component::<T>);
         add(&mut self.components, entry, "component");
         self
     }
@@ -361,7 +383,8 @@ impl SnapshotRegistry {
             (save_component::<T>, load_mapped_component::<T>),
             (save_component_binary::<T>, load_mapped_component_binary::<T>),
             load_one_component::<T>,
-        );
+        )
+        .with_save_one(save_one_component::<T>);
         add(&mut self.components, entry, "component");
         self
     }

@@ -677,3 +677,95 @@ fn rerun_three_back_matches_straight(
     }
     (straight, world)
 }
+
+/// `RollbackRing::diff` names every entity spawned, despawned, and per component added, removed
+/// or changed (plain array-of-structs, struct-of-arrays and cloned types), and the changed
+/// resources.
+#[test]
+fn diff_names_every_change_per_component() {
+    let registry = new_registry();
+    let mut world = new_world();
+    let mut ring = RollbackRing::new(registry, 8);
+    let e: Vec<Entity> = world.query::<(Entity, &Heat)>().into_iter().map(|(e, _)| e).collect();
+    ring.save(&mut world, 0).unwrap();
+    world.get_mut::<Body>(e[1]).unwrap().x = 99.0;
+    *world.get_mut::<Spin>(e[3]).unwrap().turns += 1; // struct-of-arrays
+    world.get_mut::<Label>(e[5]).unwrap().0.push('!'); // cloned
+    world.remove::<Heat>(e[2]).unwrap();
+    world.insert(e[4], Label("new".into()));
+    world.despawn(e[6]);
+    let born = world.spawn(Body { x: -1.0, y: -1.0 });
+    world.resource_mut::<Rng>().next();
+    ring.save(&mut world, 1).unwrap();
+
+    let diff = ring.diff(0, 1).unwrap();
+    assert_eq!((diff.spawned.clone(), diff.despawned.clone()), (vec![born], vec![e[6]]));
+    let of = |name: &str| diff.components.iter().find(|c| c.name == name).unwrap().clone();
+    let body = of("body");
+    assert_eq!((body.added, body.removed, body.changed), (vec![born], vec![e[6]], vec![e[1]]));
+    let heat = of("heat");
+    assert_eq!((heat.added, heat.removed, heat.changed), (vec![], vec![e[2], e[6]], vec![]));
+    let spin = of("spin");
+    assert_eq!((spin.added, spin.removed, spin.changed), (vec![], vec![e[6]], vec![e[3]]));
+    let label = of("label");
+    assert_eq!((label.added, label.removed, label.changed), (vec![e[4]], vec![], vec![e[5]]));
+    assert_eq!(diff.resources_changed, ["rng"]);
+    assert!(ring.diff(1, 1).unwrap().components.iter().all(|c| c.is_empty()));
+    assert!(matches!(ring.diff(0, 7), Err(RollbackError::FrameNotSaved { .. })));
+}
+
+/// Over frames of random structural changes, the diff agrees with comparing the two saved worlds
+/// entity by entity.
+#[test]
+fn diff_agrees_with_comparing_the_saved_worlds() {
+    let mut world = new_world();
+    let mut ring = RollbackRing::new(new_registry(), 8);
+    ring.save(&mut world, 0).unwrap();
+    for frame in 1..=4 {
+        set_input(&mut world, frame);
+        step(&mut world);
+        ring.save(&mut world, frame).unwrap();
+    }
+    let (a, b) = (ring.frame_world(0).unwrap(), ring.frame_world(4).unwrap());
+    let diff = ring.diff(0, 4).unwrap();
+    let live = |w: &World| -> Vec<Entity> {
+        let mut v: Vec<Entity> = w.entities().iter().collect();
+        v.sort_by_key(|e| e.index());
+        v
+    };
+    let (la, lb) = (live(&a), live(&b));
+    assert_eq!(diff.spawned, lb.iter().copied().filter(|e| !la.contains(e)).collect::<Vec<_>>());
+    assert_eq!(diff.despawned, la.iter().copied().filter(|e| !lb.contains(e)).collect::<Vec<_>>());
+    let mut all: Vec<Entity> = la.iter().chain(&lb).copied().collect();
+    all.sort_by_key(|e| (e.index(), e.generation()));
+    all.dedup();
+    // Added, removed, changed, by reading each entity's value in both worlds.
+    let expected = |read: &dyn Fn(&World, Entity) -> Option<Vec<u32>>| {
+        let mut out: [Vec<Entity>; 3] = Default::default();
+        for &e in &all {
+            match (read(&a, e), read(&b, e)) {
+                (None, Some(_)) => out[0].push(e),
+                (Some(_), None) => out[1].push(e),
+                (Some(x), Some(y)) if x != y => out[2].push(e),
+                _ => {}
+            }
+        }
+        out
+    };
+    let of = |name: &str| {
+        let c = diff.components.iter().find(|c| c.name == name).unwrap();
+        [c.added.clone(), c.removed.clone(), c.changed.clone()]
+    };
+    assert_eq!(
+        of("body"),
+        expected(&|w, e| w.get::<Body>(e).ok().map(|b| vec![b.x.to_bits(), b.y.to_bits()]))
+    );
+    assert_eq!(of("heat"), expected(&|w, e| w.get::<Heat>(e).ok().map(|h| vec![h.0])));
+    assert_eq!(
+        of("label"),
+        expected(&|w, e| w.get::<Label>(e).ok().map(|l| l.0.bytes().map(u32::from).collect()))
+    );
+    let spin = of("spin");
+    assert!(spin.iter().any(|list| !list.is_empty()), "the frames changed spins");
+    assert_eq!(spin, expected(&|w, e| w.get::<Spin>(e).ok().map(|s| vec![s.w.to_bits(), *s.turns])));
+}

@@ -1,6 +1,7 @@
 //! Saving and restoring an allocator's state in place, for rollback: [`EntitiesImage`].
 
 use super::{Entities, Slot, TagLease};
+use crate::entity::Entity;
 
 /// A copy of an allocator's state (slots, free list, live count), saved and restored in place by
 /// rollback with no allocation once its buffers are warm. Holds no world tag lease: it can only be
@@ -18,6 +19,15 @@ impl EntitiesImage {
     /// The world tag of the allocator saved (0 before the first save).
     pub(crate) fn world_tag(&self) -> u8 {
         self.tag
+    }
+
+    /// The entities alive in the saved allocator, in index order. O(slots).
+    pub(crate) fn live(&self) -> impl Iterator<Item = Entity> + '_ {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, slot)| slot.is_alive())
+            .map(|(index, slot)| Entity::from_packed(index as u32, slot.0))
     }
 
     /// Bytes held: slots and free list.
