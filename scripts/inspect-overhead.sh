@@ -6,9 +6,12 @@
 # Variants: plain; inspected unpaced without saved frames (the inspector alone); inspected paced
 # to 60 fps without saved frames (what the first measurement compared); inspected unpaced with
 # 120 saved frames kept (time travel on, no client: nothing saved); the same with a client
-# polling `/api/frames/saved` twice a second (watched: every frame saved). Inspected frame times
-# include `publish`.
+# polling `/api/frames/saved` twice a second (watched: every frame saved); and "page": what the
+# open page asks every second (world, a page of entities, one entity, hierarchy, schedule, events,
+# frame times, saved frames, the map coloured by team), with no frames kept. Inspected frame
+# times include `publish`; peak memory (`/usr/bin/time`, when present) per variant too.
 #   scripts/inspect-overhead.sh [ROUNDS] [FRAMES]    # defaults 5 and 300
+#   ENTITIES=200000 scripts/inspect-overhead.sh 3 150  # a scaled scene (--entities)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-5}
@@ -16,6 +19,10 @@ FRAMES=${2:-300}
 cargo build --release -p arena >/dev/null 2>&1
 ARENA=target/release/arena
 OUT=$(mktemp -d target/inspect-overhead.XXXXXX) # removed at the end; kept if a run fails
+SCENE=()
+[ -n "${ENTITIES:-}" ] && SCENE=(--entities "$ENTITIES")
+TIMER=()
+[ -x /usr/bin/time ] && TIMER=(/usr/bin/time -f "peak_kb %M")
 
 # run NAME ARGS...: one run; the inspected arena keeps serving after its last frame, so it is
 # stopped once its report is out.
@@ -24,26 +31,45 @@ run() {
     shift
     RUNS=$((RUNS + 1))
     local log="$OUT/run-$RUNS-$name.log" # one log per run: nothing carries over from the last
-    "$ARENA" --frames "$FRAMES" "$@" >"$log" 2>&1 &
+    "${TIMER[@]}" "$ARENA" --frames "$FRAMES" "${SCENE[@]}" "$@" >"$log" 2>&1 &
     local pid=$!
     local poller=
     if [ -n "${POLL:-}" ]; then
         (while sleep 0.5; do curl -s "http://$POLL/api/frames/saved" >/dev/null || true; done) &
         poller=$!
     fi
-    for _ in $(seq 600); do
+    if [ -n "${PAGE:-}" ]; then
+        (
+            while sleep 1; do
+                for path in /api/world "/api/entities?page=0&page_size=40" /api/entities/0v1 /api/hierarchy \
+                    /api/schedule /api/events /api/frames /api/frames/saved "/api/map?component=position&color=team"; do
+                    curl -s "http://$PAGE$path" >/dev/null || true
+                done
+            done
+        ) &
+        poller=$!
+    fi
+    for _ in $(seq 1200); do
         grep -q "^(last" "$log" 2>/dev/null && break
         kill -0 "$pid" 2>/dev/null || break
         sleep 0.1
     done
-    kill "$pid" 2>/dev/null || true
+    # Under the timer, stop its child (the arena) and let the timer report; else the arena.
+    if [ ${#TIMER[@]} -gt 0 ]; then
+        pkill -P "$pid" 2>/dev/null || true
+    else
+        kill "$pid" 2>/dev/null || true
+    fi
     wait "$pid" 2>/dev/null || true
     if [ -n "$poller" ]; then kill "$poller" 2>/dev/null || true; wait "$poller" 2>/dev/null || true; fi
     local median
     median=$(awk '/^frame time median/ {print $4}' "$log")
     [ -n "$median" ] || { echo "no report from $name: $(cat "$log")" >&2; exit 1; }
     echo "$median" >>"$OUT/$name"
-    printf '%-16s %s ms\n' "$name" "$median"
+    local peak
+    peak=$(awk '/^peak_kb/ {print $2}' "$log")
+    [ -n "$peak" ] && echo "$peak" >>"$OUT/$name.peak"
+    printf '%-16s %s ms%s\n' "$name" "$median" "${peak:+, peak $peak kB}"
 }
 
 RUNS=0
@@ -58,14 +84,20 @@ for round in $(seq "$ROUNDS"); do
     run inspect-ring "${INSPECT[@]}" --inspect-fps 0 --inspect-frames 120
     run plain
     POLL=127.0.0.1:7993 run inspect-watched --inspect 127.0.0.1:7993 --inspect-fps 0 --inspect-frames 120
+    run plain
+    PAGE=127.0.0.1:7994 run inspect-page --inspect 127.0.0.1:7994 --inspect-fps 0 --inspect-frames 0
 done
 
 median() { sort -g "$1" | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 base=$(median "$OUT/plain")
 echo
-echo "variant          median of run medians (ms)   ratio to plain"
-for name in plain inspect-unpaced inspect-paced inspect-ring inspect-watched; do
+peak_base=$([ -s "$OUT/plain.peak" ] && median "$OUT/plain.peak" || echo 0)
+echo "variant          median of run medians (ms)   ratio to plain   peak memory (median, kB)   ratio"
+for name in plain inspect-unpaced inspect-paced inspect-ring inspect-watched inspect-page; do
     m=$(median "$OUT/$name")
-    printf '%-16s %10s                    %s\n' "$name" "$m" "$(awk -v m="$m" -v b="$base" 'BEGIN {printf "%.3f", m / b}')"
+    p=$([ -s "$OUT/$name.peak" ] && median "$OUT/$name.peak" || echo 0)
+    printf '%-16s %10s                    %s            %10s                %s\n' "$name" "$m" \
+        "$(awk -v m="$m" -v b="$base" 'BEGIN {printf "%.3f", m / b}')" "$p" \
+        "$(awk -v m="$p" -v b="$peak_base" 'BEGIN {if (b > 0) printf "%.2f", m / b; else print "-"}')"
 done
 rm -rf "$OUT"

@@ -288,7 +288,9 @@ impl Inspector {
         let shared = Arc::new(Shared {
             view: Mutex::new(Arc::new(WorldView { writes: options.allow_writes, ..WorldView::default() })),
             published: Condvar::new(),
-            wanted: AtomicBool::new(true),
+            // No view until a client asks: an inspector nobody reads holds no copy of the world
+            // (a JSON view of 10^5 entities is about 240 MB); the first read waits for one.
+            wanted: AtomicBool::new(false),
             commands: Mutex::new(Vec::new()),
             paused: AtomicBool::new(false),
             steps: AtomicU32::new(0),

@@ -310,6 +310,25 @@ fn refuses_non_loopback_addresses_unless_asked() {
     assert!(matches!(Inspector::start(options, registry()), Err(InspectError::NotLoopback(_))));
 }
 
+/// Sends `request` to `inspector` from another thread and publishes `world` every 2 ms until the
+/// answer is in, as a game's frame loop would (an inspector builds no view until a client asks,
+/// and the view is built at a publish). Returns the raw answer.
+fn read_while_publishing(inspector: &mut Inspector, world: &mut World, request: String) -> String {
+    let mut stream = TcpStream::connect(inspector.addr()).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        stream.read_to_string(&mut text).unwrap();
+        text
+    });
+    while !reader.is_finished() {
+        inspector.publish(world, None, None);
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    reader.join().unwrap()
+}
+
 #[test]
 fn a_hung_client_does_not_stall_publish() {
     let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap());
@@ -325,13 +344,9 @@ fn a_hung_client_does_not_stall_publish() {
     }
     assert!(start.elapsed() < Duration::from_secs(2));
     // Another client is still answered.
-    let mut other = TcpStream::connect(inspector.addr()).unwrap();
-    other.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
     let request =
         format!("GET /api/world HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", inspector.addr());
-    other.write_all(request.as_bytes()).unwrap();
-    let mut text = String::new();
-    other.read_to_string(&mut text).unwrap();
+    let text = read_while_publishing(&mut inspector, &mut world, request);
     assert!(text.starts_with("HTTP/1.1 200"), "{text}");
     drop(hung);
 }
@@ -418,7 +433,10 @@ fn the_games_write_check_refuses_values_before_they_are_written() {
     });
     let mut world = World::new();
     let e = world.spawn(Health(7));
-    inspector.publish(&mut world, None, None); // the view knows the entity
+    // A read makes the view (none is built before a client asks), so it knows the entity.
+    let request =
+        format!("GET /api/world HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", inspector.addr());
+    assert!(read_while_publishing(&mut inspector, &mut world, request).starts_with("HTTP/1.1 200"));
     let (addr, token) = (inspector.addr(), inspector.token().to_owned());
     let post = |path: &str, body: &str| {
         let mut stream = TcpStream::connect(addr).unwrap();
