@@ -40,11 +40,12 @@ run() {
     fi
     if [ -n "${PAGE:-}" ]; then
         (
-            while sleep 1; do
+            while true; do
                 for path in /api/world "/api/entities?page=0&page_size=40" /api/entities/0v1 /api/hierarchy \
                     /api/schedule /api/events /api/frames /api/frames/saved "/api/map?component=position&color=team"; do
                     curl -s "http://$PAGE$path" >/dev/null || true
                 done
+                sleep 1
             done
         ) &
         poller=$!

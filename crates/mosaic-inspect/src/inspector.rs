@@ -466,7 +466,10 @@ impl Inspector {
     ) -> Result<(), RollbackError> {
         let travel = Travel::new(world, ring, frame)?;
         *lock(&self.shared.travel) = Some(travel);
-        self.shared.wanted.store(true, Ordering::Release);
+        // A client already reading sees the change at once; with none, no view is built.
+        if self.version > 0 {
+            self.shared.wanted.store(true, Ordering::Release);
+        }
         Ok(())
     }
 
