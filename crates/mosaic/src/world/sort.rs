@@ -19,7 +19,7 @@ pub(crate) struct SortScratch {
 /// its pools on the rayon pool (feature `parallel`): below it, waking the pool costs more than it
 /// saves.
 #[cfg(feature = "parallel")]
-const PARALLEL_SORT_ROWS: usize = 1 << 15;
+const PARALLEL_SORT_ROWS: usize = if cfg!(miri) { 64 } else { 1 << 15 }; // Miri: small worlds take the path too
 
 impl std::fmt::Debug for SortScratch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
