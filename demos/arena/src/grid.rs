@@ -275,19 +275,19 @@ impl Grid {
             }
             far
         };
-        #[cfg(feature = "parallel")]
-        let far_steps = if bands > 1 {
-            (all.par_chunks(CELL_CHUNK).zip(self.cell_of.par_chunks_mut(CELL_CHUNK)))
+        self.far_steps = match () {
+            #[cfg(feature = "parallel")]
+            () if bands > 1 => (all.par_chunks(CELL_CHUNK).zip(self.cell_of.par_chunks_mut(CELL_CHUNK)))
                 .enumerate()
                 .map(cell_chunk)
-                .sum()
-        } else {
-            all.chunks(CELL_CHUNK).zip(self.cell_of.chunks_mut(CELL_CHUNK)).enumerate().map(cell_chunk).sum()
+                .sum(),
+            () => all
+                .chunks(CELL_CHUNK)
+                .zip(self.cell_of.chunks_mut(CELL_CHUNK))
+                .enumerate()
+                .map(cell_chunk)
+                .sum(),
         };
-        #[cfg(not(feature = "parallel"))]
-        let far_steps =
-            all.chunks(CELL_CHUNK).zip(self.cell_of.chunks_mut(CELL_CHUNK)).enumerate().map(cell_chunk).sum();
-        self.far_steps = far_steps;
 
         // 2. Per band: count its cells' bodies, then turn the counts into starts within the band.
         self.starts.resize(cells + 1, 0);
@@ -308,18 +308,16 @@ impl Grid {
             total
         };
         self.band_totals.clear();
-        #[cfg(feature = "parallel")]
-        if bands > 1 {
-            self.starts[..cells]
-                .par_chunks_mut(band_cells)
-                .enumerate()
-                .map(count_band)
-                .collect_into_vec(&mut self.band_totals);
-        } else {
-            self.band_totals.extend(self.starts[..cells].chunks_mut(band_cells).enumerate().map(count_band));
+        match () {
+            #[cfg(feature = "parallel")]
+            () if bands > 1 => {
+                let starts = self.starts[..cells].par_chunks_mut(band_cells).enumerate();
+                starts.map(count_band).collect_into_vec(&mut self.band_totals);
+            }
+            () => self
+                .band_totals
+                .extend(self.starts[..cells].chunks_mut(band_cells).enumerate().map(count_band)),
         }
-        #[cfg(not(feature = "parallel"))]
-        self.band_totals.extend(self.starts[..cells].chunks_mut(band_cells).enumerate().map(count_band));
 
         // 3. The bands' offsets (their totals before them), added to their starts.
         let mut offset = 0;
@@ -328,13 +326,11 @@ impl Grid {
         }
         self.starts[cells] = offset;
         let offsets = &self.band_totals;
-        let shift = |(b, starts): (usize, &mut [u32])| starts.iter_mut().for_each(|s| *s += offsets[b]);
+        // With one band the offset is 0: nothing to add.
         #[cfg(feature = "parallel")]
         if bands > 1 {
+            let shift = |(b, starts): (usize, &mut [u32])| starts.iter_mut().for_each(|s| *s += offsets[b]);
             self.starts[..cells].par_chunks_mut(band_cells).enumerate().for_each(shift);
-        }
-        if bands == 1 {
-            self.starts[..cells].chunks_mut(band_cells).enumerate().for_each(shift);
         }
 
         // 4. Per band: place its bodies, in push order, into its part of `sorted`.

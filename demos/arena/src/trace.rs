@@ -50,7 +50,7 @@ pub fn start(path: &Path) -> Result<Trace, String> {
 /// A running trace: the Chrome trace's writer and the span totals.
 pub struct Trace {
     guard: Option<FlushGuard>,
-    spans: Arc<Mutex<BTreeMap<Label, Total>>>,
+    spans: Arc<Mutex<BTreeMap<Label, Duration>>>,
 }
 
 impl Trace {
@@ -69,7 +69,7 @@ impl Trace {
     pub fn summary(&self, frames: u32) -> String {
         let spans = self.spans.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let per_frame = |total: Duration| total.as_secs_f64() * 1e3 / f64::from(frames.max(1));
-        let frame = spans.get(&Label::Frame).map_or(0.0, |t| per_frame(t.time));
+        let frame = spans.get(&Label::Frame).map_or(0.0, |&t| per_frame(t));
         let mut out =
             format!("trace summary: mean per frame over {frames} frames (ms, share of the frame)\n");
         let mut parallel = 0.0;
@@ -86,17 +86,17 @@ impl Trace {
             .collect();
         for label in spans.keys() {
             if let Label::Phase { parallel: true, .. } = label {
-                parallel += per_frame(spans[label].time);
+                parallel += per_frame(spans[label]);
             }
         }
         for system in &systems {
-            let ms = per_frame(spans[&Label::System((*system).to_owned())].time);
+            let ms = per_frame(spans[&Label::System((*system).to_owned())]);
             out += &format!("  {system:<28} {ms:>9.3} {:>6.1}%\n", share(ms));
             for (label, total) in spans.iter() {
                 if let Label::Phase { system: owner, name, parallel } = label
                     && owner == system
                 {
-                    phase_line(&mut out, owner, name, *parallel, per_frame(total.time));
+                    phase_line(&mut out, owner, name, *parallel, per_frame(*total));
                 }
             }
         }
@@ -104,7 +104,7 @@ impl Trace {
             if let Label::Phase { system, name, parallel } = label
                 && !systems.contains(&system.as_str())
             {
-                phase_line(&mut out, system, name, *parallel, per_frame(total.time));
+                phase_line(&mut out, system, name, *parallel, per_frame(*total));
             }
         }
         let s = if frame > 0.0 { ((frame - parallel) / frame).clamp(0.0, 1.0) } else { 1.0 };
@@ -130,19 +130,14 @@ enum Label {
     },
 }
 
-/// Time spent inside spans with one label, summed over entries and threads.
-#[derive(Clone, Copy, Debug, Default)]
-struct Total {
-    time: Duration,
-}
-
-/// Totals the time between each `frame`, `system` and `phase` span's enter and exit, per label
+/// Totals the time between each `frame`, `system` and `phase` span's enter and exit, per label,
+/// summed over entries and threads
 /// (phases under their system's name). Times are summed over threads: a system run on a worker
 /// counts as much as on the main thread; the work inside a phase that rayon spreads over other
 /// threads is counted once, as the phase's wall time on the thread that entered it.
 #[derive(Default)]
 struct PhaseTotals {
-    spans: Arc<Mutex<BTreeMap<Label, Total>>>,
+    spans: Arc<Mutex<BTreeMap<Label, Duration>>>,
 }
 
 /// When the span was last entered (in its extensions).
@@ -195,7 +190,7 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for PhaseTotals {
         let extensions = span.extensions();
         if let (Some(label), Some(Entered(at))) = (extensions.get::<Label>(), extensions.get::<Entered>()) {
             let mut spans = self.spans.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            spans.entry(label.clone()).or_default().time += at.elapsed();
+            *spans.entry(label.clone()).or_default() += at.elapsed();
         }
     }
 }
@@ -272,5 +267,38 @@ fn slice_name<S: Subscriber + for<'a> LookupSpan<'a> + Send + Sync>(item: &Event
             None => span.name().to_owned(),
         },
         EventOrSpan::Event(event) => event.metadata().name().to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_lists_phases_under_their_system_and_derives_the_serial_fraction() {
+        let ms = Duration::from_millis;
+        let phase = |system: &str, name: &str, parallel| Label::Phase {
+            system: system.to_owned(),
+            name: name.to_owned(),
+            parallel,
+        };
+        let spans = BTreeMap::from([
+            (Label::Frame, ms(200)),
+            (Label::System("collisions".to_owned()), ms(120)),
+            (phase("collisions", "contacts", true), ms(100)),
+            (phase("collisions", "grid fill", false), ms(10)),
+            (Label::System("movement".to_owned()), ms(20)),
+            (phase("movement", "move", true), ms(20)),
+        ]);
+        let trace = Trace { guard: None, spans: Arc::new(Mutex::new(spans)) };
+        let text = trace.summary(2);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[1].starts_with("  frame") && lines[1].contains("100.000"), "{text}");
+        assert!(lines[2].starts_with("  collisions") && lines[2].contains("60.000"), "{text}");
+        assert!(lines[3].contains("collisions: contacts") && lines[3].ends_with("parallel"), "{text}");
+        assert!(lines[4].contains("collisions: grid fill") && lines[4].ends_with("serial"), "{text}");
+        assert!(lines[5].starts_with("  movement"), "{text}");
+        // Parallel phases: 120 of 200 ms, so s = 0.4 and the bound is 1 / (0.4 + 0.6 / 16).
+        assert!(lines[7].contains("s = 0.400") && lines[7].contains("2.29x"), "{text}");
     }
 }

@@ -484,11 +484,7 @@ impl WorldPart for Resources {
 /// `None` for a resource registered without a hash, which never counts as changed.
 fn resource_digest(entry: &super::registry::ResourceEntry, saved: &SavedResource) -> Option<Option<u64>> {
     let hash = entry.hash.as_ref()?;
-    Some(saved.as_deref().map(|value| {
-        let mut hasher = StableHasher::new();
-        hash(value, &mut hasher);
-        std::hash::Hasher::finish(&hasher)
-    }))
+    Some(saved.as_deref().map(|value| super::registry::digest(hash, value)))
 }
 
 /// Each entity's component set: derived from the pools, saved for speed (restored as a copy when

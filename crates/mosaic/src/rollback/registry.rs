@@ -223,7 +223,7 @@ fn changed_plain<T: Component + bytemuck::NoUninit>(
 }
 
 /// The stable hash of one value by `hash`.
-fn digest<T>(hash: &impl Fn(&T, &mut StableHasher), value: &T) -> u64 {
+pub(crate) fn digest<T: ?Sized>(hash: &impl Fn(&T, &mut StableHasher), value: &T) -> u64 {
     let mut hasher = StableHasher::new();
     hash(value, &mut hasher);
     std::hash::Hasher::finish(&hasher)
