@@ -12,6 +12,7 @@
 # times include `publish`; peak memory (`/usr/bin/time`, when present) per variant too.
 #   scripts/inspect-overhead.sh [ROUNDS] [FRAMES]    # defaults 5 and 300
 #   ENTITIES=200000 scripts/inspect-overhead.sh 3 150  # a scaled scene (--entities)
+#   VARIANTS="inspect-page" scripts/inspect-overhead.sh  # plain and only the variants named
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-5}
@@ -75,18 +76,25 @@ run() {
 
 RUNS=0
 INSPECT=(--inspect 127.0.0.1:0)
+VARIANTS=${VARIANTS:-inspect-unpaced inspect-paced inspect-ring inspect-watched inspect-page}
+variant() {
+    case $1 in
+    inspect-unpaced) run inspect-unpaced "${INSPECT[@]}" --inspect-fps 0 --inspect-frames 0 ;;
+    inspect-paced) run inspect-paced "${INSPECT[@]}" --inspect-frames 0 ;;
+    inspect-ring) run inspect-ring "${INSPECT[@]}" --inspect-fps 0 --inspect-frames 120 ;;
+    inspect-watched)
+        POLL=127.0.0.1:7993 run inspect-watched --inspect 127.0.0.1:7993 --inspect-fps 0 --inspect-frames 120
+        ;;
+    inspect-page) PAGE=127.0.0.1:7994 run inspect-page --inspect 127.0.0.1:7994 --inspect-fps 0 --inspect-frames 0 ;;
+    *) echo "unknown variant $1" >&2; exit 1 ;;
+    esac
+}
 for round in $(seq "$ROUNDS"); do
     echo "round $round"
-    run plain
-    run inspect-unpaced "${INSPECT[@]}" --inspect-fps 0 --inspect-frames 0
-    run plain
-    run inspect-paced "${INSPECT[@]}" --inspect-frames 0
-    run plain
-    run inspect-ring "${INSPECT[@]}" --inspect-fps 0 --inspect-frames 120
-    run plain
-    POLL=127.0.0.1:7993 run inspect-watched --inspect 127.0.0.1:7993 --inspect-fps 0 --inspect-frames 120
-    run plain
-    PAGE=127.0.0.1:7994 run inspect-page --inspect 127.0.0.1:7994 --inspect-fps 0 --inspect-frames 0
+    for name in $VARIANTS; do
+        run plain
+        variant "$name"
+    done
 done
 
 median() { sort -g "$1" | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
@@ -94,7 +102,7 @@ base=$(median "$OUT/plain")
 echo
 peak_base=$([ -s "$OUT/plain.peak" ] && median "$OUT/plain.peak" || echo 0)
 echo "variant          median of run medians (ms)   ratio to plain   peak memory (median, kB)   ratio"
-for name in plain inspect-unpaced inspect-paced inspect-ring inspect-watched inspect-page; do
+for name in plain $VARIANTS; do
     m=$(median "$OUT/$name")
     p=$([ -s "$OUT/$name.peak" ] && median "$OUT/$name.peak" || echo 0)
     printf '%-16s %10s                    %s            %10s                %s\n' "$name" "$m" \

@@ -1,33 +1,51 @@
-//! The routes: parses a request and answers it from the last published view, or queues a write.
+//! The routes: parses a request and answers it from the live world at the frame loop's next
+//! publish point ([`live::read`]) or from a saved frame, or queues a write.
 
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::assets;
 use crate::error::ApiError;
 use crate::inspector::{Command, Shared, lock};
-use crate::map;
+use crate::live;
+use crate::map::{MapQuery, Points};
 use crate::travel;
-use crate::view::WorldView;
+use crate::view::{self, PageQuery};
 
-/// How long a read waits for the frame loop to publish a fresher view before it answers from the
-/// last one.
-const FRESH_WAIT: Duration = Duration::from_millis(250);
 /// The page size when none is given, in entities.
 const DEFAULT_PAGE_SIZE: usize = 50;
+
+/// What a reply's body is.
+pub(crate) enum Body {
+    /// Bytes in memory, sent with their `Content-Length`.
+    Bytes(Vec<u8>),
+    /// A value written as JSON straight to the connection as it is serialized, with no
+    /// `Content-Length` (the connection's close ends it): for large answers (the map), so no
+    /// whole JSON text is ever held in memory.
+    Json(Box<dyn erased_serde::Serialize + Send>),
+}
 
 /// An answer, ready to send.
 pub(crate) struct Reply {
     pub(crate) status: u16,
     pub(crate) content_type: &'static str,
-    pub(crate) body: Vec<u8>,
+    pub(crate) body: Body,
 }
 
 impl Reply {
-    fn json(status: u16, value: &Value) -> Self {
-        Self { status, content_type: "application/json", body: value.to_string().into_bytes() }
+    /// `value` as JSON text in memory.
+    fn json(status: u16, value: &impl Serialize) -> Self {
+        match serde_json::to_vec(value) {
+            Ok(body) => Self { status, content_type: "application/json", body: Body::Bytes(body) },
+            Err(error) => Self::error(&ApiError::BadRequest(format!("the answer is not JSON: {error}"))),
+        }
+    }
+
+    /// `value`, written as JSON while it is sent ([`Body::Json`]).
+    fn stream(status: u16, value: impl Serialize + Send + 'static) -> Self {
+        Self { status, content_type: "application/json", body: Body::Json(Box::new(value)) }
     }
 
     /// `{"error": message, "status": code}` with the error's status.
@@ -92,13 +110,44 @@ fn number(pairs: &[(String, String)], key: &str, default: usize) -> Result<usize
 
 /// The map's parameters: `component` (default `position`), `x` and `y` (default `x`, `y`),
 /// `color` (none when absent or empty).
-fn map_query(pairs: &[(String, String)]) -> map::MapQuery<'_> {
-    map::MapQuery {
-        component: query(pairs, "component").unwrap_or("position"),
-        x: query(pairs, "x").unwrap_or("x"),
-        y: query(pairs, "y").unwrap_or("y"),
-        color: query(pairs, "color").filter(|c| !c.is_empty()),
+fn map_query(pairs: &[(String, String)]) -> MapQuery {
+    MapQuery {
+        component: query(pairs, "component").unwrap_or("position").to_owned(),
+        x: query(pairs, "x").unwrap_or("x").to_owned(),
+        y: query(pairs, "y").unwrap_or("y").to_owned(),
+        color: query(pairs, "color").filter(|c| !c.is_empty()).map(str::to_owned),
     }
+}
+
+/// A page of entities as asked for by `pairs`, checked: `page_size` from 1 to the inspector's
+/// maximum, `with` names registered (each once: the filter's cost is bounded by the registered
+/// types, not by the URL), `search` in lower case.
+fn page_query(pairs: &[(String, String)], shared: &Shared) -> Result<PageQuery, ApiError> {
+    let max = shared.options.max_page_size.max(1);
+    let page_size = number(pairs, "page_size", DEFAULT_PAGE_SIZE.min(max))?;
+    if page_size == 0 || page_size > max {
+        return Err(ApiError::BadRequest(format!("`page_size` must be from 1 to {max}")));
+    }
+    let page = number(pairs, "page", 0)?;
+    let mut with: Vec<&str> =
+        query(pairs, "with").map_or_else(Vec::new, |w| w.split(',').filter(|s| !s.is_empty()).collect());
+    with.sort_unstable();
+    with.dedup();
+    for name in &with {
+        view::registered(&shared.component_names, name)?;
+    }
+    Ok(PageQuery {
+        page,
+        page_size,
+        with: with.into_iter().map(str::to_owned).collect(),
+        search: query(pairs, "search").unwrap_or("").to_lowercase(),
+    })
+}
+
+/// The live entity `id` as JSON, or 404.
+fn live_entity_json(source: &view::Source<'_>, id: &str) -> Result<Value, ApiError> {
+    let entity = view::live_entity(source.world, id).ok_or_else(|| ApiError::NoSuchEntity(id.to_owned()))?;
+    Ok(view::entity(source, entity))
 }
 
 fn route(method: &str, url: &str, body: &[u8], shared: &Shared) -> Result<Reply, ApiError> {
@@ -110,49 +159,73 @@ fn route(method: &str, url: &str, body: &[u8], shared: &Shared) -> Result<Reply,
             return Err(not_allowed());
         }
         let (content_type, text) = assets::get(path).ok_or_else(|| ApiError::NotFound(path.to_owned()))?;
-        return Ok(Reply { status: 200, content_type, body: text.as_bytes().to_vec() });
+        return Ok(Reply { status: 200, content_type, body: Body::Bytes(text.as_bytes().to_vec()) });
     }
     match (method, &segments[1..]) {
         ("GET", [] | [""]) => Ok(Reply::json(200, &index())),
-        ("GET", ["world"]) => Ok(Reply::json(200, &summary(&shared.fresh(FRESH_WAIT)))),
-        ("GET", ["entities"]) => entities(&shared.fresh(FRESH_WAIT), &pairs, shared),
-        ("GET", ["entities", id]) => {
-            let view = shared.fresh(FRESH_WAIT);
-            let entity = view.entity(id).ok_or_else(|| ApiError::NoSuchEntity((*id).to_owned()))?;
-            Ok(Reply::json(200, &json!({ "version": view.version, "entity": entity })))
+        ("GET", ["world"]) => {
+            Ok(Reply::json(200, &live::read(shared, |live| Ok(view::summary(&live.source)))?))
         }
-        ("GET", ["map"]) => Ok(Reply::json(200, &map::map(&shared.fresh(FRESH_WAIT), &map_query(&pairs))?)),
+        ("GET", ["entities"]) => {
+            let page = page_query(&pairs, shared)?;
+            Ok(Reply::json(200, &live::read(shared, move |live| Ok(view::entities(&live.source, &page)))?))
+        }
+        ("GET", ["entities", id]) => {
+            let id = (*id).to_owned();
+            let answer = live::read(shared, move |live| {
+                let entity = live_entity_json(&live.source, &id)?;
+                Ok(json!({ "version": live.source.version, "entity": entity }))
+            })?;
+            Ok(Reply::json(200, &answer))
+        }
+        ("GET", ["map"]) => {
+            let q = map_query(&pairs);
+            Ok(Reply::stream(200, live::read(shared, move |live| Points::of(&live.source, &q))?))
+        }
         ("GET", ["frames", frame, "map"]) => {
             let frame = travel::parse_frame("frame", frame)?;
-            let view = travel::frame_view(shared, frame)?;
-            let mut map = map::map(&view, &map_query(&pairs))?;
-            map["frame"] = json!(frame);
-            Ok(Reply::json(200, &map))
+            let world = travel::frame_world(shared, frame)?;
+            let points = Points::of(&travel::frame_source(shared, &world, frame), &map_query(&pairs))?;
+            Ok(Reply::stream(200, points.at_frame(frame)))
         }
-        ("GET", ["hierarchy"]) => Ok(Reply::json(200, &hierarchy(&shared.fresh(FRESH_WAIT)))),
+        ("GET", ["hierarchy"]) => {
+            Ok(Reply::json(200, &live::read(shared, |live| Ok(view::hierarchy(&live.source)))?))
+        }
         ("GET", ["schedule"]) => {
-            let view = shared.fresh(FRESH_WAIT);
-            Ok(Reply::json(200, &json!({ "version": view.version, "schedule": view.schedule })))
+            let answer = live::read(shared, |live| {
+                let schedule = live.schedule.as_deref_mut().map(view::schedule).unwrap_or_default();
+                Ok(json!({ "version": live.source.version, "schedule": schedule }))
+            })?;
+            Ok(Reply::json(200, &answer))
         }
         ("GET", ["events"]) => {
-            let view = shared.fresh(FRESH_WAIT);
-            Ok(Reply::json(200, &json!({ "version": view.version, "events": view.events })))
+            let answer = live::read(shared, |live| {
+                Ok(json!({ "version": live.source.version, "events": view::events(live.source.world) }))
+            })?;
+            Ok(Reply::json(200, &answer))
         }
-        ("GET", ["frames"]) => Ok(Reply::json(200, &frames(&shared.fresh(FRESH_WAIT)))),
+        ("GET", ["frames"]) => Ok(Reply::json(
+            200,
+            &live::read(shared, |live| Ok(view::frames(live.source.version, live.frame_times)))?,
+        )),
         ("GET", ["frames", "saved"]) => Ok(Reply::json(200, &travel::saved(shared)?)),
         ("GET", ["frames", frame, "world"]) => {
-            let view = travel::frame_view(shared, travel::parse_frame("frame", frame)?)?;
-            Ok(Reply::json(200, &summary(&view)))
+            let frame = travel::parse_frame("frame", frame)?;
+            let world = travel::frame_world(shared, frame)?;
+            Ok(Reply::json(200, &view::summary(&travel::frame_source(shared, &world, frame))))
         }
         ("GET", ["frames", frame, "entities"]) => {
-            let view = travel::frame_view(shared, travel::parse_frame("frame", frame)?)?;
-            entities(&view, &pairs, shared)
+            let frame = travel::parse_frame("frame", frame)?;
+            let page = page_query(&pairs, shared)?;
+            let world = travel::frame_world(shared, frame)?;
+            Ok(Reply::json(200, &view::entities(&travel::frame_source(shared, &world, frame), &page)))
         }
         ("GET", ["frames", frame, "entities", id]) => {
             let frame = travel::parse_frame("frame", frame)?;
-            let view = travel::frame_view(shared, frame)?;
-            let entity =
-                view.entity(id).ok_or_else(|| ApiError::NoSuchEntityAt { id: (*id).to_owned(), frame })?;
+            let world = travel::frame_world(shared, frame)?;
+            let entity = view::live_entity(&world, id)
+                .ok_or_else(|| ApiError::NoSuchEntityAt { id: (*id).to_owned(), frame })?;
+            let entity = view::entity(&travel::frame_source(shared, &world, frame), entity);
             Ok(Reply::json(200, &json!({ "frame": frame, "entity": entity })))
         }
         ("GET", ["diff"]) => {
@@ -192,7 +265,6 @@ fn route(method: &str, url: &str, body: &[u8], shared: &Shared) -> Result<Reply,
             // Pause means paused: steps asked for and not yet run are dropped.
             shared.paused.store(true, Ordering::Release);
             shared.steps.store(0, Ordering::Release);
-            shared.wanted.store(true, Ordering::Release);
             shared.next_view_us.store(0, Ordering::Release); // a write is shown at once
             Ok(Reply::json(202, &json!({ "paused": true })))
         }
@@ -200,7 +272,6 @@ fn route(method: &str, url: &str, body: &[u8], shared: &Shared) -> Result<Reply,
             writable(shared)?;
             shared.paused.store(false, Ordering::Release);
             shared.steps.store(0, Ordering::Release);
-            shared.wanted.store(true, Ordering::Release);
             shared.next_view_us.store(0, Ordering::Release); // a write is shown at once
             Ok(Reply::json(202, &json!({ "paused": false })))
         }
@@ -210,7 +281,6 @@ fn route(method: &str, url: &str, body: &[u8], shared: &Shared) -> Result<Reply,
             let _ = shared
                 .steps
                 .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| Some(n.saturating_add(frames)));
-            shared.wanted.store(true, Ordering::Release);
             shared.next_view_us.store(0, Ordering::Release); // a write is shown at once
             Ok(Reply::json(202, &json!({ "steps": frames })))
         }
@@ -250,17 +320,18 @@ fn writable(shared: &Shared) -> Result<(), ApiError> {
     if shared.options.allow_writes { Ok(()) } else { Err(ApiError::WritesOff) }
 }
 
-/// Refuses a write to an entity that is not in the last view, or to an unregistered component.
+/// Refuses a write to an unregistered component, or to an id that is not of the form
+/// `{index}v{generation}`. Whether the entity is alive is checked where the write is applied, at
+/// the publish point (a write to an entity gone by then is reported in the summary's `errors`):
+/// a write never waits for the frame loop.
 fn check_target(shared: &Shared, id: &str, component: Option<&str>) -> Result<(), ApiError> {
-    if let Some(name) = component
-        && shared.component_names.binary_search_by(|n| n.as_str().cmp(name)).is_err()
-    {
-        return Err(ApiError::NoSuchComponent(name.to_owned()));
+    if let Some(name) = component {
+        view::registered(&shared.component_names, name)?;
     }
-    // Before the first publish the view is empty: wait for one rather than refuse.
-    let view = shared.current();
-    let view = if view.version == 0 { shared.fresh(FRESH_WAIT) } else { view };
-    if view.entity(id).is_none() {
+    let well_formed = id
+        .split_once('v')
+        .is_some_and(|(index, generation)| index.parse::<u32>().is_ok() && generation.parse::<u32>().is_ok());
+    if !well_formed {
         return Err(ApiError::NoSuchEntity(id.to_owned()));
     }
     Ok(())
@@ -273,94 +344,6 @@ fn queue(shared: &Shared, command: Command) -> Result<Reply, ApiError> {
     }
     commands.push(command);
     Ok(Reply::json(202, &json!({ "queued": true })))
-}
-
-fn summary(view: &WorldView) -> Value {
-    json!({
-        "version": view.version,
-        "frame": view.schedule.frame,
-        "entities": view.entities.len(),
-        "components": view.components,
-        "resources": view.resources,
-        "paused": view.paused,
-        "writes": view.writes,
-        "errors": view.errors,
-    })
-}
-
-fn entities(view: &WorldView, pairs: &[(String, String)], shared: &Shared) -> Result<Reply, ApiError> {
-    let max = shared.options.max_page_size.max(1);
-    let page_size = number(pairs, "page_size", DEFAULT_PAGE_SIZE.min(max))?;
-    if page_size == 0 || page_size > max {
-        return Err(ApiError::BadRequest(format!("`page_size` must be from 1 to {max}")));
-    }
-    let page = number(pairs, "page", 0)?;
-    // Each name once: the filter's cost is bounded by the registered types, not by the URL.
-    let mut with: Vec<&str> =
-        query(pairs, "with").map_or_else(Vec::new, |w| w.split(',').filter(|s| !s.is_empty()).collect());
-    with.sort_unstable();
-    with.dedup();
-    for name in &with {
-        if !view.components.iter().any(|c| c.name == *name)
-            && shared.component_names.binary_search_by(|n| n.as_str().cmp(name)).is_err()
-        {
-            return Err(ApiError::NoSuchComponent((*name).to_owned()));
-        }
-    }
-    let search = query(pairs, "search").unwrap_or("").to_lowercase();
-    let matching: Vec<_> = view
-        .entities
-        .iter()
-        .filter(|e| with.iter().all(|name| e.components.contains_key(*name)))
-        .filter(|e| {
-            search.is_empty() || e.id.contains(&search) || e.components.keys().any(|k| k.contains(&search))
-        })
-        .collect();
-    let total = matching.len();
-    let rows: Vec<Value> = matching
-        .iter()
-        .skip(page.saturating_mul(page_size))
-        .take(page_size)
-        .map(|e| json!({ "id": e.id, "parent": e.parent, "children": e.children.len(), "components": e.components.keys().collect::<Vec<_>>() }))
-        .collect();
-    Ok(Reply::json(
-        200,
-        &json!({
-            "version": view.version,
-            "total": total,
-            "page": page,
-            "page_size": page_size,
-            "pages": total.div_ceil(page_size),
-            "entities": rows,
-        }),
-    ))
-}
-
-fn hierarchy(view: &WorldView) -> Value {
-    let nodes: Vec<Value> = view
-        .entities
-        .iter()
-        .filter(|e| e.parent.is_some() || !e.children.is_empty())
-        .map(|e| json!({ "id": e.id, "parent": e.parent, "children": e.children }))
-        .collect();
-    let roots: Vec<&str> = view
-        .entities
-        .iter()
-        .filter(|e| e.parent.is_none() && !e.children.is_empty())
-        .map(|e| e.id.as_str())
-        .collect();
-    json!({ "version": view.version, "roots": roots, "nodes": nodes })
-}
-
-fn frames(view: &WorldView) -> Value {
-    let mut sorted = view.frame_times_ms.clone();
-    sorted.sort_unstable_by(f64::total_cmp);
-    json!({
-        "version": view.version,
-        "frame_times_ms": view.frame_times_ms,
-        "median_ms": sorted.get(sorted.len() / 2),
-        "max_ms": sorted.last(),
-    })
 }
 
 #[cfg(test)]

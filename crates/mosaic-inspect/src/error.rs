@@ -20,15 +20,15 @@ pub enum InspectError {
          world, so set `InspectorOptions::allow_remote` to serve on it anyway"
     )]
     NotLoopback(SocketAddr),
-    /// The server thread could not be started.
-    #[error("cannot start the inspector's server thread: {0}")]
+    /// One of the server's threads (the accept thread or a worker) could not be started.
+    #[error("cannot start the inspector's server threads: {0}")]
     Thread(#[from] std::io::Error),
     /// The operating system gave no random bytes for the write token.
     #[error("cannot make the inspector's write token: the operating system's random source failed: {0}")]
     Random(String),
 }
 
-/// Why a request was refused: answered with a 4xx status and a JSON body
+/// Why a request was refused: answered with a 4xx (or 503, 505) status and a JSON body
 /// `{"error": "...", "status": N}`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum ApiError {
@@ -38,7 +38,7 @@ pub(crate) enum ApiError {
     MethodNotAllowed { method: String, path: String },
     #[error("bad request: {0}")]
     BadRequest(String),
-    #[error("no live entity {0} in the last published view")]
+    #[error("no live entity {0} in the world")]
     NoSuchEntity(String),
     #[error("no component is registered under the name `{0}`")]
     NoSuchComponent(String),
@@ -66,6 +66,39 @@ pub(crate) enum ApiError {
     NoFrames,
     #[error("frame {frame} is not held (held: {held}); GET /api/frames/saved lists them")]
     NoSuchFrame { frame: u64, held: String },
+    /// The request line and headers together are over the limit, in bytes (431).
+    #[error("the request line and headers are over {0} bytes")]
+    HeadersTooLarge(usize),
+    /// The request has more header fields than the limit (431).
+    #[error("the request has over {0} header fields")]
+    TooManyHeaders(usize),
+    /// The whole request did not arrive within the request timeout, in milliseconds (408).
+    #[error("the whole request must arrive within {0} ms; this one did not")]
+    Timeout(u128),
+    /// As many connections as the limit are open (queued or being served) (503).
+    #[error("the inspector already has its limit of {0} connections open; try again in a moment")]
+    Busy(usize),
+    /// A body framed by `Transfer-Encoding` (chunked) rather than `Content-Length`, with the
+    /// body limit in bytes (411).
+    #[error(
+        "a body sent with Transfer-Encoding is not read; send it with Content-Length (at most {0} bytes)"
+    )]
+    LengthRequired(usize),
+    /// An `Expect` header other than `100-continue`, with its value (417).
+    #[error("`Expect: {0}` is not supported; only `100-continue` is")]
+    ExpectationFailed(String),
+    /// An HTTP version other than 1.0 and 1.1, as written in the request line (505).
+    #[error("HTTP version `{0}` is not served; use HTTP/1.1 or HTTP/1.0")]
+    VersionNotSupported(String),
+    /// The frame loop did not answer a read within the wait (503): it is not calling
+    /// `Inspector::publish`, or it stopped.
+    #[error(
+        "the game did not reach its publish point within {0:?}; it is paused in a debugger, stopped, or not calling `Inspector::publish`"
+    )]
+    NoPublish(std::time::Duration),
+    /// As many reads as the limit already wait for the frame loop (503).
+    #[error("{0} reads already wait for the game's next publish point; try again in a moment")]
+    ReadsQueued(usize),
 }
 
 impl ApiError {
@@ -84,6 +117,12 @@ impl ApiError {
             Self::NotJson(_) => 415,
             Self::TooLarge(_) => 413,
             Self::UriTooLong(_) => 414,
+            Self::HeadersTooLarge(_) | Self::TooManyHeaders(_) => 431,
+            Self::Timeout(_) => 408,
+            Self::Busy(_) | Self::NoPublish(_) | Self::ReadsQueued(_) => 503,
+            Self::LengthRequired(_) => 411,
+            Self::ExpectationFailed(_) => 417,
+            Self::VersionNotSupported(_) => 505,
         }
     }
 }

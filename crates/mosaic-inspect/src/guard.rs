@@ -17,36 +17,32 @@ pub(crate) struct Headers<'r> {
     pub(crate) origin: Option<&'r str>,
     pub(crate) content_type: Option<&'r str>,
     pub(crate) token: Option<&'r str>,
-    /// Whether the body would be streamed from the socket rather than already read: chunked,
-    /// `Expect: 100-continue`, or a connection upgrade (tiny_http reads only plain bodies of at
-    /// most 1,024 bytes on the connection's own thread).
-    pub(crate) streamed_body: bool,
 }
 
 impl<'r> Headers<'r> {
-    /// Picks the checked headers out of `request`'s (names compared without case).
-    pub(crate) fn of(request: &'r tiny_http::Request) -> Self {
+    /// Picks the checked headers out of a request's `(name, value)` pairs (names compared
+    /// without case; for a repeated header other than Host, the last one counts). O(pairs).
+    ///
+    /// # Errors
+    /// [`ApiError::BadRequest`] if Host appears more than once (RFC 9112 section 3.2: a server
+    /// must refuse it, since a proxy and this server could read different ones).
+    pub(crate) fn of(pairs: &[(&'r str, &'r str)]) -> Result<Self, ApiError> {
         let mut headers = Self::default();
-        for header in request.headers() {
-            let value = Some(header.value.as_str());
-            let field = &header.field;
-            if field.equiv("Host") {
-                headers.host = value;
-            } else if field.equiv("Origin") {
-                headers.origin = value;
-            } else if field.equiv("Content-Type") {
-                headers.content_type = value;
-            } else if field.equiv(TOKEN_HEADER) {
-                headers.token = value;
-            } else if field.equiv("Transfer-Encoding")
-                || field.equiv("Expect")
-                || (field.equiv("Connection")
-                    && header.value.as_str().to_ascii_lowercase().contains("upgrade"))
-            {
-                headers.streamed_body = true;
+        for &(name, value) in pairs {
+            if name.eq_ignore_ascii_case("Host") {
+                if headers.host.is_some() {
+                    return Err(ApiError::BadRequest("more than one Host header".to_owned()));
+                }
+                headers.host = Some(value);
+            } else if name.eq_ignore_ascii_case("Origin") {
+                headers.origin = Some(value);
+            } else if name.eq_ignore_ascii_case("Content-Type") {
+                headers.content_type = Some(value);
+            } else if name.eq_ignore_ascii_case(TOKEN_HEADER) {
+                headers.token = Some(value);
             }
         }
-        headers
+        Ok(headers)
     }
 }
 
@@ -148,7 +144,6 @@ mod tests {
             origin,
             content_type: Some("application/json; charset=utf-8"),
             token,
-            streamed_body: false,
         }
     }
 
@@ -179,6 +174,24 @@ mod tests {
         // Reads need only the Host.
         let read = Headers { host: Some("localhost:7878"), ..Headers::default() };
         assert_eq!(check("GET", &read, bound(), "t0k"), Ok(()));
+    }
+
+    #[test]
+    fn headers_are_picked_by_name_without_case_and_one_host_only() {
+        let pairs = [
+            ("HOST", "127.0.0.1:7878"),
+            ("content-type", "application/json"),
+            ("x-mosaic-token", "t0k"),
+            ("Origin", "http://127.0.0.1:7878"),
+            ("Accept", "*/*"),
+        ];
+        let headers = Headers::of(&pairs).unwrap();
+        assert_eq!(headers.host, Some("127.0.0.1:7878"));
+        assert_eq!(headers.content_type, Some("application/json"));
+        assert_eq!(headers.token, Some("t0k"));
+        assert_eq!(headers.origin, Some("http://127.0.0.1:7878"));
+        let twice = [("Host", "127.0.0.1:7878"), ("host", "evil.example:7878")];
+        assert_eq!(Headers::of(&twice).unwrap_err().status(), 400);
     }
 
     #[test]

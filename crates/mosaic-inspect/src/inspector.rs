@@ -3,8 +3,7 @@
 use std::collections::VecDeque;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::thread::JoinHandle;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use mosaic::rollback::{RollbackError, RollbackRing};
@@ -13,9 +12,10 @@ use mosaic::{Schedule, World};
 use serde_json::Value;
 
 use crate::error::InspectError;
+use crate::live;
 use crate::server;
 use crate::travel::Travel;
-use crate::view::{self, WorldView};
+use crate::view::{self, Live, Source};
 
 /// How the inspector serves.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,16 +41,27 @@ pub struct InspectorOptions {
     pub keep_frames_idle: bool,
     /// How long after its last request a client counts as watching. Default [`WATCH_WINDOW`].
     pub watch_window: Duration,
-    /// The most of the frame loop's time that building views for clients may take, in percent
-    /// (1 to 100; values outside are clamped). Default [`VIEW_BUDGET_PERCENT`], 10: after a view
-    /// that took `t` to build, the next is built no sooner than `t * (100 / percent - 1)` later,
-    /// and reads in between answer at once from the last view. The first view is always built
-    /// on demand.
+    /// The most of the frame loop's time that answering clients may take, in percent (1 to 100;
+    /// values outside are clamped). Default [`VIEW_BUDGET_PERCENT`], 10. Reads of the live world
+    /// are answered by the frame loop at its publish point; after a publish spent `t` on them,
+    /// the next reads are answered no sooner than `t * (100 / percent - 1)` later (they wait,
+    /// up to 3 seconds), and one publish point spends at most a few milliseconds on them beyond
+    /// the first. A write queued resets the wait, so a client reads its write back at once.
     pub view_budget_percent: u8,
+    /// How long a client has to send a whole request (request line, headers and body), and
+    /// then to take the whole response, from the time each starts. Default [`REQUEST_TIMEOUT`].
+    /// A request not complete in time gets 408 and its connection is closed (one that sent
+    /// nothing is closed unanswered); a response not taken in time is cut off. Each
+    /// connection carries one request, so this bounds how long a slow or silent client holds
+    /// one of the server's worker threads. Values under 10 ms count as 10 ms.
+    pub request_timeout: Duration,
 }
 
-/// The default [`InspectorOptions::view_budget_percent`]: views may take a tenth of the frame
-/// loop's time.
+/// The default [`InspectorOptions::request_timeout`]: 5 seconds.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The default [`InspectorOptions::view_budget_percent`]: answering clients may take a tenth of
+/// the frame loop's time.
 pub const VIEW_BUDGET_PERCENT: u8 = 10;
 
 /// The default [`InspectorOptions::watch_window`]: 5 seconds (the page polls every second).
@@ -67,6 +78,7 @@ impl Default for InspectorOptions {
             keep_frames_idle: false,
             watch_window: WATCH_WINDOW,
             view_budget_percent: VIEW_BUDGET_PERCENT,
+            request_timeout: REQUEST_TIMEOUT,
         }
     }
 }
@@ -95,6 +107,13 @@ impl InspectorOptions {
         self.allow_remote = allow;
         self
     }
+
+    /// These options with `timeout` as the time a client has to send a request and to take
+    /// its response (see [`InspectorOptions::request_timeout`]).
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
 }
 
 /// A write asked for by a client, applied by the frame loop at its next publish.
@@ -108,15 +127,11 @@ pub(crate) enum Command {
     Rewind { frame: u64 },
 }
 
-/// State shared by the frame loop and the server thread. Locks are held only to swap or clone
-/// an `Arc` or to push or drain a short queue, never while a view is built or a request served.
+/// State shared by the frame loop and the server threads. Locks are held only to push or pop
+/// a short queue or clone an `Arc`, never while a read is answered or a request served.
 pub(crate) struct Shared {
-    /// The last published view.
-    pub(crate) view: Mutex<Arc<WorldView>>,
-    /// Notified after each publish.
-    pub(crate) published: Condvar,
-    /// A client asked for a fresher view than the last one.
-    pub(crate) wanted: AtomicBool,
+    /// Reads waiting for the frame loop ([`live::read`]).
+    pub(crate) reads: Mutex<live::Queue>,
     pub(crate) commands: Mutex<Vec<Command>>,
     pub(crate) paused: AtomicBool,
     /// Frames to run while paused.
@@ -129,14 +144,14 @@ pub(crate) struct Shared {
     /// How components and resources turn into JSON (and back).
     pub(crate) registry: SnapshotRegistry,
     /// The saved frames, once [`Inspector::keep_frames`] was called. The frame loop locks it to
-    /// save a frame or rewind; the server thread only to copy a saved frame out.
+    /// save a frame or rewind; the server threads only to copy a saved frame out.
     pub(crate) travel: Mutex<Option<Travel>>,
     /// When the server started.
     pub(crate) epoch: Instant,
     /// When the last request came, in milliseconds after `epoch`, plus 1 (0: none yet).
     pub(crate) last_request_ms: AtomicU64,
-    /// The earliest time the frame loop may build the next view, in microseconds after `epoch`
-    /// (the view budget, [`InspectorOptions::view_budget_percent`]).
+    /// The earliest time the frame loop may answer the next reads, in microseconds after
+    /// `epoch` (the budget, [`InspectorOptions::view_budget_percent`]).
     pub(crate) next_view_us: AtomicU64,
     /// The address the server listens on (Host headers must name it).
     pub(crate) addr: SocketAddr,
@@ -164,64 +179,28 @@ impl Shared {
         last != 0 && u128::from(now.saturating_sub(last)) <= self.options.watch_window.as_millis()
     }
 
-    /// The last published view.
-    pub(crate) fn current(&self) -> Arc<WorldView> {
-        Arc::clone(&lock(&self.view))
-    }
-
-    /// Whether the view budget holds the next view back and no write waits to be applied. The
-    /// queue's lock orders this against `publish`, which clears the wait under the same lock
-    /// when it takes writes, so a read never misses a write the frame loop is applying.
-    fn throttled_without_writes(&self) -> bool {
-        let queue = lock(&self.commands);
-        queue.is_empty() && self.now_us() < self.next_view_us.load(Ordering::Acquire)
-    }
-
     /// Microseconds since `epoch`.
     pub(crate) fn now_us(&self) -> u64 {
         u64::try_from(self.epoch.elapsed().as_micros()).unwrap_or(u64::MAX)
     }
-
-    /// A view published after this call, or the last one if none comes within `wait`; the last
-    /// one at once while the view budget holds the next back; and, before any view was
-    /// published, the first one however long it takes (up to [`FIRST_VIEW_WAIT`]).
-    pub(crate) fn fresh(&self, wait: Duration) -> Arc<WorldView> {
-        let guard = lock(&self.view);
-        let version = guard.version;
-        self.wanted.store(true, Ordering::Release);
-        let wait = if version == 0 {
-            FIRST_VIEW_WAIT
-        } else if self.throttled_without_writes() {
-            // Within the budget's wait and no write pending: the last view is as good as any.
-            return Arc::clone(&guard);
-        } else {
-            wait
-        };
-        let (guard, _) = self
-            .published
-            .wait_timeout_while(guard, wait, |view| view.version == version)
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        Arc::clone(&guard)
-    }
 }
-
-/// How long a read waits for the first view of a world (a large one takes a while to copy), so
-/// the first answer is never an empty placeholder.
-const FIRST_VIEW_WAIT: Duration = Duration::from_secs(30);
 
 /// A game's check of a component value a client wants to write; see [`Inspector::check_writes`].
 type WriteCheck = Box<dyn Fn(&World, &str, &Value) -> Result<(), String> + Send + Sync>;
 
-/// A browser inspector attached to a world: an HTTP server on a background thread, serving the
-/// views the frame loop publishes.
+/// A browser inspector attached to a world: an HTTP server on background threads, answering
+/// from the world at the frame loop's publish points.
 ///
 /// The frame loop calls [`Inspector::publish`] at a point of the frame it chooses (between
-/// schedule runs): queued writes are applied there, and, when a client has asked since the last
-/// publish, a copy of the world is taken there. The server thread reads only that copy, so it
-/// never locks the world and a slow client never stalls a frame. With no client, `publish` costs
-/// a few atomic loads and a push to the frame-time ring.
+/// schedule runs): queued writes are applied there, and the reads clients wait on are answered
+/// there from the live world, each building only what it returns (no copy of the world is
+/// kept). Server threads never touch the world; a slow client holds only its own connection,
+/// never a frame. With no client, `publish` costs a few atomic loads and a push to the
+/// frame-time ring.
 ///
-/// Dropping the inspector stops the server and joins its thread.
+/// Dropping the inspector stops the server in bounded time (about 2 seconds at most): open
+/// connections are closed and the server's threads joined (any still waiting on the frame loop
+/// are left to end on their own).
 ///
 /// # Examples
 /// ```no_run
@@ -254,8 +233,8 @@ pub struct Inspector {
     addr: SocketAddr,
     frame_times: VecDeque<f64>,
     version: u64,
-    server: Arc<tiny_http::Server>,
-    thread: Option<JoinHandle<()>>,
+    /// The accept thread and workers; dropping it stops them.
+    server: server::Server,
 }
 
 impl std::fmt::Debug for Inspector {
@@ -275,22 +254,17 @@ impl Inspector {
     /// # Errors
     /// - [`InspectError::NotLoopback`] if the address is not loopback and `allow_remote` is off;
     /// - [`InspectError::Bind`] if the server cannot listen there;
-    /// - [`InspectError::Thread`] if its thread cannot be started.
+    /// - [`InspectError::Thread`] if one of its threads cannot be started.
     pub fn start(options: InspectorOptions, registry: SnapshotRegistry) -> Result<Self, InspectError> {
         if !options.addr.ip().is_loopback() && !options.allow_remote {
             return Err(InspectError::NotLoopback(options.addr));
         }
-        let server = tiny_http::Server::http(options.addr)
-            .map_err(|source| InspectError::Bind { addr: options.addr, source })?;
-        let addr = server.server_addr().to_ip().unwrap_or(options.addr);
+        let listener = std::net::TcpListener::bind(options.addr)
+            .map_err(|source| InspectError::Bind { addr: options.addr, source: Box::new(source) })?;
+        let addr = listener.local_addr().unwrap_or(options.addr);
         let token = crate::guard::new_token().map_err(InspectError::Random)?;
-        let server = Arc::new(server);
         let shared = Arc::new(Shared {
-            view: Mutex::new(Arc::new(WorldView { writes: options.allow_writes, ..WorldView::default() })),
-            published: Condvar::new(),
-            // No view until a client asks: an inspector nobody reads holds no copy of the world
-            // (a JSON view of 10^5 entities is about 240 MB); the first read waits for one.
-            wanted: AtomicBool::new(false),
+            reads: Mutex::new(live::Queue::new()),
             commands: Mutex::new(Vec::new()),
             paused: AtomicBool::new(false),
             steps: AtomicU32::new(0),
@@ -305,19 +279,8 @@ impl Inspector {
             token,
             options,
         });
-        let thread = std::thread::Builder::new().name("mosaic-inspect".into()).spawn({
-            let (server, shared) = (Arc::clone(&server), Arc::clone(&shared));
-            move || server::serve(&server, &shared)
-        })?;
-        Ok(Self {
-            shared,
-            write_check: None,
-            addr,
-            frame_times: VecDeque::new(),
-            version: 0,
-            server,
-            thread: Some(thread),
-        })
+        let server = server::Server::start(listener, &shared)?;
+        Ok(Self { shared, write_check: None, addr, frame_times: VecDeque::new(), version: 0, server })
     }
 
     /// The address the server listens on (with the port picked when port 0 was asked for).
@@ -368,13 +331,14 @@ impl Inspector {
     /// The publish point: when frames are kept ([`Inspector::keep_frames`]) and `frame_time` is
     /// given (the frame ran), numbers the frame and saves it while a client watches; then applies
     /// the writes clients queued since the last call (in the order they came; a rewind among
-    /// them restores a saved frame), records `frame_time` for the chart, and, if a client asked
-    /// since the last publish, copies the world and `schedule` into a new view for the server.
-    /// Returns how many writes were applied.
+    /// them restores a saved frame), records `frame_time` for the chart, and answers the reads
+    /// clients are waiting on from `world` and `schedule` (within the budget of
+    /// [`InspectorOptions::view_budget_percent`]). Returns how many writes were applied.
     ///
     /// Call it between schedule runs, on the thread that owns the world. Cost without clients:
-    /// O(1); with one: O(entities * registered components) for the copy, plus one rollback save
-    /// per frame when frames are kept.
+    /// O(1); with one: what its reads cost (a page of entities or one entity: O(entities) to
+    /// filter, JSON for the page only; the map: O(entity slots + rows of the components it
+    /// reads), no JSON), plus one rollback save per frame when frames are kept.
     pub fn publish(
         &mut self,
         world: &mut World,
@@ -397,7 +361,6 @@ impl Inspector {
             if !queue.is_empty() {
                 // Writes are shown at once: a client that wrote reads its write back. (Writes
                 // need the token, so only the game's own page can spend the budget this way.)
-                self.shared.wanted.store(true, Ordering::Release);
                 self.shared.next_view_us.store(0, Ordering::Release);
             }
             std::mem::take(&mut *queue)
@@ -414,29 +377,31 @@ impl Inspector {
             }
             self.frame_times.push_back(view::ms(time));
         }
-        let due =
-            self.version == 0 || self.shared.now_us() >= self.shared.next_view_us.load(Ordering::Acquire);
-        if due && self.shared.wanted.swap(false, Ordering::AcqRel) {
+        let due = self.shared.now_us() >= self.shared.next_view_us.load(Ordering::Acquire);
+        if due && live::pending(&self.shared) {
             let start = Instant::now();
             self.version += 1;
-            let mut view = WorldView::build(
-                self.version,
-                world,
-                &self.shared.registry,
+            let frame = schedule.as_deref().map_or(0, Schedule::frame);
+            let mut live = Live {
+                source: Source {
+                    world,
+                    registry: &self.shared.registry,
+                    version: self.version,
+                    frame,
+                    paused: self.paused(),
+                    writes: self.shared.options.allow_writes,
+                    errors: lock(&self.shared.write_errors).iter().cloned().collect(),
+                },
                 schedule,
-                self.frame_times.iter().copied().collect(),
-            );
-            view.paused = self.paused();
-            view.writes = self.shared.options.allow_writes;
-            view.errors.extend(lock(&self.shared.write_errors).iter().cloned());
-            *lock(&self.shared.view) = Arc::new(view);
-            // The budget: this view's cost, scaled, must pass before the next is built.
+                frame_times: &self.frame_times,
+            };
+            live::answer(&self.shared, &mut live);
+            // The budget: the time these reads took, scaled, must pass before the next.
             let percent = u32::from(self.shared.options.view_budget_percent.clamp(1, 100));
             let rest = start.elapsed() * (100 / percent - 1);
             let next =
                 self.shared.now_us().saturating_add(u64::try_from(rest.as_micros()).unwrap_or(u64::MAX));
             self.shared.next_view_us.store(next, Ordering::Release);
-            self.shared.published.notify_all();
         }
         applied
     }
@@ -466,10 +431,6 @@ impl Inspector {
     ) -> Result<(), RollbackError> {
         let travel = Travel::new(world, ring, frame)?;
         *lock(&self.shared.travel) = Some(travel);
-        // A client already reading sees the change at once; with none, no view is built.
-        if self.version > 0 {
-            self.shared.wanted.store(true, Ordering::Release);
-        }
         Ok(())
     }
 
@@ -523,11 +484,11 @@ impl Inspector {
 }
 
 impl Drop for Inspector {
+    /// Stops the server in bounded time; see [`Inspector`].
     fn drop(&mut self) {
-        self.server.unblock();
-        if let Some(thread) = self.thread.take() {
-            // A panic in the server thread has already been reported; nothing more to do here.
-            let _ = thread.join();
-        }
+        // Reads waiting for a publish that will never come end now (their answer channels
+        // close), so the workers waiting on them stop at once.
+        lock(&self.shared.reads).clear();
+        self.server.stop();
     }
 }

@@ -1,9 +1,11 @@
 //! A browser inspector for a running Mosaic world.
 //!
-//! [`Inspector::start`] serves, on a background thread, a JSON API and a web page (embedded in
+//! [`Inspector::start`] serves, on background threads, a JSON API and a web page (embedded in
 //! the binary: no network needed) on a loopback address. The frame loop calls
-//! [`Inspector::publish`] at a point it chooses; the server answers from the copy taken there, so
-//! it never locks the world while systems run, and a slow client never stalls a frame.
+//! [`Inspector::publish`] at a point it chooses; reads are answered there, from the live world,
+//! within a share of the frame loop's time ([`InspectorOptions::view_budget_percent`]): no copy
+//! of the world is kept, the server threads never touch the world while systems run, and a slow
+//! client never stalls a frame.
 //!
 //! Routes (all answer JSON; errors are 4xx with `{"error": ..., "status": ...}`):
 //! - `GET /api/world`: entity count, registered component types with their pool sizes, resources;
@@ -44,18 +46,36 @@
 //! but the server's own (403), and the token of [`Inspector::token`] in an `X-Mosaic-Token`
 //! header (403). [`Inspector::url`] carries the token (`?token=...`); the page reads it from
 //! there and sends it with its writes.
-#![forbid(unsafe_code)]
+//!
+//! The server is a small HTTP/1.1 server on `std::net` with `httparse`, bounded in threads, time
+//! and bytes: an accept thread (which pauses on an accept error and goes on) hands connections
+//! to 8 worker threads through a bounded queue; at most 64 connections are open at once (more
+//! get 503 and are closed). Each connection carries one request and is closed after it
+//! (`Connection: close`): the whole request must arrive within
+//! [`InspectorOptions::request_timeout`] (5 s by default; 408 otherwise) and the response be
+//! taken within the same time. Request line and headers over 16 KiB or over 64 fields get 431, a
+//! target over 8 KiB 414, a body over 1 KiB (by `Content-Length`, unread) 413, a
+//! `Transfer-Encoding` body 411, a malformed request 400, an HTTP version but 1.0 and 1.1 505;
+//! `HEAD` gets the headers of `GET`. Dropping the [`Inspector`] closes every connection and
+//! joins the threads in bounded time.
+// No unsafe code here. (Tests derive `Component`, whose expansion allows unsafe code in its own
+// items, which `forbid` would reject; `deny` still rejects any written here.)
+#![cfg_attr(not(test), forbid(unsafe_code))]
+#![cfg_attr(test, deny(unsafe_code))]
 #![warn(missing_docs)]
 
 mod api;
 mod assets;
 mod error;
 mod guard;
+mod http;
 mod inspector;
+mod live;
 mod map;
+mod pick;
 mod server;
 mod travel;
 mod view;
 
 pub use error::InspectError;
-pub use inspector::{Inspector, InspectorOptions, VIEW_BUDGET_PERCENT, WATCH_WINDOW};
+pub use inspector::{Inspector, InspectorOptions, REQUEST_TIMEOUT, VIEW_BUDGET_PERCENT, WATCH_WINDOW};

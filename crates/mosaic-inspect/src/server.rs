@@ -1,106 +1,233 @@
-//! The server thread: reads requests, answers them through [`api`](crate::api).
+//! The server's threads: one accept thread that never stops on an error, and a fixed pool of
+//! workers fed through a bounded queue, each serving one connection at a time through
+//! [`http::serve`].
+//!
+//! Bounds: at most [`MAX_CONNECTIONS`] connections are open at once (queued or being served);
+//! the accept thread refuses the others at once with 503 and closes them. Each connection
+//! carries one request and is then closed, within the request timeout (see [`http`]), so a slow
+//! or silent client holds one worker for a bounded time. A worker that panics in a request goes
+//! on with the next one.
 
-use std::io::Read;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::collections::HashMap;
+use std::io::ErrorKind;
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
-use crate::api::{self, Reply};
-use crate::guard;
-use crate::inspector::Shared;
+use crate::error::ApiError;
+use crate::http;
+use crate::inspector::{Shared, lock};
 
-/// The largest request body read, in bytes: the size tiny_http reads on the connection's own
-/// thread before the request reaches this one, so a client that sends part of a body holds up
-/// only its own connection. Larger, chunked or `Expect: 100-continue` bodies get 413 unread.
-pub(crate) const MAX_BODY: usize = 1024;
+/// The number of worker threads: how many requests are served at once.
+pub(crate) const WORKERS: usize = 8;
 
-/// The longest request target (path and query) answered, in bytes; longer ones get 414.
-pub(crate) const MAX_URL: usize = 8 * 1024;
+/// The most connections open at once, queued or being served; the accept thread answers more
+/// with 503 ([`ApiError::Busy`]) and closes them. Also the queue's capacity.
+pub(crate) const MAX_CONNECTIONS: usize = 64;
 
-/// A response with its body in memory.
-type Response = tiny_http::Response<std::io::Cursor<Vec<u8>>>;
+/// The first pause of the accept thread after an accept error (out of file descriptors or
+/// memory, a connection aborted before it was accepted); it doubles while errors repeat, up to
+/// [`ACCEPT_BACKOFF_MAX`], and resets after a success.
+pub(crate) const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(10);
 
-/// The most requests refused with their body unread that are being finished at once (see
-/// [`finish_unread`]).
-const MAX_FINISHING: usize = 32;
+/// The longest pause of the accept thread after repeated accept errors.
+pub(crate) const ACCEPT_BACKOFF_MAX: Duration = Duration::from_millis(500);
 
-/// Requests being finished by [`finish_unread`] threads now.
-static FINISHING: AtomicUsize = AtomicUsize::new(0);
+/// How long stopping the server waits for its threads to end before leaving them to end on
+/// their own (a worker inside [`api::handle`](crate::api::handle) may wait for the frame loop).
+pub(crate) const SHUTDOWN_WAIT: Duration = Duration::from_secs(2);
 
-/// Sends `response` to a request whose body was left unread, off the server thread: tiny_http
-/// reads the rest of such a body when the request is dropped, which waits as long as the client
-/// makes it. At most [`MAX_FINISHING`] such threads run; past that (or if no thread can be
-/// started) the request is leaked unanswered, holding only its own connection.
-fn finish_unread(request: tiny_http::Request, response: Response) {
-    if FINISHING.fetch_add(1, Ordering::AcqRel) >= MAX_FINISHING {
-        FINISHING.fetch_sub(1, Ordering::AcqRel);
-        std::mem::forget(request);
-        return;
-    }
-    // The request goes over a channel, so that if no thread can be started it is still here to
-    // be leaked instead of dropped (a drop would read the body on this thread).
-    let (tx, rx) = std::sync::mpsc::sync_channel::<(tiny_http::Request, Response)>(1);
-    let spawned = std::thread::Builder::new().name("mosaic-inspect-finish".into()).spawn(move || {
-        if let Ok((request, response)) = rx.recv() {
-            let _ = request.respond(response);
-        }
-        FINISHING.fetch_sub(1, Ordering::AcqRel);
-    });
-    if spawned.is_err() {
-        FINISHING.fetch_sub(1, Ordering::AcqRel);
-        std::mem::forget(request);
-    } else if let Err(std::sync::mpsc::SendError(unsent)) = tx.send((request, response)) {
-        std::mem::forget(unsent);
+/// The connections open now, so that stopping can end them all and the accept thread can count
+/// them.
+#[derive(Debug, Default)]
+struct Open {
+    /// Set once, when the server stops: no connection is registered after.
+    stopping: bool,
+    /// The id of the next connection.
+    next: u64,
+    /// A handle of each open connection (a clone of its stream), by id.
+    streams: HashMap<u64, TcpStream>,
+}
+
+/// An accepted connection, registered in [`Open`] until it is dropped.
+struct Connection {
+    id: u64,
+    stream: TcpStream,
+    open: Arc<Mutex<Open>>,
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        lock(&self.open).streams.remove(&self.id);
     }
 }
 
-/// Serves until the server is unblocked (the inspector dropped). One request at a time: a slow
-/// client delays other clients, never the frame loop. Every request passes
-/// [`guard::check`](crate::guard) first (Host; for writes JSON, origin and token).
-pub(crate) fn serve(server: &tiny_http::Server, shared: &Shared) {
-    for mut request in server.incoming_requests() {
-        shared.touch();
-        let method = request.method().as_str().to_owned();
-        let url = request.url().to_owned();
-        let headers = guard::Headers::of(&request);
-        let unread = headers.streamed_body || request.body_length().is_some_and(|n| n > MAX_BODY);
-        let refused = if unread {
-            // Reading it here could wait on the client forever; refuse it unread.
-            Err(crate::error::ApiError::TooLarge(MAX_BODY))
-        } else if url.len() > MAX_URL {
-            Err(crate::error::ApiError::UriTooLong(MAX_URL))
-        } else {
-            guard::check(&method, &headers, shared.addr, &shared.token)
-        };
-        let mut body = Vec::new();
-        // Only a body tiny_http has already read (at most `MAX_BODY` bytes) is read, so this
-        // returns at once.
-        let read = if refused.is_ok() {
-            request.as_reader().take(MAX_BODY as u64 + 1).read_to_end(&mut body)
-        } else {
-            Ok(0)
-        };
-        let reply = match (refused, read) {
-            (Err(error), _) => Reply::error(&error),
-            (Ok(()), Err(error)) => {
-                Reply::error(&crate::error::ApiError::BadRequest(format!("cannot read the body: {error}")))
+/// The running server: its accept thread and workers. Dropping it stops them (see
+/// [`Server::stop`]).
+pub(crate) struct Server {
+    open: Arc<Mutex<Open>>,
+    /// Where to connect to wake the accept thread.
+    wake: SocketAddr,
+    accept: Option<JoinHandle<()>>,
+    workers: Vec<JoinHandle<()>>,
+}
+
+impl Server {
+    /// Starts serving `listener` with [`WORKERS`] workers and an accept thread, answering
+    /// through `shared`.
+    ///
+    /// # Errors
+    /// The operating system's error if the listener's address cannot be read or a thread
+    /// cannot be started (the threads already started are stopped).
+    pub(crate) fn start(listener: TcpListener, shared: &Arc<Shared>) -> std::io::Result<Self> {
+        let mut wake = listener.local_addr()?;
+        if wake.ip().is_unspecified() {
+            let loopback = match wake {
+                SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+                SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+            };
+            wake.set_ip(loopback);
+        }
+        let mut server =
+            Self { open: Arc::default(), wake, accept: None, workers: Vec::with_capacity(WORKERS) };
+        let (queue, receiver) = std::sync::mpsc::sync_channel::<Connection>(MAX_CONNECTIONS);
+        let receiver = Arc::new(Mutex::new(receiver));
+        for i in 0..WORKERS {
+            let (receiver, shared) = (Arc::clone(&receiver), Arc::clone(shared));
+            let spawned = std::thread::Builder::new()
+                .name(format!("mosaic-inspect-{i}"))
+                .spawn(move || work(&receiver, &shared));
+            match spawned {
+                Ok(worker) => server.workers.push(worker),
+                Err(error) => {
+                    // The workers end once the queue's sender is gone.
+                    drop(queue);
+                    return Err(error);
+                }
             }
-            (Ok(()), Ok(_)) if body.len() > MAX_BODY => {
-                Reply::error(&crate::error::ApiError::TooLarge(MAX_BODY))
+        }
+        let open = Arc::clone(&server.open);
+        server.accept = Some(
+            std::thread::Builder::new()
+                .name("mosaic-inspect".into())
+                .spawn(move || accept(&listener, &open, &queue))?,
+        );
+        Ok(server)
+    }
+
+    /// Stops serving, in bounded time (about [`SHUTDOWN_WAIT`] at most): refuses new
+    /// connections, shuts every open one down (a worker blocked reading or writing one returns
+    /// at once), wakes the accept thread by connecting to it, and joins the threads that end
+    /// within [`SHUTDOWN_WAIT`]; any still inside [`api::handle`](crate::api::handle) are left
+    /// to end on their own. Calling it again does nothing.
+    pub(crate) fn stop(&mut self) {
+        {
+            let mut open = lock(&self.open);
+            open.stopping = true;
+            for stream in open.streams.values() {
+                let _ = stream.shutdown(Shutdown::Both);
             }
-            (Ok(()), Ok(_)) => api::handle(&method, &url, &body, shared),
-        };
-        let header = tiny_http::Header::from_bytes(&b"Content-Type"[..], reply.content_type.as_bytes())
-            .expect("content types are ASCII");
-        let nosniff = tiny_http::Header::from_bytes(&b"X-Content-Type-Options"[..], &b"nosniff"[..])
-            .expect("ASCII header");
-        let response = tiny_http::Response::from_data(reply.body)
-            .with_status_code(reply.status)
-            .with_header(header)
-            .with_header(nosniff);
-        if unread {
-            finish_unread(request, response);
+        }
+        let deadline = Instant::now() + SHUTDOWN_WAIT;
+        if let Some(accept) = self.accept.take() {
+            // The accept thread sees `stopping` after its next accept (or error pause). If this
+            // connection cannot be made, the next client's wakes it.
+            let _ = TcpStream::connect_timeout(&self.wake, Duration::from_millis(200));
+            join_before(accept, deadline);
+        }
+        // The accept thread has dropped the queue's sender: the workers drop what is queued
+        // (every stream already shut down) and end.
+        for worker in self.workers.drain(..) {
+            join_before(worker, deadline);
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Joins `thread` if it ends before `deadline`, polling every 5 ms; otherwise leaves it running
+/// on its own.
+fn join_before(thread: JoinHandle<()>, deadline: Instant) {
+    while !thread.is_finished() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    if thread.is_finished() {
+        // A panic in the thread has already been reported; nothing more to do here.
+        let _ = thread.join();
+    }
+}
+
+/// The accept thread: accepts connections until the server stops, registers each in `open` and
+/// queues it for a worker, or refuses it (503) past [`MAX_CONNECTIONS`]. An accept error pauses
+/// the loop ([`ACCEPT_BACKOFF_MIN`] doubling up to [`ACCEPT_BACKOFF_MAX`]) and never ends it.
+fn accept(listener: &TcpListener, open: &Arc<Mutex<Open>>, queue: &SyncSender<Connection>) {
+    let mut backoff = Duration::ZERO;
+    loop {
+        let accepted = listener.accept();
+        if lock(open).stopping {
+            return;
+        }
+        match accepted {
+            Ok((stream, _)) => {
+                backoff = Duration::ZERO;
+                admit(stream, open, queue);
+            }
+            Err(error) if error.kind() == ErrorKind::Interrupted => {}
+            Err(_) => {
+                backoff = (backoff * 2).clamp(ACCEPT_BACKOFF_MIN, ACCEPT_BACKOFF_MAX);
+                std::thread::sleep(backoff);
+            }
+        }
+    }
+}
+
+/// Registers `stream` and queues it for a worker, or refuses it at once if [`MAX_CONNECTIONS`]
+/// are open (or the queue is full, which the count rules out). Never blocks on the client.
+fn admit(stream: TcpStream, open: &Arc<Mutex<Open>>, queue: &SyncSender<Connection>) {
+    let connection = {
+        let mut registry = lock(open);
+        if registry.stopping {
+            return;
+        }
+        if registry.streams.len() >= MAX_CONNECTIONS {
+            drop(registry);
+            http::refuse_now(&stream, &ApiError::Busy(MAX_CONNECTIONS));
+            return;
+        }
+        // Without a handle to shut it down on stop, a connection could outlive the server.
+        let Ok(handle) = stream.try_clone() else { return };
+        let id = registry.next;
+        registry.next += 1;
+        registry.streams.insert(id, handle);
+        Connection { id, stream, open: Arc::clone(open) }
+    };
+    match queue.try_send(connection) {
+        Ok(()) => {}
+        Err(TrySendError::Full(connection)) => {
+            http::refuse_now(&connection.stream, &ApiError::Busy(MAX_CONNECTIONS));
+        }
+        Err(TrySendError::Disconnected(_)) => {}
+    }
+}
+
+/// A worker: serves queued connections one at a time until the queue's sender is gone. A panic
+/// while serving one ends that connection only.
+fn work(queue: &Mutex<Receiver<Connection>>, shared: &Shared) {
+    loop {
+        // The lock is held only while waiting for the next connection.
+        let next = lock(queue).recv();
+        let Ok(connection) = next else { return };
+        if lock(&connection.open).stopping {
             continue;
         }
-        // The client may have gone away; nothing to do about it.
-        let _ = request.respond(response);
+        let serve = std::panic::AssertUnwindSafe(|| http::serve(&connection.stream, shared));
+        // The panic has been reported by the hook; the connection is dropped (closed) here.
+        let _ = std::panic::catch_unwind(serve);
     }
 }

@@ -1,4 +1,4 @@
-//! Time travel: the frames the frame loop saves into a [`RollbackRing`], read back as views,
+//! Time travel: the frames the frame loop saves into a [`RollbackRing`], read back as worlds,
 //! compared two at a time, and rewound to.
 
 use std::sync::Arc;
@@ -9,11 +9,7 @@ use serde_json::{Value, json};
 
 use crate::error::ApiError;
 use crate::inspector::{Shared, lock};
-use crate::view::WorldView;
-
-/// Views of saved frames kept for repeated reads (a scrubber going back and forth, a diff and the
-/// entity it shows), at most.
-const CACHED_VIEWS: usize = 4;
+use crate::view::Source;
 
 /// The saved frames and where the live world stands among them.
 ///
@@ -31,8 +27,9 @@ pub(crate) struct Travel {
     frames: Vec<Option<u64>>,
     /// Saves made, from 0.
     saves: u64,
-    /// `(frame, stamp, view)`, most recently built last.
-    cache: Vec<(u64, u64, Arc<WorldView>)>,
+    /// The last frame rebuilt as a world, `(frame, stamp, world)`: the page reads one frame
+    /// several times (summary, page, entity, map) as the scrubber stops on it.
+    cache: Option<(u64, u64, Arc<World>)>,
 }
 
 impl Travel {
@@ -44,7 +41,7 @@ impl Travel {
             ring,
             current: frame,
             saves: 0,
-            cache: Vec::new(),
+            cache: None,
         };
         travel.save(world, frame)?;
         Ok(travel)
@@ -147,37 +144,43 @@ pub(crate) fn saved(shared: &Shared) -> Result<Value, ApiError> {
     }))
 }
 
-/// Held frame `frame` as a view (its `schedule.frame` is `frame`; no schedule, events or frame
-/// times). The ring is locked only to copy the frame out ([`RollbackRing::frame_world`]); the
-/// JSON is built outside the lock, and kept for the next few reads.
-pub(crate) fn frame_view(shared: &Shared, frame: u64) -> Result<Arc<WorldView>, ApiError> {
+/// Held frame `frame` rebuilt as a world ([`RollbackRing::frame_world`]), kept for the next
+/// reads of the same frame (one frame is kept). The ring is locked only to copy the frame out.
+/// O(slots + rows) of the frame, once per frame asked for.
+pub(crate) fn frame_world(shared: &Shared, frame: u64) -> Result<Arc<World>, ApiError> {
     let (world, stamp) = {
         let mut guard = lock(&shared.travel);
         let travel = guard.as_mut().ok_or(ApiError::NoFrames)?;
         travel.check(frame)?;
         let stamp = travel.stamps[travel.slot(frame)];
-        if let Some((_, _, view)) = travel.cache.iter().find(|(f, s, _)| *f == frame && *s == stamp) {
-            return Ok(Arc::clone(view));
+        if let Some((_, _, world)) = travel.cache.as_ref().filter(|(f, s, _)| *f == frame && *s == stamp) {
+            return Ok(Arc::clone(world));
         }
+        // Drop the old copy before making the new one: at most one frame's world is held.
+        travel.cache = None;
         let world = travel
             .ring
             .frame_world(frame)
             .map_err(|e| ApiError::NoSuchFrame { frame, held: e.to_string() })?;
-        (world, stamp)
+        (Arc::new(world), stamp)
     };
-    let mut view = WorldView::build(0, &world, &shared.registry, None, Vec::new());
-    view.schedule.frame = frame;
-    view.writes = shared.options.allow_writes;
-    let view = Arc::new(view);
-    let mut guard = lock(&shared.travel);
-    if let Some(travel) = guard.as_mut() {
-        travel.cache.retain(|(f, s, _)| travel.stamps[(f % travel.stamps.len() as u64) as usize] == *s);
-        if travel.cache.len() >= CACHED_VIEWS {
-            travel.cache.remove(0);
-        }
-        travel.cache.push((frame, stamp, Arc::clone(&view)));
+    if let Some(travel) = lock(&shared.travel).as_mut() {
+        travel.cache = Some((frame, stamp, Arc::clone(&world)));
     }
-    Ok(view)
+    Ok(world)
+}
+
+/// What the routes show of saved frame `frame` rebuilt as `world`.
+pub(crate) fn frame_source<'a>(shared: &'a Shared, world: &'a World, frame: u64) -> Source<'a> {
+    Source {
+        world,
+        registry: &shared.registry,
+        version: 0,
+        frame,
+        paused: shared.paused.load(std::sync::atomic::Ordering::Acquire),
+        writes: shared.options.allow_writes,
+        errors: Vec::new(),
+    }
 }
 
 /// `GET /api/diff?a=F1&b=F2`: what differs from held frame `a` to held frame `b`. Lists of ids

@@ -1,28 +1,42 @@
-//! The view: a JSON-ready copy of a world, built by the frame loop at its publish point and read
-//! by the server thread.
+//! What the routes show of a world, built from the world itself when a client asks: the live
+//! world at the frame loop's publish point ([`crate::live`]), or a saved frame rebuilt from the
+//! rollback ring ([`crate::travel`]). No copy of the world is kept between requests.
 
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 use std::time::Duration;
 
-use mosaic::serialize::SnapshotRegistry;
+use mosaic::serialize::{NamedPool, SnapshotRegistry};
 use mosaic::{Entity, Schedule, World};
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 
-/// One entity as the view holds it.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct EntityView {
-    /// `"{index}v{generation}"`, as `Entity`'s `Display` writes it.
-    pub(crate) id: String,
-    pub(crate) index: u32,
-    pub(crate) generation: u32,
-    pub(crate) parent: Option<String>,
-    pub(crate) children: Vec<String>,
-    /// Registered component name -> value, sorted by name.
-    pub(crate) components: BTreeMap<String, Value>,
+use crate::error::ApiError;
+
+/// The world a request is answered from, and what the answer says about it.
+pub(crate) struct Source<'a> {
+    pub(crate) world: &'a World,
+    /// How components and resources turn into JSON.
+    pub(crate) registry: &'a SnapshotRegistry,
+    /// Publish points that answered reads before this one (0 for a saved frame).
+    pub(crate) version: u64,
+    /// The schedule's frame (0 without a schedule), or the saved frame's number.
+    pub(crate) frame: u64,
+    pub(crate) paused: bool,
+    pub(crate) writes: bool,
+    /// Errors of writes applied, most recent last.
+    pub(crate) errors: Vec<String>,
 }
 
-/// One registered component type.
+/// What a job of the frame loop's read queue gets: the live world and what only the frame loop
+/// holds.
+pub(crate) struct Live<'a> {
+    pub(crate) source: Source<'a>,
+    pub(crate) schedule: Option<&'a mut Schedule>,
+    /// Frame times in milliseconds, oldest first.
+    pub(crate) frame_times: &'a VecDeque<f64>,
+}
+
+/// One registered component type of a world.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct ComponentSummary {
     pub(crate) name: String,
@@ -50,7 +64,7 @@ pub(crate) struct SystemView {
     pub(crate) runs: Option<u64>,
 }
 
-/// One event channel: its type and backlog when the view was built.
+/// One event channel: its type and backlog.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct EventView {
     pub(crate) name: &'static str,
@@ -62,7 +76,7 @@ pub(crate) struct EventView {
     pub(crate) capacity: usize,
 }
 
-/// The schedule as the view holds it.
+/// The schedule as the page shows it.
 #[derive(Debug, Clone, Default, Serialize)]
 pub(crate) struct ScheduleView {
     pub(crate) frame: u64,
@@ -75,127 +89,202 @@ pub(crate) struct ScheduleView {
     pub(crate) error: Option<String>,
 }
 
-/// A consistent copy of the world at one publish point.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct WorldView {
-    /// How many views were published before this one, from 0.
-    pub(crate) version: u64,
-    pub(crate) entities: Vec<EntityView>,
-    /// Entity id -> position in `entities`.
-    pub(crate) by_id: BTreeMap<String, usize>,
-    pub(crate) components: Vec<ComponentSummary>,
-    pub(crate) resources: BTreeMap<String, Value>,
-    pub(crate) schedule: ScheduleView,
-    /// The world's event channels, in the order they were added.
-    pub(crate) events: Vec<EventView>,
-    /// Frame times in milliseconds, oldest first.
-    pub(crate) frame_times_ms: Vec<f64>,
-    pub(crate) paused: bool,
-    pub(crate) writes: bool,
-    /// Values that could not be turned into JSON: (type name, why).
-    pub(crate) errors: Vec<String>,
-}
-
 /// `d` in milliseconds, rounded to the microsecond.
 pub(crate) fn ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 1e6).round() / 1e3
 }
 
-impl WorldView {
-    /// Copies what the inspector shows out of `world` and `schedule`. O(entities * registered
-    /// components + registered rows) time and memory.
-    pub(crate) fn build(
-        version: u64,
-        world: &World,
-        registry: &SnapshotRegistry,
-        schedule: Option<&mut Schedule>,
-        frame_times_ms: Vec<f64>,
-    ) -> Self {
-        let mut errors = Vec::new();
-        let mut entities: Vec<EntityView> = world
-            .entities()
-            .iter()
-            .map(|e| EntityView {
-                id: e.to_string(),
-                index: e.index(),
-                generation: e.generation(),
-                parent: world.parent(e).map(|p| p.to_string()),
-                children: world.children(e).map(|c| c.to_string()).collect(),
-                components: BTreeMap::new(),
-            })
-            .collect();
-        entities.sort_unstable_by_key(|e| e.index);
-        let position: BTreeMap<u32, usize> = entities.iter().enumerate().map(|(i, e)| (e.index, i)).collect();
-        let mut components = Vec::new();
-        for column in registry.component_data(world) {
-            let rows: Vec<(u32, Value)> =
-                match serde_json::to_value(&*column.data).and_then(serde_json::from_value) {
-                    Ok(rows) => rows,
-                    Err(error) => {
-                        errors.push(format!("component `{}`: {error}", column.name));
-                        Vec::new()
-                    }
-                };
-            components.push(ComponentSummary {
-                name: column.name.to_owned(),
-                type_name: column.type_name,
-                pool_rows: column.rows,
-                entities: rows.len(),
-                bytes: column.rows * column.value_bytes,
-            });
-            for (index, value) in rows {
-                if let Some(&at) = position.get(&index) {
-                    entities[at].components.insert(column.name.to_owned(), value);
-                }
+/// `GET /api/world`: entity count, the registered components with their pools, the resources as
+/// JSON. O(registered rows + resources).
+pub(crate) fn summary(source: &Source<'_>) -> Value {
+    let (world, registry) = (source.world, source.registry);
+    let mut errors = source.errors.clone();
+    let components: Vec<ComponentSummary> = registry
+        .component_data(world)
+        .map(|column| ComponentSummary {
+            name: column.name.to_owned(),
+            type_name: column.type_name,
+            pool_rows: column.rows,
+            entities: registry.component_pool(world, column.name).map_or(0, |pool| pool.entities().count()),
+            bytes: column.rows * column.value_bytes,
+        })
+        .collect();
+    let mut resources = serde_json::Map::new();
+    for resource in registry.resource_data(world) {
+        // JSON has no 128-bit numbers (a random generator's state): such values are shown as
+        // their RON text instead.
+        let value = serde_json::to_value(&*resource.data)
+            .or_else(|_| ron::to_string(&*resource.data).map(Value::String));
+        match value {
+            Ok(value) => {
+                resources.insert(resource.name.to_owned(), value);
             }
-        }
-        let mut resources = BTreeMap::new();
-        for resource in registry.resource_data(world) {
-            // JSON has no 128-bit numbers (a random generator's state): such values are shown
-            // as their RON text instead.
-            let value = serde_json::to_value(&*resource.data)
-                .or_else(|_| ron::to_string(&*resource.data).map(Value::String));
-            match value {
-                Ok(value) => {
-                    resources.insert(resource.name.to_owned(), value);
-                }
-                Err(error) => errors.push(format!("resource `{}`: {error}", resource.name)),
-            }
-        }
-        let by_id = entities.iter().enumerate().map(|(i, e)| (e.id.clone(), i)).collect();
-        let schedule = schedule.map(schedule_view).unwrap_or_default();
-        let events = world
-            .event_channels()
-            .map(|c| EventView {
-                name: c.type_name,
-                backlog: c.len,
-                sent: c.sent,
-                readers: c.readers,
-                capacity: c.capacity,
-            })
-            .collect();
-        Self {
-            version,
-            entities,
-            by_id,
-            components,
-            resources,
-            schedule,
-            events,
-            frame_times_ms,
-            paused: false,
-            writes: false,
-            errors,
+            Err(error) => errors.push(format!("resource `{}`: {error}", resource.name)),
         }
     }
-
-    /// The entity with id `id` (`"{index}v{generation}"`).
-    pub(crate) fn entity(&self, id: &str) -> Option<&EntityView> {
-        self.by_id.get(id).map(|&at| &self.entities[at])
-    }
+    json!({
+        "version": source.version,
+        "frame": source.frame,
+        "entities": world.entities().len(),
+        "components": components,
+        "resources": resources,
+        "paused": source.paused,
+        "writes": source.writes,
+        "errors": errors,
+    })
 }
 
-fn schedule_view(schedule: &mut Schedule) -> ScheduleView {
+/// Parses an entity id as the routes write it, `"{index}v{generation}"`, and finds it in `world`
+/// if it is alive there.
+pub(crate) fn live_entity(world: &World, id: &str) -> Option<Entity> {
+    let (index, generation) = id.split_once('v')?;
+    let index: u32 = index.parse().ok()?;
+    let generation: u32 = generation.parse().ok()?;
+    world.entities().alive_at(index).filter(|e| e.generation() == generation)
+}
+
+/// `entity` with its parent, children and registered components as JSON (`{id, index,
+/// generation, parent, children, components: {name: value}}`, names sorted). O(registered
+/// components + children). A value that cannot be JSON is `null`.
+pub(crate) fn entity(source: &Source<'_>, entity: Entity) -> Value {
+    let (world, registry) = (source.world, source.registry);
+    let mut components = serde_json::Map::new();
+    for name in registry.component_names() {
+        if let Some(value) = registry.component_value(world, name, entity) {
+            components.insert(name.to_owned(), serde_json::to_value(&*value).unwrap_or(Value::Null));
+        }
+    }
+    json!({
+        "id": entity.to_string(),
+        "index": entity.index(),
+        "generation": entity.generation(),
+        "parent": world.parent(entity).map(|p| p.to_string()),
+        "children": world.children(entity).map(|c| c.to_string()).collect::<Vec<_>>(),
+        "components": components,
+    })
+}
+
+/// A page of entities asked for: checked by the route before the world is read.
+#[derive(Debug, Clone)]
+pub(crate) struct PageQuery {
+    pub(crate) page: usize,
+    /// From 1 to the inspector's `max_page_size`.
+    pub(crate) page_size: usize,
+    /// Registered component names, each once: the entities listed have all of them.
+    pub(crate) with: Vec<String>,
+    /// Lower case; empty for none: the entities listed have it in their id or in one of their
+    /// component names.
+    pub(crate) search: String,
+}
+
+/// `GET /api/entities`: the live entities by index that match `query`, one page of them with
+/// their component names, and how many match. O(entities * (`with` + registered components))
+/// with at most `page_size` rows built.
+pub(crate) fn entities(source: &Source<'_>, query: &PageQuery) -> Value {
+    let (world, registry) = (source.world, source.registry);
+    let names: Vec<&str> = registry.component_names().collect();
+    let pools: Vec<Option<NamedPool<'_>>> =
+        names.iter().map(|name| registry.component_pool(world, name)).collect();
+    let pool_of = |name: &str| names.iter().position(|n| *n == name).and_then(|at| pools[at]);
+    let with: Option<Vec<NamedPool<'_>>> = query.with.iter().map(|name| pool_of(name)).collect();
+    // Registered components whose names contain the search text.
+    let named: Vec<NamedPool<'_>> = names
+        .iter()
+        .zip(&pools)
+        .filter(|(name, _)| !query.search.is_empty() && name.contains(&query.search))
+        .filter_map(|(_, pool)| *pool)
+        .collect();
+    let (first, mut total, mut rows, mut id) =
+        (query.page.saturating_mul(query.page_size), 0usize, Vec::new(), String::new());
+    if let Some(with) = with {
+        for e in world.entities().iter() {
+            if !with.iter().all(|pool| pool.contains(e)) {
+                continue;
+            }
+            if !query.search.is_empty() {
+                id.clear();
+                std::fmt::Write::write_fmt(&mut id, format_args!("{e}")).expect("a String takes any text");
+                if !id.contains(&query.search) && !named.iter().any(|pool| pool.contains(e)) {
+                    continue;
+                }
+            }
+            if total >= first && rows.len() < query.page_size {
+                let components: Vec<&str> = names
+                    .iter()
+                    .zip(&pools)
+                    .filter(|(_, pool)| pool.is_some_and(|p| p.contains(e)))
+                    .map(|(name, _)| *name)
+                    .collect();
+                rows.push(json!({
+                    "id": e.to_string(),
+                    "parent": world.parent(e).map(|p| p.to_string()),
+                    "children": world.children(e).count(),
+                    "components": components,
+                }));
+            }
+            total += 1;
+        }
+    }
+    json!({
+        "version": source.version,
+        "total": total,
+        "page": query.page,
+        "page_size": query.page_size,
+        "pages": total.div_ceil(query.page_size),
+        "entities": rows,
+    })
+}
+
+/// `GET /api/hierarchy`: the entities with a parent or children, and the roots (no parent, some
+/// children). O(entities + hierarchy links).
+pub(crate) fn hierarchy(source: &Source<'_>) -> Value {
+    let world = source.world;
+    let (mut nodes, mut roots) = (Vec::new(), Vec::new());
+    for e in world.entities().iter() {
+        let parent = world.parent(e);
+        let mut children = world.children(e).peekable();
+        if parent.is_none() && children.peek().is_none() {
+            continue;
+        }
+        let children: Vec<String> = children.map(|c| c.to_string()).collect();
+        if parent.is_none() {
+            roots.push(e.to_string());
+        }
+        nodes.push(
+            json!({ "id": e.to_string(), "parent": parent.map(|p| p.to_string()), "children": children }),
+        );
+    }
+    json!({ "version": source.version, "roots": roots, "nodes": nodes })
+}
+
+/// `GET /api/events`: the world's event channels, in the order they were added.
+pub(crate) fn events(world: &World) -> Vec<EventView> {
+    world
+        .event_channels()
+        .map(|c| EventView {
+            name: c.type_name,
+            backlog: c.len,
+            sent: c.sent,
+            readers: c.readers,
+            capacity: c.capacity,
+        })
+        .collect()
+}
+
+/// `GET /api/frames`: the frame times given to `publish`, with their median and maximum.
+pub(crate) fn frames(version: u64, frame_times: &VecDeque<f64>) -> Value {
+    let mut sorted: Vec<f64> = frame_times.iter().copied().collect();
+    sorted.sort_unstable_by(f64::total_cmp);
+    json!({
+        "version": version,
+        "frame_times_ms": frame_times,
+        "median_ms": sorted.get(sorted.len() / 2),
+        "max_ms": sorted.last(),
+    })
+}
+
+/// `GET /api/schedule`: systems in run order with their batches and profile. O(systems).
+pub(crate) fn schedule(schedule: &mut Schedule) -> ScheduleView {
     let frame = schedule.frame();
     let batches: Vec<Vec<String>> = match schedule.batches() {
         Ok(batches) => batches.into_iter().map(|b| b.into_iter().map(str::to_owned).collect()).collect(),
@@ -221,11 +310,10 @@ fn schedule_view(schedule: &mut Schedule) -> ScheduleView {
     ScheduleView { frame, systems, batches, profile_window: profile.window, error: None }
 }
 
-/// Parses an entity id as the view writes it, `"{index}v{generation}"`, and finds it in `world`
-/// if it is alive there.
-pub(crate) fn live_entity(world: &World, id: &str) -> Option<Entity> {
-    let (index, generation) = id.split_once('v')?;
-    let index: u32 = index.parse().ok()?;
-    let generation: u32 = generation.parse().ok()?;
-    world.entities().alive_at(index).filter(|e| e.generation() == generation)
+/// Refuses an unregistered component name.
+pub(crate) fn registered(names: &[String], name: &str) -> Result<(), ApiError> {
+    match names.binary_search_by(|n| n.as_str().cmp(name)) {
+        Ok(_) => Ok(()),
+        Err(_) => Err(ApiError::NoSuchComponent(name.to_owned())),
+    }
 }

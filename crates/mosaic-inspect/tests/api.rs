@@ -11,7 +11,7 @@ use mosaic::serialize::SnapshotRegistry;
 use mosaic::{Component, Query, Schedule, World};
 use mosaic_inspect::{InspectError, Inspector, InspectorOptions};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 #[derive(Component, Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct Position {
@@ -259,7 +259,7 @@ fn writes_when_enabled_are_applied_at_the_publish_point() {
     assert_eq!(status, 202);
     assert_eq!(game.json("POST", "/api/entities/2v1/components/nope", "1").0, 404);
     assert_eq!(game.json("POST", "/api/entities/2v1/components/health", "{not json").0, 400);
-    // A value of the wrong shape is queued, then reported by the view.
+    // A value of the wrong shape is queued, then reported in the summary's errors.
     assert_eq!(game.json("POST", "/api/entities/2v1/components/health", r#""text""#).0, 202);
     let mut entity = Value::Null;
     for _ in 0..100 {
@@ -311,8 +311,8 @@ fn refuses_non_loopback_addresses_unless_asked() {
 }
 
 /// Sends `request` to `inspector` from another thread and publishes `world` every 2 ms until the
-/// answer is in, as a game's frame loop would (an inspector builds no view until a client asks,
-/// and the view is built at a publish). Returns the raw answer.
+/// answer is in, as a game's frame loop would (reads are answered from the world at a publish
+/// point). Returns the raw answer.
 fn read_while_publishing(inspector: &mut Inspector, world: &mut World, request: String) -> String {
     let mut stream = TcpStream::connect(inspector.addr()).unwrap();
     stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
@@ -433,10 +433,7 @@ fn the_games_write_check_refuses_values_before_they_are_written() {
     });
     let mut world = World::new();
     let e = world.spawn(Health(7));
-    // A read makes the view (none is built before a client asks), so it knows the entity.
-    let request =
-        format!("GET /api/world HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", inspector.addr());
-    assert!(read_while_publishing(&mut inspector, &mut world, request).starts_with("HTTP/1.1 200"));
+    // Writes are queued without waiting for the frame loop, which applies them at its publish.
     let (addr, token) = (inspector.addr(), inspector.token().to_owned());
     let post = |path: &str, body: &str| {
         let mut stream = TcpStream::connect(addr).unwrap();
@@ -527,11 +524,10 @@ fn a_client_sending_half_a_body_blocks_no_one() {
     game.stop();
 }
 
-/// With a client asking as fast as it can, building views takes about the budgeted share of
-/// the frame loop (10% by default), not all of it; and the first answer shows the world as it
-/// is, however long the first copy takes.
+/// With a client asking as fast as it can, answering takes about the budgeted share of the frame
+/// loop (10% by default), not all of it; and the first answer shows the world as it is.
 #[test]
-fn views_keep_to_their_share_of_the_frame_loop() {
+fn reads_keep_to_their_share_of_the_frame_loop() {
     let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap());
     let mut inspector = Inspector::start(options, registry()).unwrap();
     let mut world = World::new();
@@ -577,5 +573,67 @@ fn views_keep_to_their_share_of_the_frame_loop() {
     assert_eq!(answers[0]["entities"], 50_000, "the first answer is the world as it is");
     assert!(answers.len() > 5, "the client was answered throughout: {} answers", answers.len());
     let share = in_publish.as_secs_f64() / wall.as_secs_f64();
-    assert!(share < 0.35, "views took {:.0}% of the frame loop over {frames} frames", share * 100.0);
+    assert!(share < 0.35, "reads took {:.0}% of the frame loop over {frames} frames", share * 100.0);
+}
+
+/// A read is answered from the world as it is at the publish point that answers it: a world
+/// changed between publishes shows the change, and a write queued before shows too.
+#[test]
+fn reads_show_the_world_at_the_publish_point_that_answers_them() {
+    let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap()).writes(true);
+    let mut inspector = Inspector::start(options, registry()).unwrap();
+    let mut world = World::new();
+    let e = world.spawn((Position { x: 1.0, y: 2.0 }, Health(5)));
+    let get = |addr: SocketAddr, path: &str| {
+        format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n")
+    };
+    let addr = inspector.addr();
+    let text = read_while_publishing(&mut inspector, &mut world, get(addr, "/api/world"));
+    assert!(text.contains("\"entities\":1"), "{text}");
+    world.spawn_batch((0..9).map(Health));
+    world.get_mut::<Health>(e).unwrap().0 = 77;
+    let text = read_while_publishing(&mut inspector, &mut world, get(addr, "/api/world"));
+    assert!(text.contains("\"entities\":10"), "{text}");
+    let path = format!("/api/entities/{}v{}", e.index(), e.generation());
+    let text = read_while_publishing(&mut inspector, &mut world, get(addr, &path));
+    assert!(text.contains("\"health\":77"), "{text}");
+    let text = read_while_publishing(&mut inspector, &mut world, get(addr, "/api/map?component=position"));
+    assert!(text.starts_with("HTTP/1.1 200") && !text.contains("Content-Length"), "streamed: {text}");
+    let body: Value = serde_json::from_str(text.split_once("\r\n\r\n").unwrap().1).unwrap();
+    assert_eq!(
+        (body["count"].clone(), body["xs"].clone(), body["ys"].clone()),
+        (1.into(), json!([1.0]), json!([2.0]))
+    );
+}
+
+/// A read waits a bounded time for a frame loop that does not publish, then gets 503 naming
+/// `publish`; writes are queued without waiting at all.
+#[test]
+fn a_frame_loop_that_never_publishes_gets_503_not_a_hang() {
+    let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap()).writes(true);
+    let mut inspector = Inspector::start(options, registry()).unwrap();
+    let addr = inspector.addr();
+    let start = std::time::Instant::now();
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    write!(stream, "GET /api/world HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut text = String::new();
+    stream.read_to_string(&mut text).unwrap();
+    assert!(text.starts_with("HTTP/1.1 503"), "{text}");
+    assert!(text.contains("publish"), "{text}");
+    assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    write!(
+        stream,
+        "POST /api/pause HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nX-Mosaic-Token: {}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+        inspector.token()
+    )
+    .unwrap();
+    let mut text = String::new();
+    stream.read_to_string(&mut text).unwrap();
+    assert!(text.starts_with("HTTP/1.1 202"), "{text}");
+    let mut world = World::new();
+    inspector.publish(&mut world, None, None);
+    assert!(inspector.paused());
 }

@@ -4,6 +4,7 @@
 use super::SnapshotRegistry;
 use super::registry::Entry;
 use crate::entity::Entity;
+use crate::storage::SparseSet;
 use crate::world::World;
 
 /// One registered component column or resource of a world, as
@@ -83,6 +84,76 @@ impl SnapshotRegistry {
         (entry.save_one?)(world, entity)
     }
 
+    /// The pool of the component registered under `name` in `world`, or `None` when no component
+    /// is registered under `name` or `world` has no pool of it yet. O(log registered types) plus
+    /// a hash lookup: resolve it once, then [`NamedPool::contains`] answers "does this entity
+    /// have it" in O(1) per entity (an inspector's filter over every entity).
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::serialize::SnapshotRegistry;
+    /// use mosaic::{Component, World};
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Component, Clone, Debug, PartialEq, Serialize, Deserialize)]
+    /// struct Health(u32);
+    ///
+    /// let mut registry = SnapshotRegistry::new();
+    /// registry.register::<Health>("health");
+    /// let mut world = World::new();
+    /// let (a, b) = (world.spawn(Health(7)), world.spawn(()));
+    /// let pool = registry.component_pool(&world, "health").unwrap();
+    /// assert!(pool.contains(a) && !pool.contains(b));
+    /// assert!(registry.component_pool(&world, "mana").is_none());
+    /// ```
+    pub fn component_pool<'w>(&self, world: &'w World, name: &str) -> Option<NamedPool<'w>> {
+        let entry = find(&self.components, name)?;
+        let id = world.components().id_by_type(entry.type_id)?;
+        Some(NamedPool { world, pool: world.components().pool(id) })
+    }
+
+    /// Calls `visit(entity, value)` for each live entity with the component registered under
+    /// `name`, in pool row order (not entity order), with the value to serialize (a copy read
+    /// through [`View::read`](crate::View::read), so struct-of-arrays pools work too). Returns
+    /// `false`, calling nothing, when no component is registered under `name`. O(rows) plus a
+    /// clone per row, no allocation: for tools that pick a few fields of every value (an
+    /// inspector's map) without building a whole column's serialized form
+    /// ([`SnapshotRegistry::component_data`]).
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::serialize::SnapshotRegistry;
+    /// use mosaic::{Component, World};
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Component, Clone, Debug, PartialEq, Serialize, Deserialize)]
+    /// struct Health(u32);
+    ///
+    /// let mut registry = SnapshotRegistry::new();
+    /// registry.register::<Health>("health");
+    /// let mut world = World::new();
+    /// world.spawn(Health(7));
+    /// world.spawn(Health(9));
+    /// let mut seen = Vec::new();
+    /// assert!(registry.for_each_value(&world, "health", &mut |entity, value| {
+    ///     seen.push((entity.index(), ron::to_string(value).unwrap()));
+    /// }));
+    /// assert_eq!(seen, [(0, "(7)".to_owned()), (1, "(9)".to_owned())]);
+    /// assert!(!registry.for_each_value(&world, "mana", &mut |_, _| {}));
+    /// ```
+    pub fn for_each_value(
+        &self,
+        world: &World,
+        name: &str,
+        visit: &mut dyn FnMut(Entity, &dyn erased_serde::Serialize),
+    ) -> bool {
+        let Some(visit_fn) = find(&self.components, name).and_then(|entry| entry.visit) else {
+            return false;
+        };
+        visit_fn(world, visit);
+        true
+    }
+
     /// Each registered resource `world` has, sorted by name. O(registered types).
     pub fn resource_data<'a>(&'a self, world: &'a World) -> impl Iterator<Item = NamedData<'a>> + 'a {
         self.resources.iter().filter_map(move |entry| {
@@ -136,6 +207,45 @@ impl SnapshotRegistry {
         let pending = (entry.load_one)(value)?;
         pending.apply(world, &|_| entity, None);
         Ok(true)
+    }
+}
+
+/// One registered component's pool in a world, from [`SnapshotRegistry::component_pool`]: which
+/// entities have the component, without its type.
+#[derive(Clone, Copy)]
+pub struct NamedPool<'w> {
+    world: &'w World,
+    pool: &'w SparseSet,
+}
+
+impl std::fmt::Debug for NamedPool<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NamedPool").field("type", &self.pool.type_name()).field("rows", &self.len()).finish()
+    }
+}
+
+impl NamedPool<'_> {
+    /// Whether `entity` is alive and has the component. O(1).
+    #[inline]
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.world.is_alive(entity) && self.pool.contains_alive(entity)
+    }
+
+    /// Rows in the pool, in rows: the live entities with the component, plus rows of despawned
+    /// entities not yet swept from a lazily cleaned pool. O(1).
+    pub fn len(&self) -> usize {
+        self.pool.len()
+    }
+
+    /// Whether the pool has no rows. O(1).
+    pub fn is_empty(&self) -> bool {
+        self.pool.is_empty()
+    }
+
+    /// The live entities with the component, in pool row order (not entity order). O(rows) to
+    /// walk.
+    pub fn entities(&self) -> impl Iterator<Item = Entity> + '_ {
+        self.pool.entities().iter().copied().filter(|&e| self.world.is_alive(e))
     }
 }
 

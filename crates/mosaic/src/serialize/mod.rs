@@ -61,7 +61,7 @@ mod registry;
 mod relation;
 mod save;
 
-pub use by_name::NamedData;
+pub use by_name::{NamedData, NamedPool};
 pub use entity::{EntityMap, MapEntities};
 pub use error::SnapshotError;
 pub use registry::SnapshotRegistry;

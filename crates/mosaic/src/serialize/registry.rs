@@ -18,6 +18,9 @@ use crate::world::World;
 pub(crate) type SaveFn = for<'a> fn(&'a World) -> Option<Box<dyn erased_serde::Serialize + 'a>>;
 /// One entity's value of a component, if it has one (components only).
 pub(crate) type SaveOneFn = fn(&World, Entity) -> Option<Box<dyn erased_serde::Serialize>>;
+/// Calls a visitor with each live row of one component's pool (for
+/// [`SnapshotRegistry::for_each_value`]).
+pub(crate) type VisitFn = fn(&World, &mut dyn FnMut(Entity, &dyn erased_serde::Serialize));
 /// Reads one registered column (or resource) into a value not yet put in a world.
 pub(crate) type LoadFn =
     for<'de> fn(&mut dyn erased_serde::Deserializer<'de>) -> Result<Box<dyn Pending>, erased_serde::Error>;
@@ -49,6 +52,8 @@ pub(crate) struct Entry {
     pub(crate) load_one: LoadOneFn,
     /// One entity's value, for [`SnapshotRegistry::component_value`] (`None` for resources).
     pub(crate) save_one: Option<SaveOneFn>,
+    /// Every live row, for [`SnapshotRegistry::for_each_value`] (`None` for resources).
+    pub(crate) visit: Option<VisitFn>,
 }
 
 impl Entry {
@@ -70,13 +75,16 @@ impl Entry {
             load_binary,
             load_one,
             save_one: None,
+            visit: None,
         }
     }
 }
 
 impl Entry {
-    fn with_save_one(mut self, save_one: SaveOneFn) -> Self {
+    /// This component entry with its one-value and row-visiting functions.
+    fn with_rows(mut self, save_one: SaveOneFn, visit: VisitFn) -> Self {
         self.save_one = Some(save_one);
+        self.visit = Some(visit);
         self
     }
 }
@@ -191,6 +199,22 @@ where
 {
     let value = world.get::<T>(entity).ok()?.read();
     Some(Box::new(value))
+}
+
+fn visit_component<T>(world: &World, visit: &mut dyn FnMut(Entity, &dyn erased_serde::Serialize))
+where
+    T: Component + Serialize,
+    for<'r> T::Ref<'r>: View<Value = T>,
+{
+    let Some(pool) = world.components().pool_of::<T>() else { return };
+    let entities = pool.entities();
+    let _ = try_for_each_row::<T, std::convert::Infallible>(pool, 0..pool.len(), |row, view| {
+        let entity = entities[row];
+        if world.is_alive(entity) {
+            visit(entity, &view.read());
+        }
+        Ok(())
+    });
 }
 
 fn save_component_binary<T>(world: &World) -> Option<Result<Vec<u8>, postcard::Error>>
@@ -361,7 +385,7 @@ impl SnapshotRegistry {
             (save_component_binary::<T>, load_component_binary::<T>),
             load_one_component::<T>,
         )
-        .with_save_one(save_one_component::<T>);
+        .with_rows(save_one_component::<T>, visit_component::<T>);
         add(&mut self.components, entry, "component");
         self
     }
@@ -384,7 +408,7 @@ impl SnapshotRegistry {
             (save_component_binary::<T>, load_mapped_component_binary::<T>),
             load_one_component::<T>,
         )
-        .with_save_one(save_one_component::<T>);
+        .with_rows(save_one_component::<T>, visit_component::<T>);
         add(&mut self.components, entry, "component");
         self
     }
