@@ -6,7 +6,9 @@
 # Variants: plain; inspected unpaced without saved frames (the inspector alone); inspected paced
 # to 60 fps without saved frames (what the first measurement compared); inspected unpaced with
 # 120 saved frames kept (time travel on, no client: nothing saved); the same with a client
-# polling `/api/frames/saved` twice a second (watched: every frame saved); and "page": what the
+# polling `/api/frames/saved` twice a second (watched: every frame saved if the ring fits the
+# inspector's record budget, 128 MiB, else none); "recording": the same client after asking to
+# record (`POST /api/frames/record`, the page's Record button: every frame saved); and "page": what the
 # open page asks every second (world, a page of entities, one entity, hierarchy, schedule, events,
 # frame times, saved frames, the map coloured by team), with no frames kept. Inspected frame
 # times include `publish`; peak memory (`/usr/bin/time`, when present) per variant too.
@@ -36,7 +38,20 @@ run() {
     local pid=$!
     local poller=
     if [ -n "${POLL:-}" ]; then
-        (while sleep 0.5; do curl -s "http://$POLL/api/frames/saved" >/dev/null || true; done) &
+        (
+            if [ -n "${RECORD:-}" ]; then
+                # Ask to record, with the token the arena printed, as the page's Record button does.
+                local token=
+                for _ in $(seq 100); do
+                    token=$(grep -o 'token=[0-9a-f]*' "$log" 2>/dev/null | head -1 | cut -d= -f2 || true)
+                    [ -n "$token" ] && break
+                    sleep 0.05
+                done
+                curl -s -X POST -H "Content-Type: application/json" -H "X-Mosaic-Token: $token" \
+                    "http://$POLL/api/frames/record?on=true" >/dev/null || true
+            fi
+            while sleep 0.5; do curl -s "http://$POLL/api/frames/saved" >/dev/null || true; done
+        ) &
         poller=$!
     fi
     if [ -n "${PAGE:-}" ]; then
@@ -76,7 +91,7 @@ run() {
 
 RUNS=0
 INSPECT=(--inspect 127.0.0.1:0)
-VARIANTS=${VARIANTS:-inspect-unpaced inspect-paced inspect-ring inspect-watched inspect-page}
+VARIANTS=${VARIANTS:-inspect-unpaced inspect-paced inspect-ring inspect-watched inspect-recording inspect-page}
 variant() {
     case $1 in
     inspect-unpaced) run inspect-unpaced "${INSPECT[@]}" --inspect-fps 0 --inspect-frames 0 ;;
@@ -84,6 +99,10 @@ variant() {
     inspect-ring) run inspect-ring "${INSPECT[@]}" --inspect-fps 0 --inspect-frames 120 ;;
     inspect-watched)
         POLL=127.0.0.1:7993 run inspect-watched --inspect 127.0.0.1:7993 --inspect-fps 0 --inspect-frames 120
+        ;;
+    inspect-recording)
+        RECORD=1 POLL=127.0.0.1:7995 run inspect-recording --inspect 127.0.0.1:7995 --inspect-fps 0 \
+            --inspect-frames 120
         ;;
     inspect-page) PAGE=127.0.0.1:7994 run inspect-page --inspect 127.0.0.1:7994 --inspect-fps 0 --inspect-frames 0 ;;
     *) echo "unknown variant $1" >&2; exit 1 ;;

@@ -200,6 +200,7 @@ async function refreshTravel() {
     return;
   }
   state.saved = saved;
+  showRecording(saved);
   const frames = saved.frames;
   if (!frames.length) return;
   const [oldest, newest] = [frames[0], frames[frames.length - 1]];
@@ -215,6 +216,23 @@ async function refreshTravel() {
   if (!$("diff-a").value) $("diff-a").value = oldest;
   if (!$("diff-b").value) $("diff-b").value = newest;
   await showScrubbed();
+}
+
+// Frames are saved on their own while the page is open only when the whole ring fits in the
+// game's record budget; past it (a large world), the Record button saves them on demand.
+function showRecording(saved) {
+  const mb = (bytes) => (bytes / 1048576).toFixed(bytes < 10485760 ? 1 : 0);
+  const button = $("record");
+  if (saved.auto) {
+    button.hidden = true;
+    $("record-note").textContent = "";
+    return;
+  }
+  button.hidden = false;
+  button.textContent = saved.recording ? "Stop recording" : "Record";
+  $("record-note").textContent = saved.recording
+    ? `recording every frame: up to ${saved.capacity} frames, ${mb(saved.ring_bytes)} MB`
+    : `not recording: the ring would take ${mb(saved.ring_bytes)} MB, over the game's budget of ${mb(saved.record_budget)} MB`;
 }
 
 async function showScrubbed() {
@@ -478,6 +496,11 @@ $("scrub").onchange = () => {
 };
 $("rewind").onclick = () => { if (state.scrub != null) write("POST", `/api/rewind?frame=${state.scrub}`); };
 $("diff").onclick = showDiff;
+$("record").onclick = async () => {
+  const on = !(state.saved && state.saved.recording);
+  await write("POST", `/api/frames/record?on=${on}`);
+  refreshTravel();
+};
 if (diffParam.length === 2) {
   [$("diff-a").value, $("diff-b").value] = diffParam;
   showDiff();

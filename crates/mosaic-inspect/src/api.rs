@@ -237,6 +237,20 @@ fn route(method: &str, url: &str, body: &[u8], shared: &Shared) -> Result<Reply,
             let (a, b) = (side("a")?, side("b")?);
             Ok(Reply::json(200, &travel::diff(shared, a, b, shared.options.max_page_size.max(1))?))
         }
+        ("POST", ["frames", "record"]) => {
+            // Not a write to the world: allowed with writes off (the guard still asks for the
+            // token, JSON and the page's own origin).
+            lock(&shared.travel).as_ref().ok_or(ApiError::NoFrames)?;
+            let on = match query(&pairs, "on").unwrap_or("true") {
+                "true" | "1" => true,
+                "false" | "0" => false,
+                other => {
+                    return Err(ApiError::BadRequest(format!("`on` must be true or false, not `{other}`")));
+                }
+            };
+            shared.recording.store(on, Ordering::Release);
+            Ok(Reply::json(202, &json!({ "recording": on })))
+        }
         ("POST", ["rewind"]) => {
             writable(shared)?;
             let text = query(&pairs, "frame")
@@ -307,6 +321,7 @@ fn index() -> Value {
         "GET /api/events",
         "GET /api/frames",
         "GET /api/frames/saved  (frames kept for time travel)",
+        "POST /api/frames/record?on=true|false  (token; save every frame even past the record budget)",
         "GET /api/frames/{F}/world, GET /api/frames/{F}/entities?..., GET /api/frames/{F}/entities/{id}",
         "GET /api/diff?a=F1&b=F2",
         "POST /api/entities/{id}/components/{name}  (writes on; body: the value as JSON)",

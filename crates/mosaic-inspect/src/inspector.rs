@@ -36,9 +36,19 @@ pub struct InspectorOptions {
     pub frame_history: usize,
     /// Save frames for time travel ([`Inspector::keep_frames`]) even while no client is
     /// watching. Default `false`: frames are saved only while a client is (a request in the
-    /// last [`InspectorOptions::watch_window`]), so an idle inspector costs no save per frame;
-    /// the ring then holds the frames run since someone looked.
+    /// last [`InspectorOptions::watch_window`]) and the full ring fits in
+    /// [`InspectorOptions::record_budget`], or while a client asked to record
+    /// (`POST /api/frames/record`), so an idle inspector costs no save per frame; the ring then
+    /// holds the frames run since someone looked.
     pub keep_frames_idle: bool,
+    /// The most memory a full time-travel ring may take for frames to be saved just because a
+    /// client watches, in bytes: the ring's capacity times the bytes of the last frame saved.
+    /// Default [`RECORD_BUDGET`] (128 MiB). Past it (10^5 arena entities take about 10 MB a
+    /// frame, 1.2 GB for 120 frames), opening the page saves nothing until the client asks to
+    /// record (`POST /api/frames/record?on=true`, a write that needs the token but not
+    /// [`InspectorOptions::allow_writes`]: it changes no state of the world), so looking costs
+    /// no more than reading.
+    pub record_budget: usize,
     /// How long after its last request a client counts as watching. Default [`WATCH_WINDOW`].
     pub watch_window: Duration,
     /// The most of the frame loop's time that answering clients may take, in percent (1 to 100;
@@ -64,6 +74,9 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 /// the frame loop's time.
 pub const VIEW_BUDGET_PERCENT: u8 = 10;
 
+/// The default [`InspectorOptions::record_budget`]: 128 MiB.
+pub const RECORD_BUDGET: usize = 128 << 20;
+
 /// The default [`InspectorOptions::watch_window`]: 5 seconds (the page polls every second).
 pub const WATCH_WINDOW: Duration = Duration::from_secs(5);
 
@@ -76,6 +89,7 @@ impl Default for InspectorOptions {
             max_page_size: 500,
             frame_history: 600,
             keep_frames_idle: false,
+            record_budget: RECORD_BUDGET,
             watch_window: WATCH_WINDOW,
             view_budget_percent: VIEW_BUDGET_PERCENT,
             request_timeout: REQUEST_TIMEOUT,
@@ -136,6 +150,8 @@ pub(crate) struct Shared {
     pub(crate) paused: AtomicBool,
     /// Frames to run while paused.
     pub(crate) steps: AtomicU32,
+    /// A client asked to save frames for time travel (`POST /api/frames/record`).
+    pub(crate) recording: AtomicBool,
     /// Errors of writes applied (most recent last, at most 20).
     pub(crate) write_errors: Mutex<VecDeque<String>>,
     pub(crate) options: InspectorOptions,
@@ -268,6 +284,7 @@ impl Inspector {
             commands: Mutex::new(Vec::new()),
             paused: AtomicBool::new(false),
             steps: AtomicU32::new(0),
+            recording: AtomicBool::new(false),
             write_errors: Mutex::new(VecDeque::new()),
             component_names: registry.component_names().map(str::to_owned).collect(),
             registry,
@@ -348,7 +365,11 @@ impl Inspector {
         if frame_time.is_some()
             && let Some(travel) = lock(&self.shared.travel).as_mut()
         {
-            if self.shared.options.keep_frames_idle || self.shared.watched() {
+            let options = &self.shared.options;
+            let record = options.keep_frames_idle
+                || self.shared.recording.load(Ordering::Acquire)
+                || (self.shared.watched() && travel.ring_bytes() <= options.record_budget);
+            if record {
                 if let Err(error) = travel.save_next(world) {
                     self.record_error(format!("saving a frame for time travel: {error}"));
                 }

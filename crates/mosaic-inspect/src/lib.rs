@@ -7,7 +7,8 @@
 //! of the world is kept, the server threads never touch the world while systems run, and a slow
 //! client never stalls a frame.
 //!
-//! Routes (all answer JSON; errors are 4xx with `{"error": ..., "status": ...}`):
+//! Routes (all answer JSON; errors are 4xx, or 503 when the frame loop does not publish within
+//! 3 s, with `{"error": ..., "status": ...}`):
 //! - `GET /api/world`: entity count, registered component types with their pool sizes, resources;
 //! - `GET /api/entities?page=N&page_size=N&with=a,b&search=text`: entities by index, a page at a
 //!   time (`page_size` at most [`InspectorOptions::max_page_size`]), those with every component
@@ -20,14 +21,20 @@
 //!   time (with [`Schedule::enable_profiling`](mosaic::Schedule::enable_profiling));
 //! - `GET /api/events`: the world's event channels ([`World::event_channels`](mosaic::World::event_channels)):
 //!   type name, backlog (events held), events sent, readers, buffer capacity;
+//! - `GET /api/map?component=C&x=X&y=Y&color=K`: every entity with component `C` as a point
+//!   (fields `X`, `Y` of its value), coloured by the value of `K`, as parallel arrays;
 //! - `GET /api/frames`: the frame times given to `publish`, oldest first.
 //!
 //! Time travel, once the game hands the inspector a rollback ring ([`Inspector::keep_frames`]; it
-//! then saves every frame run while a client watches, see [`InspectorOptions::watch_window`]):
+//! then saves every frame run while a client watches, see [`InspectorOptions::watch_window`], if
+//! the full ring fits in [`InspectorOptions::record_budget`], else while a client records):
 //! - `GET /api/frames/saved`: the frames held (oldest first), the live world's frame, the ring's
-//!   capacity;
-//! - `GET /api/frames/{F}/world`, `GET /api/frames/{F}/entities?...` and
-//!   `GET /api/frames/{F}/entities/{id}`: as the routes above, as of saved frame `F`;
+//!   capacity, whether frames are being recorded, and what the full ring would take;
+//! - `POST /api/frames/record?on=true|false` (the token, not writes): records every frame run
+//!   even past the record budget, or stops;
+//! - `GET /api/frames/{F}/world`, `GET /api/frames/{F}/entities?...`,
+//!   `GET /api/frames/{F}/entities/{id}` and `GET /api/frames/{F}/map?...`: as the routes above,
+//!   as of saved frame `F`;
 //! - `GET /api/diff?a=F1&b=F2`: what differs from frame `F1` to `F2`: entities spawned and
 //!   despawned, per component the entities that gained, lost or changed it (with both values),
 //!   resources changed, and the first difference [`RollbackRing::compare`](mosaic::rollback::RollbackRing::compare) finds;
@@ -78,4 +85,6 @@ mod travel;
 mod view;
 
 pub use error::InspectError;
-pub use inspector::{Inspector, InspectorOptions, REQUEST_TIMEOUT, VIEW_BUDGET_PERCENT, WATCH_WINDOW};
+pub use inspector::{
+    Inspector, InspectorOptions, RECORD_BUDGET, REQUEST_TIMEOUT, VIEW_BUDGET_PERCENT, WATCH_WINDOW,
+};

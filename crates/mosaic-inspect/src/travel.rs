@@ -73,6 +73,13 @@ impl Travel {
         self.save(world, self.current + 1)
     }
 
+    /// What the ring takes when every slot holds a frame the size of the last one saved, in
+    /// bytes (0 before any save).
+    pub(crate) fn ring_bytes(&self) -> usize {
+        let last = self.ring.saved_frames().last().and_then(|f| self.ring.frame_bytes(f)).unwrap_or(0);
+        last.saturating_mul(self.ring.capacity())
+    }
+
     /// Counts a frame run without saving it (no client watching).
     pub(crate) fn skip(&mut self) {
         self.current += 1;
@@ -134,7 +141,13 @@ pub(crate) fn saved(shared: &Shared) -> Result<Value, ApiError> {
     let travel = lock(&shared.travel);
     let travel = travel.as_ref().ok_or(ApiError::NoFrames)?;
     let frames = travel.held();
+    let ring_bytes = travel.ring_bytes();
+    let budget = shared.options.record_budget;
     Ok(json!({
+        "recording": shared.recording.load(std::sync::atomic::Ordering::Acquire),
+        "auto": shared.options.keep_frames_idle || ring_bytes <= budget,
+        "ring_bytes": ring_bytes,
+        "record_budget": budget,
         "frames": frames,
         "oldest": frames.first(),
         "newest": frames.last(),

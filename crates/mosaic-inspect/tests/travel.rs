@@ -291,3 +291,32 @@ fn saves_frames_only_while_a_client_watches() {
     assert_eq!(x_at(addr, 7, "0v1"), Some(7.0));
     assert_eq!(request(addr, "GET", "/api/frames/0/world").0, 404);
 }
+
+/// Past the record budget, a watching client saves nothing until it asks to record; asking needs
+/// the token but not writes, and stopping stops the saves.
+#[test]
+fn past_the_record_budget_frames_are_saved_only_while_recording() {
+    let mut options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap());
+    options.record_budget = 0;
+    let mut inspector = Inspector::start(options, snapshot_registry()).unwrap();
+    let addr = Client::of(&inspector);
+    let mut world = new_world();
+    inspector.keep_frames(&mut world, ring(8), 0).unwrap();
+    let (_, saved) = request(addr, "GET", "/api/frames/saved"); // now watched
+    assert_eq!((&saved["auto"], &saved["recording"]), (&json!(false), &json!(false)), "{saved}");
+    assert!(saved["ring_bytes"].as_u64().unwrap() > 0, "{saved}");
+    run(&mut inspector, &mut world, 1, 3);
+    assert_eq!(request(addr, "GET", "/api/frames/saved").1["frames"], json!([0]), "watched, not recording");
+    let tokenless = Client { addr: addr.addr, token: *b"00000000000000000000000000000000" };
+    assert_eq!(request(tokenless, "POST", "/api/frames/record").0, 403, "the token is needed");
+    assert_eq!(request(addr, "POST", "/api/frames/record?on=maybe").0, 400);
+    let (status, body) = request(addr, "POST", "/api/frames/record?on=true");
+    assert_eq!((status, &body["recording"]), (202, &json!(true)), "writes are off, recording is not a write");
+    run(&mut inspector, &mut world, 4, 6);
+    let (_, saved) = request(addr, "GET", "/api/frames/saved");
+    assert_eq!((&saved["frames"], &saved["recording"]), (&json!([4, 5, 6]), &json!(true)));
+    assert_eq!(x_at(addr, 5, "0v1"), Some(5.0));
+    assert_eq!(request(addr, "POST", "/api/frames/record?on=false").0, 202);
+    run(&mut inspector, &mut world, 7, 8);
+    assert_eq!(request(addr, "GET", "/api/frames/saved").1["frames"], json!([4, 5, 6]), "stopped");
+}

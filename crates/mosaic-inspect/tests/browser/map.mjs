@@ -41,6 +41,20 @@ try {
   if (!target.near.includes(selected)) fail(`clicked near ${target.id}, selected ${selected}`);
   else console.log(`map-test: clicked point ${target.id}, selected ${selected}`);
 
+  // At 10^5 entities the arena's 120-frame ring is over the inspector's record budget: opening
+  // the page saves nothing, and the Record button is offered; pressed, it saves every frame.
+  const before = await page.evaluate(async () => (await (await fetch('/api/frames/saved')).json()));
+  if (before.auto || before.frames.length > 1) fail(`frames saved without recording: ${JSON.stringify(before.frames)}`);
+  await page.waitForSelector('#record:not([hidden])', { timeout: 10_000 });
+  await page.click('#record');
+  let held = 0;
+  for (let i = 0; i < 200 && held < 5; i++) {
+    await page.waitForTimeout(100);
+    held = await page.evaluate(async () => (await (await fetch('/api/frames/saved')).json()).frames.length);
+  }
+  if (held < 5) fail(`recording saved ${held} frames`);
+  else console.log(`map-test: Record pressed, ${held} frames saved (none before)`);
+
   // The scrubber moves the map: pause (so the saved frames stay put), then pick the oldest.
   await page.click('#pause');
   await page.waitForFunction(() => document.getElementById('state').textContent === 'paused', null,
