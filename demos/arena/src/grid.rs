@@ -104,6 +104,11 @@ impl Cells {
         ((value / self.cell) as usize).min(len - 1)
     }
 
+    /// How many cells there are: every [`Cells::cell_of`] is below it.
+    pub fn count(self) -> usize {
+        self.cols * self.rows
+    }
+
     /// The cell `(x, y)` falls in: `row * cols + col`. O(1).
     #[inline]
     pub fn cell_of(self, x: f32, y: f32) -> u32 {

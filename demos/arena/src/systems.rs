@@ -221,8 +221,9 @@ pub const RESORT_DISORDER: f64 = 0.05;
 /// and not at 10^6 entities. An exclusive system (it reorders pools), at the end of the frame.
 ///
 /// Deterministic: the decision depends only on this frame's positions and row order, which the
-/// world's state fixes (snapshots and rollback restore row order too). O(m log m) for m
-/// fighters when it sorts (less on nearly sorted input), O(1) otherwise.
+/// world's state fixes (snapshots and rollback restore row order too). O(m + c) for m
+/// fighters and c grid cells when it sorts (a counting sort, [`World::sort_group_by_bucket`]),
+/// O(1) otherwise.
 pub fn sort_fighters(world: &mut World) {
     let grid = world.resource::<Grid>();
     if grid.disorder() <= RESORT_DISORDER {
@@ -230,15 +231,16 @@ pub fn sort_fighters(world: &mut World) {
     }
     let cells = grid.cells();
     let group = world.group::<Fighters>();
-    // Counted as serial: the key sort runs on the pool, but the four pools' permutations make
-    // at most four tasks.
+    // Counted as serial: the counting sort runs on this thread, and the pools' permutations
+    // make at most four tasks.
     let _phase = tracing::info_span!("phase", name = "sort", parallel = false).entered();
+    // Cells are few next to the fighters (about one per fighter or fewer): a counting sort.
     world
-        .sort_group_by_key::<Position, _>(group, |p| {
+        .sort_group_by_bucket::<Position>(group, cells.count(), |p| {
             let p = p.read();
-            cells.cell_of(p.x, p.y)
+            cells.cell_of(p.x, p.y) as usize
         })
-        .expect("the fighters' group owns Position");
+        .expect("the fighters' group owns Position, and every cell is below the count");
 }
 
 /// Advances every [`Spawner`] and spawns `count` entities of its template each time its period

