@@ -96,6 +96,12 @@ pub(crate) enum ApiError {
         "the game did not reach its publish point within {0:?}; it is paused in a debugger, stopped, or not calling `Inspector::publish`"
     )]
     NoPublish(std::time::Duration),
+    /// A read of the live world panicked on the frame loop (a component's `Serialize` impl), or
+    /// the inspector stopped with it queued (500).
+    #[error(
+        "the read failed on the game's frame loop (a value's Serialize panicked; see the game's log) or the inspector stopped"
+    )]
+    ReadFailed,
     /// As many reads as the limit already wait for the frame loop (503).
     #[error("{0} reads already wait for the game's next publish point; try again in a moment")]
     ReadsQueued(usize),
@@ -120,6 +126,7 @@ impl ApiError {
             Self::HeadersTooLarge(_) | Self::TooManyHeaders(_) => 431,
             Self::Timeout(_) => 408,
             Self::Busy(_) | Self::NoPublish(_) | Self::ReadsQueued(_) => 503,
+            Self::ReadFailed => 500,
             Self::LengthRequired(_) => 411,
             Self::ExpectationFailed(_) => 417,
             Self::VersionNotSupported(_) => 505,

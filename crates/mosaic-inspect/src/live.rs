@@ -37,7 +37,9 @@ pub(crate) type Queue = VecDeque<Job>;
 /// # Errors
 /// `read`'s error; [`ApiError::ReadsQueued`] past [`MAX_WAITING`] waiting reads;
 /// [`ApiError::NoPublish`] if the frame loop does not answer within [`READ_WAIT`] (it is not
-/// calling [`Inspector::publish`](crate::Inspector::publish), or it was dropped).
+/// calling [`Inspector::publish`](crate::Inspector::publish)); [`ApiError::ReadFailed`] if
+/// `read` panicked (a component's `Serialize` impl, say: the frame loop goes on) or the
+/// inspector was dropped with the read queued.
 pub(crate) fn read<T, F>(shared: &Shared, read: F) -> Result<T, ApiError>
 where
     T: Send + 'static,
@@ -60,7 +62,12 @@ where
     }
     let answer = rx.recv_timeout(READ_WAIT);
     waiting.store(false, Ordering::Release);
-    answer.unwrap_or(Err(ApiError::NoPublish(READ_WAIT)))
+    match answer {
+        Ok(answer) => answer,
+        Err(mpsc::RecvTimeoutError::Timeout) => Err(ApiError::NoPublish(READ_WAIT)),
+        // The job was dropped unanswered: it panicked, or the queue was cleared.
+        Err(mpsc::RecvTimeoutError::Disconnected) => Err(ApiError::ReadFailed),
+    }
 }
 
 /// Whether reads are waiting for the frame loop.
@@ -70,14 +77,17 @@ pub(crate) fn pending(shared: &Shared) -> bool {
 
 /// Answers the queued reads against `live` in the order they came, until [`SLICE`] has gone to
 /// them (at least one is answered). Returns how many ran. Reads whose client stopped waiting are
-/// dropped unrun.
+/// dropped unrun. A read that panics is caught here (it only read the world, so the world is
+/// whole): its client gets [`ApiError::ReadFailed`], and the frame loop goes on.
 pub(crate) fn answer(shared: &Shared, live: &mut Live<'_>) -> usize {
     let start = Instant::now();
     let mut ran = 0;
     while ran == 0 || start.elapsed() < SLICE {
         let Some(job) = lock(&shared.reads).pop_front() else { break };
         if job.waiting.load(Ordering::Acquire) {
-            (job.run)(live);
+            let run = job.run;
+            // The panic was reported by the panic hook; dropping the job answers its client.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(live)));
             ran += 1;
         }
     }

@@ -637,3 +637,32 @@ fn a_frame_loop_that_never_publishes_gets_503_not_a_hang() {
     inspector.publish(&mut world, None, None);
     assert!(inspector.paused());
 }
+
+/// A component whose `Serialize` panics.
+#[derive(Component, Clone, Debug, Deserialize)]
+struct Cursed;
+
+impl Serialize for Cursed {
+    fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        panic!("this value cannot be shown")
+    }
+}
+
+/// A read that panics on the frame loop (a user's `Serialize` impl) answers 500 and leaves the
+/// game running and the inspector answering.
+#[test]
+fn a_read_that_panics_answers_500_and_the_game_goes_on() {
+    let mut registry = registry();
+    registry.register::<Cursed>("cursed");
+    let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap());
+    let mut inspector = Inspector::start(options, registry).unwrap();
+    let mut world = World::new();
+    let e = world.spawn((Cursed, Health(3)));
+    let addr = inspector.addr();
+    let get = |path: &str| format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    let path = format!("/api/entities/{}v{}", e.index(), e.generation());
+    let text = read_while_publishing(&mut inspector, &mut world, get(&path));
+    assert!(text.starts_with("HTTP/1.1 500"), "{text}");
+    let text = read_while_publishing(&mut inspector, &mut world, get("/api/world"));
+    assert!(text.starts_with("HTTP/1.1 200") && text.contains("\"entities\":1"), "{text}");
+}
