@@ -12,8 +12,8 @@ use crate::world::{ApplyReport, CommandBuffer, RemovedComponents, World};
 /// Two accesses of one system that alias: the first parameter's and the second's.
 pub type ParamConflict = Box<(AccessItem, AccessItem)>;
 
-/// A value a system function can take as a parameter: [`Query`], [`Res`], [`ResMut`], [`Local`],
-/// [`Commands`], [`EventReader`](crate::event::EventReader),
+/// A value a system function can take as a parameter: [`Query`], [`Res`](super::Res),
+/// [`ResMut`](super::ResMut), [`Local`], [`Commands`], [`EventReader`](crate::event::EventReader),
 /// [`EventWriter`](crate::event::EventWriter), and tuples of these.
 ///
 /// # Safety
