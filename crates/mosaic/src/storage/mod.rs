@@ -20,6 +20,7 @@ mod changes;
 mod column;
 #[cfg(feature = "rollback")]
 mod image;
+mod prefetch;
 mod resource_map;
 mod row_events;
 mod soa;
@@ -34,6 +35,7 @@ pub use changes::{ChangeMarker, ChangeTracker, LogEntry, RowStamp};
 pub use column::{Column, ColumnInfo};
 #[cfg(feature = "rollback")]
 pub use image::PoolImage;
+pub(crate) use prefetch::prefetch;
 pub use resource_map::{ResourceMap, ResourceTicks};
 pub use row_events::RowEvents;
 pub use soa::{FieldColumn, SoaColumns, SoaInfo, SoaLayout, SoaReader, SoaWriter};

@@ -110,6 +110,15 @@ impl SparseArray {
         }
     }
 
+    /// Hints the CPU to fetch the entry for `index` (nothing if its page is absent). O(1).
+    #[inline]
+    pub(crate) fn prefetch(&self, index: u32) {
+        let index = index as usize;
+        if let Some(Some(page)) = self.pages.get(index / PAGE_SIZE) {
+            super::prefetch(&page[index % PAGE_SIZE]);
+        }
+    }
+
     /// Clears the entry for `index`. Does nothing if there is none.
     #[inline]
     pub fn remove(&mut self, index: u32) {

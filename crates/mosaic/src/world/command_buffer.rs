@@ -5,7 +5,9 @@ use std::any::{Any, TypeId};
 use rustc_hash::FxHashMap;
 
 use super::World;
-use crate::component::Bundle;
+use smallvec::SmallVec;
+
+use crate::component::{Bundle, ComponentId, Components};
 use crate::entity::Entity;
 
 /// What a command of a higher layer (the hierarchy's) did, from [`CommandBuffer::push_op`].
@@ -47,12 +49,25 @@ enum Command {
 struct Queue<V> {
     values: Vec<V>,
     apply: fn(V, &mut World, Option<Entity>),
+    /// For a queue of bundles: registers the bundle's components and lists their ids.
+    register: Option<RegisterIds>,
+    /// The ids `register` gave at the start of the last apply (for prefetching spawns).
+    ids: SmallVec<[ComponentId; 8]>,
 }
 
+/// Registers a bundle type's components in a world and lists their ids.
+type RegisterIds = fn(&mut Components, &mut SmallVec<[ComponentId; 8]>);
+
 impl<V> Queue<V> {
-    fn new(apply: fn(V, &mut World, Option<Entity>)) -> Self {
-        Self { values: Vec::new(), apply }
+    fn new(apply: fn(V, &mut World, Option<Entity>), register: Option<RegisterIds>) -> Self {
+        Self { values: Vec::new(), apply, register, ids: SmallVec::new() }
     }
+}
+
+/// [`RegisterIds`] of bundle type `B`.
+fn register_bundle<B: Bundle>(components: &mut Components, ids: &mut SmallVec<[ComponentId; 8]>) {
+    ids.clear();
+    B::register_ids(components, &mut |id| ids.push(id));
 }
 
 /// Inserts a queued bundle into its target.
@@ -67,8 +82,12 @@ fn run_queued<F: FnOnce(&mut World)>(f: F, world: &mut World, _: Option<Entity>)
 
 /// A [`Queue`] of any value type, as the buffer stores it.
 trait ErasedQueue: Any + Send + Sync {
-    /// Reverses the stored values so `pop` yields them in recording order.
-    fn start_apply(&mut self);
+    /// Reverses the stored values so `pop` yields them in recording order, and for a queue of
+    /// bundles registers their components in `components` and keeps their ids.
+    fn start_apply(&mut self, components: &mut Components);
+    /// The component ids of a queue of bundles (empty for closures), as of the last
+    /// `start_apply`.
+    fn ids(&self) -> &[ComponentId];
     /// Applies the next value: inserts a bundle into `entity`, which the caller checked is
     /// alive, or runs a closure (`entity` is `None`).
     fn apply_next(&mut self, world: &mut World, entity: Option<Entity>);
@@ -80,8 +99,16 @@ trait ErasedQueue: Any + Send + Sync {
 }
 
 impl<V: Send + Sync + 'static> ErasedQueue for Queue<V> {
-    fn start_apply(&mut self) {
+    fn start_apply(&mut self, components: &mut Components) {
         self.values.reverse();
+        if let Some(register) = self.register
+            && !self.values.is_empty()
+        {
+            register(components, &mut self.ids);
+        }
+    }
+    fn ids(&self) -> &[ComponentId] {
+        &self.ids
     }
     fn apply_next(&mut self, world: &mut World, entity: Option<Entity>) {
         let value = self.values.pop().expect("a queue holds one value per command");
@@ -95,6 +122,23 @@ impl<V: Send + Sync + 'static> ErasedQueue for Queue<V> {
     }
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
+    }
+}
+
+/// Prefetches for the despawns and spawns recorded [`super::prefetch::DISTANCE`], half of it
+/// and a quarter of it commands after `at`, each at its stage ([`World::prefetch_despawn`],
+/// [`World::prefetch_spawn`]).
+#[inline]
+fn prefetch_ahead(world: &World, commands: &[Command], queues: &[Box<dyn ErasedQueue>], at: usize) {
+    let distance = super::prefetch::DISTANCE;
+    for (stage, ahead) in [(0u8, distance), (1, distance / 2), (2, distance / 4)] {
+        match commands.get(at + ahead) {
+            Some(&Command::Despawn { entity }) => world.prefetch_despawn(entity, stage),
+            Some(&Command::Spawn { entity, queue }) => {
+                world.prefetch_spawn(entity, queues[queue as usize].ids(), stage);
+            }
+            _ => {}
+        }
     }
 }
 
@@ -202,10 +246,11 @@ impl CommandBuffer {
         &mut self,
         value: V,
         apply: fn(V, &mut World, Option<Entity>),
+        register: Option<RegisterIds>,
     ) -> u32 {
         let queues = &mut self.queues;
         let queue = *self.queue_of.entry(TypeId::of::<V>()).or_insert_with(|| {
-            queues.push(Box::new(Queue::new(apply)));
+            queues.push(Box::new(Queue::new(apply, register)));
             (queues.len() - 1) as u32
         });
         self.queues[queue as usize]
@@ -219,7 +264,7 @@ impl CommandBuffer {
 
     /// Stores `bundle` in its typed queue and returns the queue's index.
     fn push_bundle<B: Bundle>(&mut self, bundle: B) -> u32 {
-        self.push_queued(bundle, insert_queued::<B>)
+        self.push_queued(bundle, insert_queued::<B>, Some(register_bundle::<B>))
     }
 
     /// Records spawning an entity with `bundle` and returns its handle at once, reserved through
@@ -300,7 +345,7 @@ impl CommandBuffer {
         value: V,
         apply: fn(V, &mut World, Option<Entity>),
     ) {
-        let queue = self.push_queued(value, apply);
+        let queue = self.push_queued(value, apply, None);
         self.commands.push(Command::Insert { entity, queue });
     }
 
@@ -344,7 +389,7 @@ impl CommandBuffer {
     /// assert_eq!(world.resource::<Score>().0, 7);
     /// ```
     pub fn queue<F: FnOnce(&mut World) + Send + Sync + 'static>(&mut self, f: F) {
-        let queue = self.push_queued(f, run_queued::<F>);
+        let queue = self.push_queued(f, run_queued::<F>, None);
         self.commands.push(Command::Run { queue });
     }
 
@@ -380,10 +425,16 @@ impl CommandBuffer {
         world.flush();
         let this = Reset(self);
         for queue in &mut this.0.queues {
-            queue.start_apply();
+            queue.start_apply(world.components_mut());
         }
         let mut report = ApplyReport::default();
-        for &command in &this.0.commands {
+        let commands = &this.0.commands;
+        for (at, &command) in commands.iter().enumerate() {
+            // Despawns ahead: their memory is asked for early, so the misses of a large world
+            // overlap (a hint; what is applied is unchanged).
+            if matches!(command, Command::Despawn { .. } | Command::Spawn { .. }) {
+                prefetch_ahead(world, commands, &this.0.queues, at);
+            }
             let outcome = match command {
                 Command::Spawn { entity, queue } => {
                     let queue = &mut this.0.queues[queue as usize];

@@ -126,6 +126,20 @@ impl ComponentSets {
         self.of[index as usize]
     }
 
+    /// The set of every slot, by index.
+    #[inline]
+    pub(crate) fn sets_of(&self) -> &[SetId] {
+        &self.of
+    }
+
+    /// Hints the CPU to fetch the set entry of slot `index` (nothing past the table). O(1).
+    #[inline]
+    pub(crate) fn prefetch_set_of(&self, index: u32) {
+        if let Some(set) = self.of.get(index as usize) {
+            crate::storage::prefetch(set);
+        }
+    }
+
     /// Adds `id` to the set of the entity in slot `index` (no change if it is there already).
     #[inline]
     pub(crate) fn add(&mut self, index: u32, id: ComponentId) {

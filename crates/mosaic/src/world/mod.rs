@@ -15,6 +15,7 @@ mod insert_if;
 mod lazy;
 #[cfg(any(feature = "serialize", feature = "rollback"))]
 mod parts;
+mod prefetch;
 mod reader_ticks;
 mod removed;
 mod resources;

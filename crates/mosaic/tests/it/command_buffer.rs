@@ -336,3 +336,71 @@ fn hierarchy_commands_apply_in_order_and_count_what_they_did() {
     assert_eq!(world.len(), 1);
     world.assert_hierarchy_invariants();
 }
+
+/// Long runs of despawns and spawns (the buffer fetches memory for the commands ahead of the one
+/// it applies) give exactly what the same changes made one by one give, in a world with nested
+/// groups: despawns of entities spawned in the same buffer, twice-despawned entities and
+/// entities already dead included.
+#[test]
+fn long_runs_of_spawns_and_despawns_match_applying_them_one_by_one() {
+    let build = || {
+        let mut world = World::new();
+        world.group::<(Position, Velocity)>();
+        world.group::<(Position, Velocity, Marker)>();
+        let entities = world.spawn_batch((0..300).map(|i| (Position::new(i, 0), Velocity(i))));
+        for &e in entities.iter().step_by(3) {
+            world.insert(e, Marker);
+        }
+        (world, entities)
+    };
+    let (mut buffered, entities) = build();
+    let (mut direct, direct_entities) = build();
+    let mut commands = CommandBuffer::new();
+    let mut spawned = Vec::new();
+    for (k, &e) in entities.iter().enumerate().filter(|(k, _)| k % 7 != 0) {
+        commands.despawn(e);
+        if k % 5 == 0 {
+            commands.despawn(e); // twice: skipped the second time
+        }
+        if k % 4 == 0 {
+            spawned.push(
+                commands.spawn(&buffered, (Position::new(1000 + k as i32, 1), Velocity(k as i32), Marker)),
+            );
+        }
+    }
+    for &e in spawned.iter().step_by(2) {
+        commands.despawn(e);
+    }
+    let report = commands.apply(&mut buffered);
+    // The same changes, one at a time.
+    let mut direct_spawned = Vec::new();
+    for (k, &e) in direct_entities.iter().enumerate().filter(|(k, _)| k % 7 != 0) {
+        direct.despawn(e);
+        if k % 4 == 0 {
+            direct_spawned.push(direct.spawn((
+                Position::new(1000 + k as i32, 1),
+                Velocity(k as i32),
+                Marker,
+            )));
+        }
+    }
+    for &e in direct_spawned.iter().step_by(2) {
+        direct.despawn(e);
+    }
+    assert_eq!(report.despawned, entities.len() - entities.len().div_ceil(7) + spawned.len().div_ceil(2));
+    assert_eq!(buffered.len(), direct.len());
+    buffered.assert_group_invariants();
+    assert_pools_consistent(&buffered);
+    // Spawns reserved at recording take other slots than spawns made after the despawns: the
+    // contents are compared without entity ids.
+    let contents = |world: &World| {
+        let mut rows: Vec<(i32, i32, i32, bool)> = world
+            .query_ref::<(&Position, &Velocity, Option<&Marker>)>()
+            .into_iter()
+            .map(|(p, v, m)| (p.x, p.y, v.0, m.is_some()))
+            .collect();
+        rows.sort_unstable();
+        rows
+    };
+    assert_eq!(contents(&buffered), contents(&direct));
+}

@@ -1,0 +1,63 @@
+//! Prefetching for batches of structural changes: a loop that knows the entities it will
+//! despawn next asks for their memory a few steps ahead, so that the cache misses of a
+//! million-entity world (the entity's slot, its component set, each pool's sparse entry, row
+//! and values: about 25 lines for an entity of five components in two nested groups) overlap
+//! instead of coming one after another. Hints only: what the batch does is unchanged.
+
+use super::World;
+use crate::component::ComponentId;
+use crate::entity::Entity;
+
+/// How many steps ahead of the despawn the first stage runs; the second runs at half of it,
+/// the third at a quarter.
+pub(crate) const DISTANCE: usize = 16;
+
+impl World {
+    /// Stage `stage` (0, 1 or 2) of prefetching for despawning `entity`: 0 fetches its slot and
+    /// component-set entry, 1 (once those are in cache) each of its pools' sparse entries, 2
+    /// (once those are) each pool's row. Run stage 0 at [`DISTANCE`] steps ahead, 1 at half,
+    /// 2 at a quarter. O(components of the entity); never changes anything.
+    #[inline]
+    pub(crate) fn prefetch_despawn(&self, entity: Entity, stage: u8) {
+        let index = entity.index();
+        match stage {
+            0 => {
+                self.entities.prefetch_slot(index);
+                self.component_sets.prefetch_set_of(index);
+            }
+            _ => {
+                let Some(&set) = self.component_sets.sets_of().get(index as usize) else { return };
+                for &id in self.component_sets.set_ids(set) {
+                    let pool = self.components.pool(id);
+                    if stage == 1 {
+                        pool.prefetch_entry(index);
+                    } else {
+                        pool.prefetch_row_of(index);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stage `stage` of prefetching for spawning reserved `entity` with components `ids`: 0
+    /// fetches its slot and component-set entry, 1 each pool's sparse entry for it (the new rows
+    /// go at the pools' ends, already in cache); 2 does nothing. O(components).
+    #[inline]
+    pub(crate) fn prefetch_spawn(&self, entity: Entity, ids: &[ComponentId], stage: u8) {
+        let index = entity.index();
+        match stage {
+            0 => {
+                self.entities.prefetch_slot(index);
+                self.component_sets.prefetch_set_of(index);
+            }
+            1 => {
+                for &id in ids {
+                    if let Some(pool) = self.components.pools().get(id.index()) {
+                        pool.prefetch_entry(index);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
