@@ -90,9 +90,12 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     /// parameter) at the sync point. The commands then apply in the query's iteration order, the
     /// same on any number of threads and without the `parallel` feature (one chunk then).
     ///
-    /// Chunks as [`Query::par_for_each`], and like it on the calling thread (one chunk) while
-    /// the loop holds little work; no allocation once `commands` is warm for the chunk count in
-    /// use (a change-filtered or all-entities walk collects its candidates first).
+    /// Chunks as [`Query::par_for_each`], and like it on the calling thread while the loop holds
+    /// little work: then the same chunks run one after another, each recording into its own
+    /// buffer as on the pool, so which buffers fill depends on the rows, never on the timing
+    /// that picks the pool or not (fewer than two chunks' worth of rows: one buffer). No
+    /// allocation once `commands` is warm for the rows in use (a change-filtered or
+    /// all-entities walk collects its candidates first).
     ///
     /// # Examples
     /// See [`ChunkedCommands`].
@@ -108,43 +111,47 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
         if rayon::current_num_threads() > 1 {
             let (components, alive, ticks) = (self.components, self.entities, self.ticks);
             let spent = AtomicU64::new(0);
+            // With rows enough for two chunks, the rows are cut into the chunks the pool would
+            // get and each chunk records into its own buffer, whether the chunks then run on
+            // the pool or (little work) one after another here: which buffers fill does not
+            // depend on the timing the choice is made from, so warm buffers never grow because
+            // the choice flipped (a warm frame allocates nothing on a loaded machine too).
             match self.plan() {
-                Plan::Rows(driving)
-                    if driving.rows().len() >= 2 * MIN_CHUNK
-                        && work::worth_parallel(site, driving.rows().len()) =>
-                {
+                Plan::Rows(driving) if driving.rows().len() >= 2 * MIN_CHUNK => {
                     let rows = driving.rows();
                     let chunk = chunk_len(rows.len(), MIN_CHUNK);
                     let buffers = commands.take(rows.len().div_ceil(chunk));
-                    rows.par_chunks(chunk).zip(buffers.par_iter_mut()).enumerate().for_each(
-                        |(index, (entities, buffer))| {
-                            let start = Instant::now();
-                            // SAFETY: the driver of this query, over the world it borrows,
-                            // unchanged since; the chunks are disjoint.
-                            unsafe {
-                                visit_rows::<Q, F>(
-                                    components,
-                                    alive,
-                                    ticks,
-                                    driving,
-                                    index * chunk,
-                                    entities,
-                                    |item| f(item, buffer),
-                                )
-                            };
-                            spent.fetch_add(nanos_since(start), Ordering::Relaxed);
-                        },
-                    );
+                    let visit = |(index, (entities, buffer)): (usize, (&[Entity], &mut CommandBuffer))| {
+                        let start = Instant::now();
+                        // SAFETY: the driver of this query, over the world it borrows,
+                        // unchanged since; the chunks are disjoint.
+                        unsafe {
+                            visit_rows::<Q, F>(
+                                components,
+                                alive,
+                                ticks,
+                                driving,
+                                index * chunk,
+                                entities,
+                                |item| f(item, buffer),
+                            )
+                        };
+                        spent.fetch_add(nanos_since(start), Ordering::Relaxed);
+                    };
+                    if work::worth_parallel(site, rows.len()) {
+                        rows.par_chunks(chunk).zip(buffers.par_iter_mut()).enumerate().for_each(visit);
+                    } else {
+                        rows.chunks(chunk).zip(buffers.iter_mut()).enumerate().for_each(visit);
+                    }
                     work::record(site, rows.len(), spent.into_inner());
                     return;
                 }
-                Plan::Changed(walk)
-                    if walk.remaining() >= 2 * MIN_CHUNK && work::worth_parallel(site, walk.remaining()) =>
-                {
+                Plan::Changed(walk) if walk.remaining() >= 2 * MIN_CHUNK => {
+                    let parallel = work::worth_parallel(site, walk.remaining());
                     let (driving, candidates) = walk.collect_rows();
                     let chunk = chunk_len(candidates.len(), MIN_CHUNK);
                     let buffers = commands.take(candidates.len().div_ceil(chunk));
-                    candidates.par_chunks(chunk).zip(buffers.par_iter_mut()).for_each(|(rows, buffer)| {
+                    let visit = |(rows, buffer): (&[(usize, Entity)], &mut CommandBuffer)| {
                         let start = Instant::now();
                         // SAFETY: this query's change walk, over the world it borrows, unchanged
                         // since; it names each row once, and the chunks are disjoint.
@@ -159,7 +166,12 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                             )
                         };
                         spent.fetch_add(nanos_since(start), Ordering::Relaxed);
-                    });
+                    };
+                    if parallel {
+                        candidates.par_chunks(chunk).zip(buffers.par_iter_mut()).for_each(visit);
+                    } else {
+                        candidates.chunks(chunk).zip(buffers.iter_mut()).for_each(visit);
+                    }
                     work::record(site, candidates.len(), spent.into_inner());
                     return;
                 }
