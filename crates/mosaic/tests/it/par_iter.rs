@@ -424,6 +424,11 @@ fn a_loop_with_much_work_spreads_over_the_pool() {
         }
         seen
     });
-    assert!(threads_seen.len() > 1, "the last run used threads {threads_seen:?}");
+    // Miri runs threads by its own scheduler, which let the calling thread take every chunk
+    // before the other worker stole one (it failed so before this check, at d8a5c08): under
+    // Miri the test checks what the parallel path does to memory, not which thread ran it.
+    if !cfg!(miri) {
+        assert!(threads_seen.len() > 1, "the last run used threads {threads_seen:?}");
+    }
     assert!(world.query::<&Seen>().into_iter().all(|s| s.0 == 3));
 }
