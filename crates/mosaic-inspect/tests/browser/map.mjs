@@ -36,7 +36,7 @@ try {
   });
   await page.mouse.click(target.x, target.y);
   await page.waitForFunction((id) => document.getElementById('entity-id').textContent !== '–', target.id,
-    { timeout: 10_000 });
+    { timeout: 30_000 });
   const selected = await page.textContent('#entity-id');
   if (!target.near.includes(selected)) fail(`clicked near ${target.id}, selected ${selected}`);
   else console.log(`map-test: clicked point ${target.id}, selected ${selected}`);
@@ -64,6 +64,12 @@ try {
     return saved.frames[0];
   });
   if (frame != null) {
+    // The page learns the held frames from its own poll: wait until its slider reaches the frame
+    // (a range input clamps a value outside its min and max).
+    await page.waitForFunction((f) => {
+      const el = document.getElementById('scrub');
+      return !el.disabled && Number(el.min) <= f && f <= Number(el.max);
+    }, frame, { timeout: 30_000 });
     await page.$eval('#scrub', (el, f) => { el.value = f; el.dispatchEvent(new Event('change')); }, frame);
     await page.waitForFunction((f) => document.getElementById('map-info').textContent.includes(`frame ${f}`), frame,
       { timeout: 60_000 });
