@@ -314,19 +314,24 @@ fn refuses_non_loopback_addresses_unless_asked() {
 /// answer is in, as a game's frame loop would (reads are answered from the world at a publish
 /// point). Returns the raw answer.
 fn read_while_publishing(inspector: &mut Inspector, world: &mut World, request: String) -> String {
-    let mut stream = TcpStream::connect(inspector.addr()).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    stream.write_all(request.as_bytes()).unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        stream.read_to_string(&mut text).unwrap();
-        text
-    });
+    let addr = inspector.addr();
+    let reader = std::thread::spawn(move || exchange(addr, &request));
     while !reader.is_finished() {
         inspector.publish(world, None, None);
         std::thread::sleep(Duration::from_millis(2));
     }
     reader.join().unwrap()
+}
+
+/// Sends `request` (whole, ending the connection's requests) to `addr` and reads the whole
+/// answer, waiting at most 20 s.
+fn exchange(addr: SocketAddr, request: &str) -> String {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut text = String::new();
+    stream.read_to_string(&mut text).unwrap();
+    text
 }
 
 #[test]
@@ -436,19 +441,13 @@ fn the_games_write_check_refuses_values_before_they_are_written() {
     // Writes are queued without waiting for the frame loop, which applies them at its publish.
     let (addr, token) = (inspector.addr(), inspector.token().to_owned());
     let post = |path: &str, body: &str| {
-        let mut stream = TcpStream::connect(addr).unwrap();
-        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        write!(
-            stream,
-            "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nX-Mosaic-Token: {}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        exchange(
             addr,
-            token,
-            body.len()
+            &format!(
+                "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nX-Mosaic-Token: {token}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            ),
         )
-        .unwrap();
-        let mut text = String::new();
-        stream.read_to_string(&mut text).unwrap();
-        text
     };
     let id = format!("{}v{}", e.index(), e.generation());
     assert!(post(&format!("/api/entities/{id}/components/health"), "500").starts_with("HTTP/1.1 202"));
@@ -457,20 +456,8 @@ fn the_games_write_check_refuses_values_before_they_are_written() {
     assert!(post(&format!("/api/entities/{id}/components/health"), "50").starts_with("HTTP/1.1 202"));
     inspector.publish(&mut world, None, None);
     assert_eq!(world.get::<Health>(e).unwrap().0, 50, "an accepted value is written");
-    let mut get = TcpStream::connect(inspector.addr()).unwrap();
-    get.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    write!(get, "GET /api/world HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", inspector.addr())
-        .unwrap();
-    let handle = std::thread::spawn(move || {
-        let mut text = String::new();
-        get.read_to_string(&mut text).unwrap();
-        text
-    });
-    for _ in 0..50 {
-        inspector.publish(&mut world, None, None);
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let text = handle.join().unwrap();
+    let get = format!("GET /api/world HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    let text = read_while_publishing(&mut inspector, &mut world, get);
     assert!(text.contains("over the limit of 100"), "{text}");
 }
 
@@ -614,24 +601,16 @@ fn a_frame_loop_that_never_publishes_gets_503_not_a_hang() {
     let mut inspector = Inspector::start(options, registry()).unwrap();
     let addr = inspector.addr();
     let start = std::time::Instant::now();
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    write!(stream, "GET /api/world HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
-    let mut text = String::new();
-    stream.read_to_string(&mut text).unwrap();
+    let text =
+        exchange(addr, &format!("GET /api/world HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"));
     assert!(text.starts_with("HTTP/1.1 503"), "{text}");
     assert!(text.contains("publish"), "{text}");
     assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    write!(
-        stream,
+    let pause = format!(
         "POST /api/pause HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nX-Mosaic-Token: {}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
         inspector.token()
-    )
-    .unwrap();
-    let mut text = String::new();
-    stream.read_to_string(&mut text).unwrap();
+    );
+    let text = exchange(addr, &pause);
     assert!(text.starts_with("HTTP/1.1 202"), "{text}");
     let mut world = World::new();
     inspector.publish(&mut world, None, None);

@@ -20,9 +20,12 @@
     reason = "the components' values are written, never read: the cost measured is moving them"
 )]
 
+mod common;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use common::{arg, median};
 use mosaic::{CommandBuffer, Component, Entity, World};
 
 #[derive(Component, Clone, Copy)]
@@ -85,16 +88,6 @@ fn new_world(n: usize) -> (World, Vec<Entity>) {
     world.group::<(Pos, Vel, Team, Health)>();
     let alive = (0..n).map(|i| spawn_one(&mut world, i)).collect();
     (world, alive)
-}
-
-fn median(samples: &mut [Duration]) -> Duration {
-    samples.sort_unstable();
-    samples[samples.len() / 2]
-}
-
-/// The value after flag `name` on the command line.
-fn arg(name: &str) -> Option<String> {
-    std::env::args().skip_while(|a| a != name).nth(1)
 }
 
 fn main() {

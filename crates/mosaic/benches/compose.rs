@@ -18,9 +18,12 @@
 //! `--only KIND` to time one world alone, e.g. under callgrind).
 #![allow(missing_docs, reason = "a benchmark binary")]
 
+mod common;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use common::{arg, median};
 use mosaic::{Component, Entity, World};
 
 #[derive(Component)]
@@ -78,16 +81,6 @@ fn time(f: impl FnOnce()) -> Duration {
     let start = Instant::now();
     f();
     start.elapsed()
-}
-
-fn median(samples: &mut [Duration]) -> Duration {
-    samples.sort_unstable();
-    samples[samples.len() / 2]
-}
-
-/// The value after flag `name` on the command line.
-fn arg(name: &str) -> Option<String> {
-    std::env::args().skip_while(|a| a != name).nth(1)
 }
 
 fn main() {
