@@ -1,22 +1,12 @@
 //! A uniform grid (spatial hash) for finding enemies within the collision radius.
 
-/// One body pushed into the grid, copied out of the world.
-#[derive(Clone, Copy, Debug)]
-struct Body {
-    x: f32,
-    y: f32,
-    team: u8,
-    /// Index of the body in push order.
-    index: u32,
-}
-
 /// Side of a grid cell, in collision radii. Two: a body's neighbours then lie in the 2 x 2
 /// cells its radius box touches (an area of 16 r^2 read, against 9 r^2 for the 3 x 3 cells of
 /// side r), in two row ranges instead of three, and the grid has a quarter of the cells to
 /// clear and count, which at 10^6 entities is what keeps it in cache.
 pub const CELL_RADII: f32 = 2.0;
 
-/// How many cell rows apart two bodies pushed one after the other may be and still count as in
+/// How many cell rows apart two bodies given one after the other may be and still count as in
 /// order for [`Grid::disorder`]: a few rows of the grid stay in cache together, so drift of a
 /// few cells costs little; a jump across the arena costs a cache miss.
 pub const FAR_ROWS: usize = 8;
@@ -48,8 +38,6 @@ struct Sorted {
     xs: Vec<f32>,
     ys: Vec<f32>,
     teams: Vec<u8>,
-    /// Push index of each body.
-    index: Vec<u32>,
 }
 
 impl Sorted {
@@ -59,17 +47,11 @@ impl Sorted {
         self.xs.resize(len, f32::NAN);
         self.ys.resize(len, f32::NAN);
         self.teams.resize(len, 0);
-        self.index.resize(len, 0);
     }
 
     /// The first `n` entries of every array, to be written by [`Scatter`].
     fn body_slots(&mut self, n: usize) -> Slots<'_> {
-        Slots {
-            xs: &mut self.xs[..n],
-            ys: &mut self.ys[..n],
-            teams: &mut self.teams[..n],
-            index: &mut self.index[..n],
-        }
+        Slots { xs: &mut self.xs[..n], ys: &mut self.ys[..n], teams: &mut self.teams[..n] }
     }
 }
 
@@ -78,7 +60,6 @@ struct Slots<'a> {
     xs: &'a mut [f32],
     ys: &'a mut [f32],
     teams: &'a mut [u8],
-    index: &'a mut [u32],
 }
 
 impl<'a> Slots<'a> {
@@ -87,36 +68,35 @@ impl<'a> Slots<'a> {
         let (xs, xs2) = self.xs.split_at_mut(mid);
         let (ys, ys2) = self.ys.split_at_mut(mid);
         let (teams, teams2) = self.teams.split_at_mut(mid);
-        let (index, index2) = self.index.split_at_mut(mid);
-        (Slots { xs, ys, teams, index }, Slots { xs: xs2, ys: ys2, teams: teams2, index: index2 })
+        (Slots { xs, ys, teams }, Slots { xs: xs2, ys: ys2, teams: teams2 })
     }
 
     #[inline]
-    fn set(&mut self, k: usize, body: &Body) {
-        self.xs[k] = body.x;
-        self.ys[k] = body.y;
-        self.teams[k] = body.team;
-        self.index[k] = body.index;
+    fn set(&mut self, k: usize, (x, y, team): (f32, f32, u8)) {
+        self.xs[k] = x;
+        self.ys[k] = y;
+        self.teams[k] = team;
     }
 }
 
 /// The last step of [`Grid::build`]: each band of cells places its bodies into its own part of
 /// the sorted array. Bands are split in halves with `rayon::join` (or one after the other), so
 /// each gets its part as a separate `&mut` slice: no shared writes.
-struct Scatter<'a> {
-    bodies: &'a [Body],
+struct Scatter<'a, F> {
+    /// The bodies, by index (called once for each, by the band of its cell).
+    body: &'a F,
+    /// The cell of every body.
     cell_of: &'a [u32],
-    /// Global start of every cell (`cells + 1` entries).
-    starts: &'a [u32],
     /// Per band, the index in `sorted` of its first body.
     offsets: &'a [u32],
     band_cells: usize,
     parallel: bool,
 }
 
-impl Scatter<'_> {
-    /// Places the bodies of `bands`, whose cursors (one per cell) are `cursors` and whose part of
-    /// the sorted array is `out`.
+impl<F: Fn(usize) -> (f32, f32, u8) + Sync> Scatter<'_, F> {
+    /// Places the bodies of `bands`, whose cursors (one per cell, each the global start of its
+    /// cell, advanced past each body placed) are `cursors` and whose part of the sorted array is
+    /// `out`.
     fn bands(&self, bands: std::ops::Range<usize>, cursors: &mut [u32], out: Slots<'_>) {
         if bands.len() > 1 {
             let mid = bands.start + bands.len() / 2;
@@ -134,11 +114,10 @@ impl Scatter<'_> {
         }
         let lo = bands.start * self.band_cells;
         let base = self.offsets[bands.start];
-        cursors.copy_from_slice(&self.starts[lo..lo + cursors.len()]);
         let mut out = out;
-        for (body, &cell) in self.bodies.iter().zip(self.cell_of) {
+        for (i, &cell) in self.cell_of.iter().enumerate() {
             if let Some(cursor) = cursors.get_mut((cell as usize).wrapping_sub(lo)) {
-                out.set((*cursor - base) as usize, body);
+                out.set((*cursor - base) as usize, (self.body)(i));
                 *cursor += 1;
             }
         }
@@ -201,15 +180,16 @@ impl Cells {
 /// A uniform grid with cells [`CELL_RADII`] collision radii wide, rebuilt every frame by a
 /// counting sort over cells.
 ///
-/// Use: [`Grid::clear`], [`Grid::push`] every body, then [`Grid::count_contacts`]. Every buffer
-/// is cleared and refilled, never dropped, so a grid reused across frames stops allocating once
-/// it has seen its largest frame.
+/// Use: [`Grid::build_from`] the bodies where they are (no copy), or [`Grid::clear`],
+/// [`Grid::push`] every body and [`Grid::build`]; then [`Grid::contacts_of`] any point, or
+/// [`Grid::count_contacts`] every pushed body. Every buffer is cleared and refilled, never
+/// dropped, so a grid reused across frames stops allocating once it has seen its largest frame.
 ///
 /// Complexity: O(n + c) to build for n bodies and c cells, and O(n * k) to count contacts, with k
 /// the mean number of bodies in the cells around a body (constant at a fixed density).
 //
-// Invariants after `count_contacts`:
-// - `starts.len() == cells + 1`, non-decreasing, `starts[cells] == bodies.len()`;
+// Invariants after `build`:
+// - `starts.len() == cells + 2`, non-decreasing, `starts[cells] == cell_of.len()`;
 // - `sorted[starts[c]..starts[c + 1]]` are the bodies in cell `c`, in push order.
 #[derive(Debug)]
 pub struct Grid {
@@ -222,17 +202,20 @@ pub struct Grid {
     /// The collision radius with a margin for rounding: the half-width of the box
     /// [`Grid::contacts_of`] looks in.
     reach: f32,
-    bodies: Vec<Body>,
+    /// Bodies pushed since the last [`Grid::clear`], for [`Grid::build`].
+    pushed: Vec<(f32, f32, u8)>,
+    /// The cell of every body of the last build, in the order they were given.
     cell_of: Vec<u32>,
+    /// Start of every cell in `sorted` (`cells + 2` entries; see [`Grid::build`]).
     starts: Vec<u32>,
-    /// Per cell, where its next body goes while [`Grid::build`] places them.
-    cursors: Vec<u32>,
     /// Per band of cells in [`Grid::build`]: its body count, then its offset.
     band_totals: Vec<u32>,
     sorted: Sorted,
+    /// [`Grid::count_contacts`]'s answer, by push index.
     contacts: Vec<u32>,
-    /// Bodies of the last build more than [`FAR_ROWS`] cell rows away from the body pushed
-    /// before them.
+    /// [`Grid::count_contacts`]'s cursors per cell, then the push index of every sorted body.
+    order: Vec<u32>,
+    /// Bodies of the last build counted far by [`Grid::disorder`].
     far_steps: usize,
 }
 
@@ -256,55 +239,50 @@ impl Grid {
             cols,
             rows,
             radius_sq: radius * radius,
-            bodies: Vec::new(),
+            pushed: Vec::new(),
             cell_of: Vec::new(),
             starts: Vec::new(),
-            cursors: Vec::new(),
             band_totals: Vec::new(),
+            order: Vec::new(),
             sorted: Sorted::default(),
             contacts: Vec::new(),
             far_steps: 0,
         }
     }
 
-    /// Bodies pushed since the last [`Grid::clear`].
+    /// Bodies sorted by the last build ([`Grid::build`] or [`Grid::build_from`]).
     pub fn len(&self) -> usize {
-        self.bodies.len()
+        self.cell_of.len()
     }
 
-    /// Whether no body was pushed since the last [`Grid::clear`].
+    /// Whether the last build sorted no body.
     pub fn is_empty(&self) -> bool {
-        self.bodies.is_empty()
+        self.cell_of.is_empty()
     }
 
-    /// Forgets every body, keeping the buffers' capacity.
+    /// Forgets the bodies pushed since the last build, keeping the buffers' capacity.
     pub fn clear(&mut self) {
-        self.bodies.clear();
+        self.pushed.clear();
     }
 
-    /// Adds a body of `team` at `(x, y)`. Positions outside the arena count in the nearest cell.
+    /// Adds a body of `team` at `(x, y)` for the next [`Grid::build`]. Positions outside the
+    /// arena count in the nearest cell.
     #[inline]
     pub fn push(&mut self, x: f32, y: f32, team: u8) {
-        let index = self.bodies.len() as u32;
-        self.bodies.push(Body { x, y, team, index });
+        self.pushed.push((x, y, team));
     }
 
     /// Adds `n` bodies, body `i` at `body(i) = (x, y, team)`, as `n` calls of [`Grid::push`]
     /// would in order of `i`. With the `parallel` feature and at least [`PARALLEL_BUILD`] bodies,
     /// `body` is called on the rayon pool (in chunks; each index once).
     pub fn push_with(&mut self, n: usize, body: impl Fn(usize) -> (f32, f32, u8) + Send + Sync) {
-        let base = self.bodies.len();
-        let make = |i: usize| {
-            let (x, y, team) = body(i);
-            Body { x, y, team, index: (base + i) as u32 }
-        };
         // Written in place (no zeroing pass first), in parallel when many.
         #[cfg(feature = "parallel")]
         if n >= PARALLEL_BUILD {
-            self.bodies.par_extend((0..n).into_par_iter().with_min_len(CELL_CHUNK).map(make));
+            self.pushed.par_extend((0..n).into_par_iter().with_min_len(CELL_CHUNK).map(body));
             return;
         }
-        self.bodies.extend((0..n).map(make));
+        self.pushed.extend((0..n).map(body));
     }
 
     /// The grid's cell numbering, detached from the grid (to compute sort keys while the grid
@@ -322,24 +300,33 @@ impl Grid {
     }
 
     /// How far the push order of the last [`Grid::build`] is from cell order, in `0..=1`: the
-    /// share of bodies more than [`FAR_ROWS`] cell rows away from the body pushed before them.
+    /// share of bodies more than [`FAR_ROWS`] cell rows away from the body given before them.
     /// Near 0 when the bodies were pushed sorted by [`Grid::cell_of`] and have drifted a few
     /// cells since (they are still read from nearby memory); near 1 for an order unrelated to
     /// space.
     pub fn disorder(&self) -> f64 {
-        if self.bodies.is_empty() { 0.0 } else { self.far_steps as f64 / self.bodies.len() as f64 }
+        if self.cell_of.is_empty() { 0.0 } else { self.far_steps as f64 / self.cell_of.len() as f64 }
     }
 
-    /// Sorts the bodies pushed since the last [`Grid::clear`] into their cells, for
-    /// [`Grid::contacts_of`]: a stable counting sort (push order within a cell). O(n + c) for n
-    /// bodies and c cells; allocates only to grow.
+    /// Sorts the bodies pushed since the last [`Grid::clear`] into their cells:
+    /// [`Grid::build_from`] over them.
+    pub fn build(&mut self) {
+        let pushed = std::mem::take(&mut self.pushed);
+        self.build_from(pushed.len(), |i| pushed[i]);
+        self.pushed = pushed;
+    }
+
+    /// Sorts `n` bodies, body `i` at `body(i) = (x, y, team)`, into their cells, for
+    /// [`Grid::contacts_of`]: a stable counting sort (order of `i` within a cell), reading the
+    /// bodies where they are (a world's columns) instead of a copy. O(n + c) for n bodies and c
+    /// cells; `body` is called twice per index (for its cell, then to place it); allocates only
+    /// to grow. Bodies pushed since the last [`Grid::clear`] are left alone.
     ///
     /// With the `parallel` feature and at least [`PARALLEL_BUILD`] bodies, every step runs on the
     /// rayon pool: the cells are cut into one band per thread, each band counts and places its
-    /// own bodies (each band reads every body's cell, n per band, and writes only its own), and
+    /// own bodies (each band reads every body's cell, n per band, and places only its own), and
     /// the result is the same sort whatever the number of bands.
-    pub fn build(&mut self) {
-        let n = self.bodies.len();
+    pub fn build_from(&mut self, n: usize, body: impl Fn(usize) -> (f32, f32, u8) + Sync) {
         #[cfg(feature = "parallel")]
         let bands = if n >= PARALLEL_BUILD { rayon::current_num_threads().clamp(1, MAX_BANDS) } else { 1 };
         #[cfg(not(feature = "parallel"))]
@@ -348,17 +335,18 @@ impl Grid {
         let band_cells = cells.div_ceil(bands);
         let bands = cells.div_ceil(band_cells);
 
-        // 1. The cell of every body, and how many bodies are far from the one pushed before.
+        // 1. The cell of every body, and how many bodies are far from the one given before.
         let (cols, grid) = (self.cols, self.cells());
         let (last_col, last_row) = grid.last();
         self.cell_of.resize(n, 0);
-        let all = &self.bodies;
-        let cell_chunk = |(k, (bodies, out)): (usize, (&[Body], &mut [u32]))| {
-            let mut previous_row = (k > 0).then(|| grid.axis_cell(all[k * CELL_CHUNK - 1].y, last_row));
+        let cell_chunk = |(k, out): (usize, &mut [u32])| {
+            let first = k * CELL_CHUNK;
+            let mut previous_row = (k > 0).then(|| grid.axis_cell(body(first - 1).1, last_row));
             let mut far = 0;
-            for (body, out) in bodies.iter().zip(out) {
-                let row = grid.axis_cell(body.y, last_row);
-                *out = (row * cols + grid.axis_cell(body.x, last_col)) as u32;
+            for (i, out) in (first..).zip(out) {
+                let (x, y, _) = body(i);
+                let row = grid.axis_cell(y, last_row);
+                *out = (row * cols + grid.axis_cell(x, last_col)) as u32;
                 far += usize::from(previous_row.is_some_and(|p: usize| p.abs_diff(row) > FAR_ROWS));
                 previous_row = Some(row);
             }
@@ -366,33 +354,32 @@ impl Grid {
         };
         self.far_steps = match () {
             #[cfg(feature = "parallel")]
-            () if bands > 1 => (all.par_chunks(CELL_CHUNK).zip(self.cell_of.par_chunks_mut(CELL_CHUNK)))
-                .enumerate()
-                .map(cell_chunk)
-                .sum(),
-            () => all
-                .chunks(CELL_CHUNK)
-                .zip(self.cell_of.chunks_mut(CELL_CHUNK))
-                .enumerate()
-                .map(cell_chunk)
-                .sum(),
+            () if bands > 1 => self.cell_of.par_chunks_mut(CELL_CHUNK).enumerate().map(cell_chunk).sum(),
+            () => self.cell_of.chunks_mut(CELL_CHUNK).enumerate().map(cell_chunk).sum(),
         };
 
-        // 2. Per band: count its cells' bodies, then turn the counts into starts within the band.
-        self.starts.resize(cells + 1, 0);
+        // `starts` is used shifted while it is built: cell `c` is counted in slot `c + 2`; an
+        // inclusive sum per band, plus the band's offset, leaves the start of cell `c` in slot
+        // `c + 1`, which is cell `c`'s cursor while bodies are placed; each placed body advances
+        // it, so at the end slot `c + 1` holds the end of cell `c`, the start of `c + 1`: slot
+        // `c` is the start of cell `c`, as lookups read it. No copy of the starts as cursors.
+        self.starts.clear();
+        self.starts.resize(cells + 2, 0);
+
+        // 2. Per band: count its cells' bodies, then sum the counts (inclusive) within the band.
         let cell_of = &self.cell_of;
-        let count_band = |(b, starts): (usize, &mut [u32])| {
-            starts.fill(0);
-            let (lo, len) = (b * band_cells, starts.len());
+        let count_band = |(b, counts): (usize, &mut [u32])| {
+            let (lo, len) = (b * band_cells, counts.len());
             for &cell in cell_of {
                 let local = (cell as usize).wrapping_sub(lo);
                 if local < len {
-                    starts[local] += 1;
+                    counts[local] += 1;
                 }
             }
             let mut total = 0;
-            for start in starts {
-                (*start, total) = (total, total + *start);
+            for count in counts {
+                total += *count;
+                *count = total;
             }
             total
         };
@@ -400,40 +387,31 @@ impl Grid {
         match () {
             #[cfg(feature = "parallel")]
             () if bands > 1 => {
-                let starts = self.starts[..cells].par_chunks_mut(band_cells).enumerate();
-                starts.map(count_band).collect_into_vec(&mut self.band_totals);
+                let counts = self.starts[2..].par_chunks_mut(band_cells).enumerate();
+                counts.map(count_band).collect_into_vec(&mut self.band_totals);
             }
-            () => self
-                .band_totals
-                .extend(self.starts[..cells].chunks_mut(band_cells).enumerate().map(count_band)),
+            () => {
+                self.band_totals.extend(self.starts[2..].chunks_mut(band_cells).enumerate().map(count_band))
+            }
         }
 
-        // 3. The bands' offsets (their totals before them), added to their starts.
+        // 3. The bands' offsets (their totals before them), added to their sums.
         let mut offset = 0;
         for total in &mut self.band_totals {
             (*total, offset) = (offset, offset + *total);
         }
-        self.starts[cells] = offset;
         let offsets = &self.band_totals;
         // With one band the offset is 0: nothing to add.
         #[cfg(feature = "parallel")]
         if bands > 1 {
-            let shift = |(b, starts): (usize, &mut [u32])| starts.iter_mut().for_each(|s| *s += offsets[b]);
-            self.starts[..cells].par_chunks_mut(band_cells).enumerate().for_each(shift);
+            let shift = |(b, sums): (usize, &mut [u32])| sums.iter_mut().for_each(|s| *s += offsets[b]);
+            self.starts[2..].par_chunks_mut(band_cells).enumerate().for_each(shift);
         }
 
-        // 4. Per band: place its bodies, in push order, into its part of `sorted`.
+        // 4. Per band: place its bodies, in the order given, into its part of `sorted`.
         self.sorted.resize(n);
-        self.cursors.resize(cells, 0);
-        let scatter = Scatter {
-            bodies: &self.bodies,
-            cell_of,
-            starts: &self.starts,
-            offsets,
-            band_cells,
-            parallel: bands > 1,
-        };
-        scatter.bands(0..bands, &mut self.cursors, self.sorted.body_slots(n));
+        let scatter = Scatter { body: &body, cell_of, offsets, band_cells, parallel: bands > 1 };
+        scatter.bands(0..bands, &mut self.starts[1..=cells], self.sorted.body_slots(n));
     }
 
     /// How many bodies of a team other than `team` lie within the collision radius of `(x, y)`
@@ -494,15 +472,28 @@ impl Grid {
     /// [`Grid::contacts_of`] is tested against, and half its distance tests.
     pub fn count_contacts(&mut self) -> impl ExactSizeIterator<Item = u32> + '_ {
         self.build();
-        let n = self.bodies.len();
+        let n = self.cell_of.len();
         self.contacts.clear();
         self.contacts.resize(n, 0);
+        // The push index of every sorted body, placed as `build` placed them (stably, in push
+        // order within a cell).
+        let cells_len = self.cols * self.rows;
+        self.order.clear();
+        self.order.extend_from_slice(&self.starts[..cells_len]);
+        self.order.resize(cells_len + n, 0);
+        let (cursors, order) = self.order.split_at_mut(cells_len);
+        for (i, &cell) in self.cell_of.iter().enumerate() {
+            let cursor = &mut cursors[cell as usize];
+            order[*cursor as usize] = i as u32;
+            *cursor += 1;
+        }
         // Each pair is looked at once, by the body that comes first in this sweep: the rest of
         // its row range (its own cell after it, and the cell to the right), and the three cells
         // of the next row. Bodies in the cells to the left and above find it in their sweep.
         // Cells are at least a radius wide, so the 3 x 3 cells around a body hold every body
         // within its radius.
-        let (cols, rows, radius_sq, cells) = (self.cols, self.rows, self.radius_sq, self.cells());
+        let (cols, rows, radius_sq) = (self.cols, self.rows, self.radius_sq);
+        let cells = Cells { inv_cell: self.inv_cell, cols, rows };
         let (sorted, starts, contacts) = (&self.sorted, &self.starts, &mut self.contacts);
         for i in 0..n {
             let (ax, ay, ateam) = (sorted.xs[i], sorted.ys[i], sorted.teams[i]);
@@ -516,7 +507,7 @@ impl Grid {
                     let (dx, dy) = (sorted.xs[b] - ax, sorted.ys[b] - ay);
                     if sorted.teams[b] != ateam && dx * dx + dy * dy <= radius_sq {
                         hits += 1;
-                        contacts[sorted.index[b] as usize] += 1;
+                        contacts[order[b] as usize] += 1;
                     }
                 }
             };
@@ -525,7 +516,7 @@ impl Grid {
                 let first = (row + 1) * cols;
                 sweep(starts[first + col_lo] as usize..starts[first + col_hi + 1] as usize);
             }
-            contacts[sorted.index[i] as usize] += hits;
+            contacts[order[i] as usize] += hits;
         }
         self.contacts.iter().copied()
     }
@@ -606,7 +597,9 @@ mod tests {
     }
 
     /// The build cut into bands on a pool of several threads sorts exactly as on one: same
-    /// bodies in the same order, same cell starts, same disorder.
+    /// bodies in the same order, same cell starts, same disorder, whether the bodies came one
+    /// by one or through [`Grid::push_with`] (chunks on the pool); and that order is the
+    /// stable sort by cell.
     #[cfg(feature = "parallel")]
     #[test]
     fn a_banded_build_sorts_as_a_single_band_does() {
@@ -622,36 +615,51 @@ mod tests {
                 }
             })
             .collect();
-        let build = |threads: usize| {
+        let build = |threads: usize, one_by_one: bool| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             pool.install(|| {
                 let mut grid = Grid::new(200.0, 180.0, 0.7);
                 grid.push(1.0, 1.0, 0);
                 grid.build();
                 grid.clear();
-                for &(x, y, team) in &bodies {
-                    grid.push(x, y, team);
+                if one_by_one {
+                    for &(x, y, team) in &bodies {
+                        grid.push(x, y, team);
+                    }
+                } else {
+                    // The first one by one: `push_with` must carry on from it.
+                    grid.push(bodies[0].0, bodies[0].1, bodies[0].2);
+                    grid.push_with(n - 1, |i| bodies[i + 1]);
                 }
                 grid.build();
                 let sorted = &grid.sorted;
-                let sorted: Vec<(u32, u32, u8, u32)> = (0..n)
-                    .map(|k| {
-                        (sorted.xs[k].to_bits(), sorted.ys[k].to_bits(), sorted.teams[k], sorted.index[k])
-                    })
+                let sorted: Vec<(u32, u32, u8)> = (0..n)
+                    .map(|k| (sorted.xs[k].to_bits(), sorted.ys[k].to_bits(), sorted.teams[k]))
                     .collect();
                 (sorted, grid.starts.clone(), grid.far_steps)
             })
         };
-        let one = build(1);
+        let one = build(1, true);
         assert_eq!(one.0.len(), n);
         assert!(one.2 > 0);
-        for threads in [2, 3, 7] {
-            assert!(build(threads) == one, "{threads} threads sort differently");
+        for threads in [1, 2, 3, 7] {
+            for one_by_one in [true, false] {
+                assert!(
+                    build(threads, one_by_one) == one,
+                    "{threads} threads ({one_by_one}) sort differently"
+                );
+            }
         }
-        // And one band sorts stably: within a cell, push order.
-        for cell in one.1.windows(2) {
-            let run = &one.0[cell[0] as usize..cell[1] as usize];
-            assert!(run.windows(2).all(|w| w[0].3 < w[1].3));
+        // And the order is the stable sort by cell, with the starts of each cell.
+        let cells = Grid::new(200.0, 180.0, 0.7).cells();
+        let mut expected: Vec<(u32, (u32, u32, u8))> = bodies
+            .iter()
+            .map(|&(x, y, team)| (cells.cell_of(x, y), (x.to_bits(), y.to_bits(), team)))
+            .collect();
+        expected.sort_by_key(|&(cell, _)| cell);
+        assert!(one.0.iter().eq(expected.iter().map(|(_, body)| body)));
+        for (k, &(cell, _)) in expected.iter().enumerate() {
+            assert!((one.1[cell as usize]..one.1[cell as usize + 1]).contains(&(k as u32)));
         }
     }
 

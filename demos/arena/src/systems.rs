@@ -163,8 +163,10 @@ pub fn lifetimes(mut lives: Query<(Entity, &mut Lifetime)>, mut commands: ParCom
 /// 0 or below and sends a [`Killed`] for it. Uses the [`Grid`] resource, so O(n * k) for n such
 /// entities and k neighbours each, not O(n^2).
 ///
-/// Two passes over the same query: the first copies the fighters into the grid and sorts them by
-/// cell ([`Grid::push_with`], [`Grid::build`], both on the pool at 10^5 fighters); the second, with [`Query::par_for_each_deferred`], asks the read-only grid for each fighter's
+/// Two passes over the same query: the first sorts the fighters into the grid by cell straight
+/// from the group's aligned columns ([`Grid::build_from`], on the pool at 10^5 fighters; a copy
+/// through [`Grid::push_with`] if the rows ever come in several chunks); the second, with
+/// [`Query::par_for_each_deferred`], asks the read-only grid for each fighter's
 /// contacts, takes the damage and records the deaths into its chunk's command buffer, every
 /// fighter independently, so it spreads over the threads. The chunks' commands and events are
 /// applied in chunk order (the query's row order) at the end of the batch, so they come out the
@@ -176,19 +178,35 @@ pub fn collisions(
     mut commands: ParCommands,
 ) {
     let grid = &mut *grid;
-    grid.clear();
-    // The fighters' rows are one aligned run of the group's pools: copied out as slices, on
-    // the pool when there are many.
-    let fill = tracing::info_span!("phase", name = "grid fill", parallel = true).entered();
+    // The fighters' rows are one aligned run of the group's pools: the grid sorts them straight
+    // from those slices (no copy), on the pool when there are many.
+    let phase = |n: usize| {
+        let parallel = cfg!(feature = "parallel") && n >= crate::grid::PARALLEL_BUILD;
+        tracing::info_span!("phase", name = "grid build", parallel = parallel)
+    };
+    let mut chunks = 0;
     fighters.for_each_chunk(|(_, positions, teams, _)| {
+        chunks += 1;
+        let _phase = phase(teams.len()).entered();
         #[cfg(not(feature = "aos-position"))]
-        grid.push_with(teams.len(), |i| (positions.x[i], positions.y[i], teams[i].0));
+        grid.build_from(teams.len(), |i| (positions.x[i], positions.y[i], teams[i].0));
         #[cfg(feature = "aos-position")]
-        grid.push_with(teams.len(), |i| (positions[i].x, positions[i].y, teams[i].0));
+        grid.build_from(teams.len(), |i| (positions[i].x, positions[i].y, teams[i].0));
     });
-    drop(fill);
-    let parallel_build = cfg!(feature = "parallel") && grid.len() >= crate::grid::PARALLEL_BUILD;
-    tracing::info_span!("phase", name = "grid build", parallel = parallel_build).in_scope(|| grid.build());
+    if chunks != 1 {
+        // Not one run (no fighter, or the group's pools were shared differently): copied out
+        // chunk by chunk, then sorted.
+        let mut n = 0;
+        grid.clear();
+        fighters.for_each_chunk(|(_, positions, teams, _)| {
+            n += teams.len();
+            #[cfg(not(feature = "aos-position"))]
+            grid.push_with(teams.len(), |i| (positions.x[i], positions.y[i], teams[i].0));
+            #[cfg(feature = "aos-position")]
+            grid.push_with(teams.len(), |i| (positions[i].x, positions[i].y, teams[i].0));
+        });
+        phase(n).in_scope(|| grid.build());
+    }
     let (grid, damage) = (&*grid, arena.damage);
     let _phase = tracing::info_span!("phase", name = "contacts", parallel = true).entered();
     fighters.par_for_each_deferred(&mut commands, |(entity, position, team, health), buffer| {
