@@ -35,6 +35,13 @@ thread_local! {
 /// such that for every `r < len`, `pool.entities()[offset + r] == driver.entities()[r]`. O(1)
 /// while neither pool has changed structurally since this thread last asked, else O(len + 1).
 pub(crate) fn aligned(pool: &SparseSet, driver: &SparseSet) -> (usize, usize) {
+    aligned_from(pool, driver, 0)
+}
+
+/// [`aligned`] when the first `known` rows of both pools are known to hold the same entities
+/// (both owned by one owning group of `known` members): only the rows after them are scanned,
+/// O(1) on a hit, else O(len - known + 1). The answer is the same as [`aligned`]'s.
+pub(crate) fn aligned_from(pool: &SparseSet, driver: &SparseSet, known: usize) -> (usize, usize) {
     // Pool uids start at 1, so a default (zero) entry never matches.
     let slot = (pool.uid().wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ driver.uid()) as usize % ENTRIES;
     let hit = CACHE.with_borrow(|cache| {
@@ -48,7 +55,7 @@ pub(crate) fn aligned(pool: &SparseSet, driver: &SparseSet) -> (usize, usize) {
     if let Some(hit) = hit {
         return hit;
     }
-    let (offset, len) = pool.aligned_with(driver.entities());
+    let (offset, len) = pool.aligned_with_from(driver.entities(), known);
     CACHE.with_borrow_mut(|cache| {
         cache[slot] = Entry {
             uid: pool.uid(),

@@ -167,10 +167,10 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         }) {
             // An owning group holds exactly the required components: walk its packed rows.
             let pool = components.pool(group.owned[0]);
-            Driver::Pool(Driving { pool, group: Some((group.len, &group.owned)) })
+            Driver::Pool(Driving { pool, group: Some((group.len, &group.owned)), groups: None })
         } else {
             match pick_driver(&required, fetched) {
-                Some(pool) => Driver::Pool(Driving { pool, group: None }),
+                Some(pool) => Driver::Pool(Driving { pool, group: None, groups: Some(world.groups()) }),
                 None => Driver::All,
             }
         };
@@ -208,7 +208,7 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
             return None;
         }
         Some(ChangedWalk {
-            driving: Driving { pool, group: None },
+            driving: Driving { pool, group: None, groups: None },
             changes,
             lookup: pool.lookup(),
             entries: entries.iter(),

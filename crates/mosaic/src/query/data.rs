@@ -6,6 +6,7 @@ use super::access::{ComponentAccess, FilterSet};
 use crate::component::{Component, ComponentId, Components, MutableComponent};
 use crate::entity::Entity;
 use crate::storage::{ChangeMarker, RowLookup, SparseSet, Ticks};
+use crate::world::{Groups, OwningGroup};
 
 /// A type that can be fetched for each entity a query visits: `&T`, `&mut T`, `Option<&T>`,
 /// `Option<&mut T>`, [`Has<T>`], [`Entity`], or a tuple of up to 16 of these; or a struct or
@@ -180,9 +181,29 @@ pub struct Driving<'w> {
     /// `(len, owned)`: the walk is limited to rows `0..len`, which every pool of a component in
     /// `owned` holds in the same order (an owning group).
     pub(crate) group: Option<(usize, &'w [ComponentId])>,
+    /// The world's groups, when the walk is not limited to one (`group` is `None`): a fetched
+    /// pool owned by a group that also owns the driving pool lines up with it over that group's
+    /// rows without a scan.
+    pub(crate) groups: Option<&'w Groups>,
 }
 
 impl<'w> Driving<'w> {
+    /// How many leading rows of `T`'s pool (`id`) are known to hold the driving pool's entities
+    /// in the same order: the length of the outermost owning group that owns both (0 if none).
+    /// O(g * c) for the g groups owning `T` and their c owned types: a few comparisons.
+    fn known_aligned(&self, components: &Components, id: ComponentId) -> usize {
+        let Some(groups) = self.groups else { return 0 };
+        let owns_driver =
+            |g: &OwningGroup| g.owned.iter().any(|&o| std::ptr::eq(components.pool(o), self.pool));
+        // The chain runs from the outermost group (most rows) inward.
+        groups
+            .chain(id)
+            .iter()
+            .map(|&g| &groups.owning[g as usize])
+            .find(|g| owns_driver(g))
+            .map_or(0, |g| g.len)
+    }
+
     /// The entities walked, in row order.
     #[inline]
     pub(crate) fn rows(&self) -> &'w [Entity] {
@@ -273,7 +294,10 @@ impl<'w, T: Component> PoolFetch<'w, T> {
             {
                 (0, len)
             }
-            (Some(pool), Some(driver)) => super::alignment::aligned(pool, driver.pool),
+            (Some(pool), Some(driver)) => {
+                let known = components.id::<T>().map_or(0, |id| driver.known_aligned(components, id));
+                super::alignment::aligned_from(pool, driver.pool, known)
+            }
             _ => (0, 0),
         };
         Self {

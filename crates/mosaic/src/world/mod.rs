@@ -38,6 +38,7 @@ pub use entity_ref::{EntityMut, EntityRef};
 pub use error::{ComponentError, ResourceError};
 pub use from_world::FromWorld;
 pub use group::{GroupError, GroupId};
+pub(crate) use group::{Groups, OwningGroup};
 pub use hooks::{Hook, HookContext, HookId};
 #[cfg(feature = "serialize")]
 pub(crate) use parts::Parts;

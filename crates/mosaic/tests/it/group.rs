@@ -184,16 +184,45 @@ proptest! {
             let naive: BTreeSet<Entity> = live.iter().copied().filter(|&e| world.contains::<A>(e) && world.contains::<B>(e) && world.contains::<C>(e)).collect();
             let queried: BTreeSet<Entity> = world.query::<(Entity, &A, &B, &C)>().into_iter().map(|(e, ..)| e).collect();
             prop_assert_eq!(queried, naive);
+            // Queries over part of a group's components walk a pool, not the group, and read
+            // the others by index where a group lines them up: each row's values are its own.
+            let has = |world: &World, e: Entity, c: u8| match c {
+                0 => world.contains::<A>(e),
+                1 => world.contains::<B>(e),
+                2 => world.contains::<C>(e),
+                _ => world.contains::<D>(e),
+            };
+            let expect = |world: &World, cs: [u8; 2]| -> BTreeSet<Entity> {
+                live.iter().copied().filter(|&e| cs.iter().all(|&c| has(world, e, c))).collect()
+            };
+            let mut seen = BTreeSet::new();
+            for (e, b, c) in world.query::<(Entity, &B, &C)>().into_iter() {
+                prop_assert_eq!((b.0, *c.value), (e.index(), e.index()));
+                seen.insert(e);
+            }
+            prop_assert_eq!(&seen, &expect(&world, [1, 2]));
+            seen.clear();
+            for (e, c, d) in world.query::<(Entity, &C, &D)>().into_iter() {
+                prop_assert_eq!((*c.value, d.0), (e.index(), e.index()));
+                seen.insert(e);
+            }
+            prop_assert_eq!(&seen, &expect(&world, [2, 3]));
+            seen.clear();
+            for (e, a, d) in world.query::<(Entity, &mut A, &D)>().into_iter() {
+                prop_assert_eq!((a.0, d.0), (e.index(), e.index()));
+                seen.insert(e);
+            }
+            prop_assert_eq!(&seen, &expect(&world, [0, 3]));
         }
     }
 }
 
 fn insert(world: &mut World, e: Entity, c: u8) {
     match c {
-        0 => drop(world.insert(e, A(1))),
-        1 => drop(world.insert(e, B(2))),
-        2 => drop(world.insert(e, C { value: 3 })),
-        _ => drop(world.insert(e, D(4))),
+        0 => drop(world.insert(e, A(e.index()))),
+        1 => drop(world.insert(e, B(e.index()))),
+        2 => drop(world.insert(e, C { value: e.index() })),
+        _ => drop(world.insert(e, D(e.index()))),
     }
 }
 

@@ -638,6 +638,19 @@ impl SparseSet {
     /// use this to read those rows by index instead of looking each entity up. O(len + 1); the
     /// scan stops at the first mismatch.
     pub fn aligned_with(&self, rows: &[Entity]) -> (usize, usize) {
+        self.aligned_with_from(rows, 0)
+    }
+
+    /// [`SparseSet::aligned_with`] when the caller knows that the first `known` entities of
+    /// this pool are `rows[..known]` (both pools owned by one owning group): those rows are not
+    /// compared again, so the scan is O(len - known + 1). The claim is checked at its two ends
+    /// (first and last known row) and trusted in between; a `known` past either slice is cut to
+    /// it, so a wrong claim can give a wrong length but never rows out of bounds.
+    pub fn aligned_with_from(&self, rows: &[Entity], known: usize) -> (usize, usize) {
+        let known = known.min(rows.len()).min(self.dense.len());
+        if known > 0 && self.dense[0] == rows[0] && self.dense[known - 1] == rows[known - 1] {
+            return (0, known + common_prefix(&self.dense[known..], &rows[known..]));
+        }
         let Some(offset) = rows.first().and_then(|&first| self.row_of(first)) else { return (0, 0) };
         (offset, common_prefix(&self.dense[offset..], rows))
     }

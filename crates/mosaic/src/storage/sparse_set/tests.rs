@@ -55,6 +55,28 @@ fn alignment_of_pools() {
 }
 
 #[test]
+fn alignment_from_a_known_prefix_is_the_full_answer() {
+    let mut a = SparseSet::new(StorageInfo::aos::<u8>());
+    let mut b = SparseSet::new(StorageInfo::aos::<u8>());
+    let es: Vec<Entity> = (0..100).map(|i| entity(i, 1)).collect();
+    for &e in &es {
+        a.insert(e, 0u8);
+    }
+    // b: the first 60 in a's order, then the rest reversed.
+    for &e in es[..60].iter().chain(es[60..].iter().rev()) {
+        b.insert(e, 0u8);
+    }
+    let full = a.aligned_with(b.entities());
+    assert_eq!(full, (0, 60));
+    for known in [0, 1, 30, 60] {
+        assert_eq!(a.aligned_with_from(b.entities(), known), full, "known {known}");
+    }
+    // A claim past the slices is cut to them; a claim whose ends do not match is ignored.
+    assert_eq!(b.aligned_with_from(&a.entities()[..50], 1_000), (0, 50));
+    assert_eq!(a.aligned_with_from(&b.entities()[60..], 20), a.aligned_with(&b.entities()[60..]));
+}
+
+#[test]
 fn contains_alive_matches_contains() {
     let mut set = SparseSet::new(StorageInfo::aos::<u8>());
     for i in (0..100).step_by(3) {
