@@ -34,6 +34,7 @@ thread_local! {
 /// `pool.aligned_with(driver.entities())`, remembered per pair of pool versions: `(offset, len)`
 /// such that for every `r < len`, `pool.entities()[offset + r] == driver.entities()[r]`. O(1)
 /// while neither pool has changed structurally since this thread last asked, else O(len + 1).
+#[cfg(any(feature = "transform", test))]
 pub(crate) fn aligned(pool: &SparseSet, driver: &SparseSet) -> (usize, usize) {
     aligned_from(pool, driver, 0)
 }
