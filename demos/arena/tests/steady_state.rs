@@ -20,8 +20,14 @@ fn warm_frames_allocate_nothing() {
         sim.enable_profiling(64);
         // The game loop runs inside the pool: rayon allocates when jobs are injected from
         // outside its threads (a block per 63 jobs), never for work among its own threads.
+        #[cfg(feature = "parallel")]
         let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("thread pool");
-        let (allocations, changes) = pool.install(|| {
+        #[cfg(feature = "parallel")]
+        let install = |frames: &mut (dyn FnMut() -> (u64, u64) + Send)| pool.install(frames);
+        // Without threads every system runs on this one.
+        #[cfg(not(feature = "parallel"))]
+        let install = |frames: &mut (dyn FnMut() -> (u64, u64) + Send)| frames();
+        let (allocations, changes) = install(&mut || {
             for _ in 0..300 {
                 sim.step();
             }

@@ -1,4 +1,6 @@
-//! The arena gives the same checksum on every thread count and with both executors.
+//! The arena gives the same checksum on every thread count and with both executors (with the
+//! `parallel` feature: without it there is one thread).
+#![cfg(feature = "parallel")]
 
 use arena::scene::Scene;
 use arena::sim::run;
