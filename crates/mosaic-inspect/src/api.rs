@@ -39,7 +39,7 @@ impl Reply {
     fn json(status: u16, value: &impl Serialize) -> Self {
         match serde_json::to_vec(value) {
             Ok(body) => Self { status, content_type: "application/json", body: Body::Bytes(body) },
-            Err(error) => Self::error(&ApiError::BadRequest(format!("the answer is not JSON: {error}"))),
+            Err(error) => Self::error(&ApiError::NotSerializable(error.to_string())),
         }
     }
 
@@ -370,6 +370,18 @@ mod tests {
         assert_eq!(decode("a%20b+c").unwrap(), "a b c");
         assert!(decode("%zz").is_err());
         assert!(decode("%2").is_err());
+    }
+
+    #[test]
+    fn an_answer_that_is_not_json_is_the_servers_failure() {
+        // JSON object keys must be strings: serde_json refuses this map.
+        let map: std::collections::BTreeMap<(u8, u8), u8> = [((1, 2), 3)].into();
+        let reply = Reply::json(200, &map);
+        assert_eq!(reply.status, 500);
+        let Body::Bytes(body) = reply.body else { panic!("an error is sent as bytes") };
+        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(body["status"], 500);
+        assert!(body["error"].as_str().unwrap().contains("could not be written as JSON"), "{body}");
     }
 
     #[test]

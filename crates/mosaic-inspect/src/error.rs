@@ -102,6 +102,10 @@ pub(crate) enum ApiError {
         "the read failed on the game's frame loop (a value's Serialize panicked; see the game's log) or the inspector stopped"
     )]
     ReadFailed,
+    /// An answer that could not be written as JSON (a value's `Serialize` refused, e.g. a map
+    /// with keys that are not strings): the inspector's failure, not the request's (500).
+    #[error("the answer could not be written as JSON: {0}")]
+    NotSerializable(String),
     /// As many reads as the limit already wait for the frame loop (503).
     #[error("{0} reads already wait for the game's next publish point; try again in a moment")]
     ReadsQueued(usize),
@@ -126,7 +130,7 @@ impl ApiError {
             Self::HeadersTooLarge(_) | Self::TooManyHeaders(_) => 431,
             Self::Timeout(_) => 408,
             Self::Busy(_) | Self::NoPublish(_) | Self::ReadsQueued(_) => 503,
-            Self::ReadFailed => 500,
+            Self::ReadFailed | Self::NotSerializable(_) => 500,
             Self::LengthRequired(_) => 411,
             Self::ExpectationFailed(_) => 417,
             Self::VersionNotSupported(_) => 505,
