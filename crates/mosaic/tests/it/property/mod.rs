@@ -16,8 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use common::assert_pools_consistent;
 use mosaic::{
-    ApplyReport, CommandBuffer, Component, ComponentError, Entity, EntityError, QueryError, With, Without,
-    World,
+    ApplyReport, CommandBuffer, ComponentError, Entity, EntityError, QueryError, With, Without, World,
 };
 use proptest::prelude::*;
 
@@ -27,144 +26,8 @@ const MAX_OPS: usize = if cfg!(miri) { 8 } else { 200 };
 /// Largest spawn batch and command list.
 const MAX_BATCH: usize = if cfg!(miri) { 4 } else { 8 };
 
-#[derive(Component, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct A(u32);
-#[derive(Component, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct B(String);
-#[derive(Component, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct C;
-
-/// The model of one entity: which of the three components it has, and their values.
-#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-struct Row {
-    a: Option<u32>,
-    b: Option<String>,
-    c: bool,
-}
-
-impl Row {
-    fn component_count(&self) -> usize {
-        usize::from(self.a.is_some()) + usize::from(self.b.is_some()) + usize::from(self.c)
-    }
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Kind {
-    A,
-    B,
-    C,
-}
-
-#[derive(Clone, Debug)]
-enum Value {
-    A(u32),
-    B(String),
-    C,
-}
-
-/// Chooses an entity handle: a live one (when `live` and there is one), or any handle ever issued,
-/// live, dead or stale.
-#[derive(Clone, Copy, Debug)]
-struct Pick {
-    live: bool,
-    n: usize,
-}
-
-#[derive(Clone, Debug)]
-enum Cmd {
-    Spawn(Row),
-    Insert(Pick, Value),
-    InsertAb(Pick, u32, String),
-    Remove(Pick, Kind),
-    Despawn(Pick),
-}
-
-#[derive(Clone, Debug)]
-enum Op {
-    Spawn(Row),
-    SpawnBatch((bool, bool, bool), Vec<Row>),
-    Despawn(Pick),
-    Insert(Pick, Value),
-    InsertBundle(Pick, u32, String),
-    Remove(Pick, Kind),
-    /// `World::insert_batch` of `A`s on the picked live entities (a pick may repeat).
-    InsertBatch(Vec<(Pick, u32)>),
-    /// `World::remove_batch` of one kind from the picked live entities (a pick may repeat).
-    RemoveBatch(Vec<Pick>, Kind),
-    Get(Pick),
-    /// Uses the picked handle with its generation moved by one: stale or not yet issued.
-    Forge(Pick, bool),
-    Query,
-    QueryMut(u32),
-    Commands(Vec<Cmd>),
-    CommandsFromQuery,
-}
-
-fn value_a() -> impl Strategy<Value = u32> {
-    0u32..1000
-}
-
-fn value_b() -> impl Strategy<Value = String> {
-    (0u16..1000).prop_map(|n| format!("b{n}"))
-}
-
-fn row() -> impl Strategy<Value = Row> {
-    (proptest::option::of(value_a()), proptest::option::of(value_b()), any::<bool>())
-        .prop_map(|(a, b, c)| Row { a, b, c })
-}
-
-fn batch() -> impl Strategy<Value = Op> {
-    (any::<(bool, bool, bool)>(), proptest::collection::vec((value_a(), value_b()), 0..=MAX_BATCH)).prop_map(
-        |(shape, values)| {
-            let rows = values
-                .into_iter()
-                .map(|(a, b)| Row { a: shape.0.then_some(a), b: shape.1.then_some(b), c: shape.2 })
-                .collect();
-            Op::SpawnBatch(shape, rows)
-        },
-    )
-}
-
-fn pick() -> impl Strategy<Value = Pick> {
-    (proptest::bool::weighted(0.8), any::<usize>()).prop_map(|(live, n)| Pick { live, n })
-}
-
-fn kind() -> impl Strategy<Value = Kind> {
-    prop_oneof![Just(Kind::A), Just(Kind::B), Just(Kind::C)]
-}
-
-fn value() -> impl Strategy<Value = Value> {
-    prop_oneof![value_a().prop_map(Value::A), value_b().prop_map(Value::B), Just(Value::C),]
-}
-
-fn cmd() -> impl Strategy<Value = Cmd> {
-    prop_oneof![
-        2 => row().prop_map(Cmd::Spawn),
-        3 => (pick(), value()).prop_map(|(p, v)| Cmd::Insert(p, v)),
-        1 => (pick(), value_a(), value_b()).prop_map(|(p, a, b)| Cmd::InsertAb(p, a, b)),
-        2 => (pick(), kind()).prop_map(|(p, k)| Cmd::Remove(p, k)),
-        2 => pick().prop_map(Cmd::Despawn),
-    ]
-}
-
-fn op() -> impl Strategy<Value = Op> {
-    prop_oneof![
-        6 => row().prop_map(Op::Spawn),
-        2 => batch(),
-        4 => pick().prop_map(Op::Despawn),
-        6 => (pick(), value()).prop_map(|(p, v)| Op::Insert(p, v)),
-        1 => (pick(), value_a(), value_b()).prop_map(|(p, a, b)| Op::InsertBundle(p, a, b)),
-        4 => (pick(), kind()).prop_map(|(p, k)| Op::Remove(p, k)),
-        1 => proptest::collection::vec((pick(), value_a()), 0..=MAX_BATCH).prop_map(Op::InsertBatch),
-        1 => (proptest::collection::vec(pick(), 0..=MAX_BATCH), kind()).prop_map(|(p, k)| Op::RemoveBatch(p, k)),
-        2 => pick().prop_map(Op::Get),
-        1 => (pick(), any::<bool>()).prop_map(|(p, up)| Op::Forge(p, up)),
-        1 => Just(Op::Query),
-        1 => value_a().prop_map(Op::QueryMut),
-        2 => proptest::collection::vec(cmd(), 0..=MAX_BATCH).prop_map(Op::Commands),
-        1 => Just(Op::CommandsFromQuery),
-    ]
-}
+mod ops;
+use ops::*;
 
 /// Calls `$body` with `$bundle` bound to the bundle holding exactly `row`'s components.
 macro_rules! with_bundle {
