@@ -3,8 +3,8 @@
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use mosaic::serialize::SnapshotRegistry;
@@ -12,6 +12,9 @@ use mosaic::{Component, Query, Schedule, World};
 use mosaic_inspect::{InspectError, Inspector, InspectorOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+
+mod common;
+use common::Game;
 
 #[derive(Component, Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct Position {
@@ -38,56 +41,27 @@ fn registry() -> SnapshotRegistry {
     registry
 }
 
-/// A frame loop on its own thread, publishing after each frame, until the test ends. Returns
-/// the server's address, a stop flag and the join handle (which gives back the world).
-struct Game {
-    addr: SocketAddr,
-    token: String,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<World>>,
+/// The game of these tests: a root with a child, a lone `Health`, a `Score`, three unread
+/// events, and a schedule that moves every `Position`; writes on or off.
+fn start(writes: bool) -> Game {
+    let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap()).writes(writes);
+    Game::start(options, registry(), |world| {
+        let root = world.spawn((Position { x: 0.0, y: 0.0 }, Health(10)));
+        let child = world.spawn(Position { x: 1.0, y: 2.0 });
+        world.spawn(Health(3));
+        world.set_parent(child, root).unwrap();
+        world.insert_resource(Score(42));
+        // Three events held by a reader that never reads: a backlog of 3.
+        let _idle_reader = world.add_event::<u32>().register_reader();
+        world.resource_mut::<mosaic::Events<u32>>().send_batch([1, 2, 3]);
+        let mut schedule = Schedule::new();
+        schedule.add_system(drift);
+        schedule.enable_profiling(16);
+        Some(schedule)
+    })
 }
 
 impl Game {
-    fn start(writes: bool) -> Self {
-        let (tx, rx) = mpsc::channel();
-        let stop = Arc::new(AtomicBool::new(false));
-        let thread = std::thread::spawn({
-            let stop = Arc::clone(&stop);
-            move || {
-                let mut world = World::new();
-                let root = world.spawn((Position { x: 0.0, y: 0.0 }, Health(10)));
-                let child = world.spawn(Position { x: 1.0, y: 2.0 });
-                world.spawn(Health(3));
-                world.set_parent(child, root).unwrap();
-                world.insert_resource(Score(42));
-                // Three events held by a reader that never reads: a backlog of 3.
-                let _idle_reader = world.add_event::<u32>().register_reader();
-                world.resource_mut::<mosaic::Events<u32>>().send_batch([1, 2, 3]);
-                let mut schedule = Schedule::new();
-                schedule.add_system(drift);
-                schedule.enable_profiling(16);
-                let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap()).writes(writes);
-                let mut inspector = Inspector::start(options, registry()).unwrap();
-                tx.send((inspector.addr(), inspector.token().to_owned())).unwrap();
-                while !stop.load(Ordering::Acquire) {
-                    let ran = inspector.should_run();
-                    if ran {
-                        schedule.run(&mut world);
-                    }
-                    inspector.publish(
-                        &mut world,
-                        Some(&mut schedule),
-                        ran.then_some(Duration::from_micros(500)),
-                    );
-                    std::thread::sleep(Duration::from_millis(2));
-                }
-                world
-            }
-        });
-        let (addr, token) = rx.recv_timeout(Duration::from_secs(10)).expect("the server starts");
-        Self { addr, token, stop, thread: Some(thread) }
-    }
-
     /// Sends one request as the inspector's page would (its Host; for writes JSON and the
     /// token), returns (status, body).
     fn request(&self, method: &str, path: &str, body: &str) -> (u16, String) {
@@ -121,22 +95,11 @@ impl Game {
         let (status, text) = self.request(method, path, body);
         (status, serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}: {text}")))
     }
-
-    fn stop(mut self) -> World {
-        self.stop.store(true, Ordering::Release);
-        self.thread.take().unwrap().join().unwrap()
-    }
-}
-
-impl Drop for Game {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Release);
-    }
 }
 
 #[test]
 fn reads_world_entities_hierarchy_schedule_and_frames() {
-    let game = Game::start(false);
+    let game = start(false);
     let (status, world) = game.json("GET", "/api/world", "");
     assert_eq!(status, 200);
     assert_eq!(world["entities"], 3);
@@ -211,7 +174,7 @@ fn reads_world_entities_hierarchy_schedule_and_frames() {
 
 #[test]
 fn refuses_bad_requests_with_json_errors() {
-    let game = Game::start(false);
+    let game = start(false);
     for (method, path, want) in [
         ("GET", "/api/nothing", 404),
         ("GET", "/nothing.txt", 404),
@@ -251,7 +214,7 @@ fn refuses_bad_requests_with_json_errors() {
 
 #[test]
 fn writes_when_enabled_are_applied_at_the_publish_point() {
-    let game = Game::start(true);
+    let game = start(true);
     assert_eq!(game.json("POST", "/api/pause", "").0, 202);
     let (status, _) = game.json("POST", "/api/entities/2v1/components/health", "99");
     assert_eq!(status, 202);
@@ -360,7 +323,7 @@ fn a_hung_client_does_not_stall_publish() {
 /// writes on; the world is untouched by every refused write.
 #[test]
 fn refuses_foreign_hosts_cross_site_writes_and_missing_tokens() {
-    let game = Game::start(true);
+    let game = start(true);
     let host = format!("Host: {}\r\n", game.addr);
     let port = game.addr.port();
     let json = "Content-Type: application/json\r\n";
@@ -409,7 +372,7 @@ fn refuses_foreign_hosts_cross_site_writes_and_missing_tokens() {
 /// that followed `step?frames=1000`).
 #[test]
 fn a_pause_drops_the_steps_not_yet_run() {
-    let game = Game::start(true);
+    let game = start(true);
     let x = |game: &Game| {
         game.json("GET", "/api/entities/0v1", "").1["entity"]["components"]["position"]["x"].as_f64()
     };
@@ -466,7 +429,7 @@ fn the_games_write_check_refuses_values_before_they_are_written() {
 /// naming it once costs.
 #[test]
 fn oversized_urls_and_repeated_filters_are_bounded() {
-    let game = Game::start(false);
+    let game = start(false);
     let start = std::time::Instant::now();
     let long = format!("/api/entities?with={}", "health,".repeat(13_000));
     let (status, body) = game.request("GET", &long, "");
@@ -484,7 +447,7 @@ fn oversized_urls_and_repeated_filters_are_bounded() {
 /// its own connection only.
 #[test]
 fn a_client_sending_half_a_body_blocks_no_one() {
-    let game = Game::start(true);
+    let game = start(true);
     let mut stalled = Vec::new();
     for length in [100_000, 600] {
         let mut stream = TcpStream::connect(game.addr).unwrap();

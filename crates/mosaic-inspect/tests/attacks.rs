@@ -3,15 +3,15 @@
 //! while clients hold connections. Every test runs in a few seconds at most.
 
 use std::io::{ErrorKind, Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, mpsc};
+use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use mosaic::World;
 use mosaic::serialize::SnapshotRegistry;
 use mosaic_inspect::{Inspector, InspectorOptions};
 use serde_json::Value;
+
+mod common;
+use common::Game;
 
 #[derive(mosaic::Component, Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct Health(u32);
@@ -25,39 +25,18 @@ fn registry() -> SnapshotRegistry {
 /// The connection cap of the server (`server::MAX_CONNECTIONS`).
 const MAX_CONNECTIONS: usize = 64;
 
-/// An inspector with writes on and `timeout` as its request timeout, owned by a frame loop on
-/// its own thread that publishes every 2 ms until the test ends.
-struct Game {
-    addr: SocketAddr,
-    token: String,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
+/// A game of one `Health` and no schedule, with writes on and `timeout` as the inspector's
+/// request timeout.
+fn start(timeout: Duration) -> Game {
+    let options =
+        InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap()).writes(true).request_timeout(timeout);
+    Game::start(options, registry(), |world| {
+        world.spawn(Health(3));
+        None
+    })
 }
 
 impl Game {
-    fn start(timeout: Duration) -> Self {
-        let (tx, rx) = mpsc::channel();
-        let stop = Arc::new(AtomicBool::new(false));
-        let thread = std::thread::spawn({
-            let stop = Arc::clone(&stop);
-            move || {
-                let mut world = World::new();
-                world.spawn(Health(3));
-                let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap())
-                    .writes(true)
-                    .request_timeout(timeout);
-                let mut inspector = Inspector::start(options, registry()).unwrap();
-                tx.send((inspector.addr(), inspector.token().to_owned())).unwrap();
-                while !stop.load(Ordering::Acquire) {
-                    inspector.publish(&mut world, None, Some(Duration::from_micros(100)));
-                    std::thread::sleep(Duration::from_millis(2));
-                }
-            }
-        });
-        let (addr, token) = rx.recv_timeout(Duration::from_secs(10)).expect("the server starts");
-        Self { addr, token, stop, thread: Some(thread) }
-    }
-
     /// A connection with a 5-second read timeout.
     fn connect(&self) -> TcpStream {
         let stream = TcpStream::connect(self.addr).unwrap();
@@ -75,15 +54,6 @@ impl Game {
     /// `GET path` as the page sends it.
     fn get(&self, path: &str) -> Answer {
         self.exchange(format!("GET {path} HTTP/1.1\r\nHost: {}\r\n\r\n", self.addr).as_bytes())
-    }
-}
-
-impl Drop for Game {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Release);
-        if let Some(thread) = self.thread.take() {
-            thread.join().unwrap();
-        }
     }
 }
 
@@ -136,7 +106,7 @@ impl Answer {
 #[test]
 fn a_stalled_client_blocks_no_one_and_gets_408() {
     let timeout = Duration::from_millis(1000);
-    let game = Game::start(timeout);
+    let game = start(timeout);
     let sent = Instant::now();
     let mut half_head = game.connect();
     write!(half_head, "GET /api/world HTTP/1.1\r\nHost: {}\r\n", game.addr).unwrap();
@@ -167,7 +137,7 @@ fn a_stalled_client_blocks_no_one_and_gets_408() {
 /// error, without waiting for what the request announces.
 #[test]
 fn oversized_and_malformed_requests_are_refused_with_their_status() {
-    let game = Game::start(Duration::from_secs(5));
+    let game = start(Duration::from_secs(5));
     let host = format!("Host: {}\r\n", game.addr);
     let many_headers: String = (0..100).map(|i| format!("X-Filler-{i}: {i}\r\n")).collect();
     let cases: Vec<(&str, Vec<u8>, u16)> = vec![
@@ -242,7 +212,7 @@ fn oversized_and_malformed_requests_are_refused_with_their_status() {
 /// A body within the limit is read, also after `Expect: 100-continue`; HTTP/1.0 is served.
 #[test]
 fn small_bodies_continue_and_http_1_0_are_served() {
-    let game = Game::start(Duration::from_secs(5));
+    let game = start(Duration::from_secs(5));
     let mut stream = game.connect();
     write!(
         stream,
@@ -264,7 +234,7 @@ fn small_bodies_continue_and_http_1_0_are_served() {
 /// response carries its type, length, nosniff and `Connection: close`.
 #[test]
 fn head_has_the_headers_of_get_and_no_body() {
-    let game = Game::start(Duration::from_secs(5));
+    let game = start(Duration::from_secs(5));
     let get = game.get("/");
     assert_eq!(get.status, 200);
     assert_eq!(get.header("content-length"), Some(get.body.len().to_string().as_str()));
@@ -293,7 +263,7 @@ fn head_has_the_headers_of_get_and_no_body() {
 /// they are released a request is answered.
 #[test]
 fn connections_past_the_cap_are_refused_until_others_close() {
-    let game = Game::start(Duration::from_secs(4));
+    let game = start(Duration::from_secs(4));
     let held: Vec<TcpStream> = (0..MAX_CONNECTIONS).map(|_| game.connect()).collect();
     let start = Instant::now();
     for _ in 0..3 {
