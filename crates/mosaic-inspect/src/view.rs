@@ -198,13 +198,14 @@ pub(crate) fn entities(source: &Source<'_>, query: &PageQuery) -> Value {
         (query.page.saturating_mul(query.page_size), 0usize, Vec::new(), String::new());
     if let Some(with) = with {
         for e in world.entities().iter() {
-            if !with.iter().all(|pool| pool.contains(e)) {
+            // `e` comes from the live list: the pools need not check liveness again.
+            if !with.iter().all(|pool| pool.contains_alive(e)) {
                 continue;
             }
             if !query.search.is_empty() {
                 id.clear();
                 std::fmt::Write::write_fmt(&mut id, format_args!("{e}")).expect("a String takes any text");
-                if !id.contains(&query.search) && !named.iter().any(|pool| pool.contains(e)) {
+                if !id.contains(&query.search) && !named.iter().any(|pool| pool.contains_alive(e)) {
                     continue;
                 }
             }
@@ -212,7 +213,7 @@ pub(crate) fn entities(source: &Source<'_>, query: &PageQuery) -> Value {
                 let components: Vec<&str> = names
                     .iter()
                     .zip(&pools)
-                    .filter(|(_, pool)| pool.is_some_and(|p| p.contains(e)))
+                    .filter(|(_, pool)| pool.is_some_and(|p| p.contains_alive(e)))
                     .map(|(name, _)| *name)
                     .collect();
                 rows.push(json!({
