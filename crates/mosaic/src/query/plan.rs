@@ -92,48 +92,69 @@ pub(crate) unsafe fn visit_rows<'w, Q: QueryData, F: QueryFilter>(
     driving: Driving<'w>,
     first: usize,
     entities: &'w [Entity],
-    mut f: impl FnMut(Q::Item<'w>),
+    f: impl FnMut(Q::Item<'w>),
 ) {
     let data = Q::init_fetch(components, Some(driving), ticks);
     let filter = F::init_fetch(components, ticks);
+    // SAFETY: forwarded from the caller; the fetches were just made for this driver.
+    unsafe { visit_rows_in::<Q, F>(&data, &filter, alive, driving, first, entities, f) }
+}
+
+/// [`visit_rows`] with fetches already made (`Q::init_fetch` and `F::init_fetch` for this
+/// driver, from the same world): for a caller that visits several ranges of rows one after
+/// another on one thread, so the fetches are set up once.
+///
+/// # Safety
+/// As [`visit_rows`], with `data` and `filter` made for `driving` from the world it walks, and
+/// no two calls over the same fetches running at once.
+#[inline]
+pub(crate) unsafe fn visit_rows_in<'w, Q: QueryData, F: QueryFilter>(
+    data: &Q::Fetch<'w>,
+    filter: &F::Fetch<'w>,
+    alive: &'w Entities,
+    driving: Driving<'w>,
+    first: usize,
+    entities: &'w [Entity],
+    mut f: impl FnMut(Q::Item<'w>),
+) {
     let lazy = driving.pool.is_lazy();
     let end = first + entities.len();
-    let aligned_end = Q::aligned_rows(&data).clamp(first, end);
+    let aligned_end = Q::aligned_rows(data).clamp(first, end);
     // The fetch was made from the world the query borrows, unchanged since; each `entity` is
     // `entities[row - first]`, live unless the driver is lazy (checked), and `row` is its row in
     // the driver pool; rows are disjoint across calls (caller), so each row is fetched once, and
     // components are `Send + Sync`, so references to distinct values may be used on different
     // threads.
-    if F::TRIVIAL && !lazy && !Q::marks_changes(&data) {
+    if F::TRIVIAL && !lazy && !Q::marks_changes(data) {
         for (row, &entity) in (first..aligned_end).zip(entities) {
             // SAFETY: as above, and `row` is below the fetch's aligned rows; nothing is tracked.
-            f(unsafe { Q::fetch_aligned_unmarked(&data, entity, row) });
+            f(unsafe { Q::fetch_aligned_unmarked(data, entity, row) });
         }
     } else if F::TRIVIAL && !lazy {
         for (row, &entity) in (first..aligned_end).zip(entities) {
             // SAFETY: as above, and `row` is below the fetch's aligned rows.
-            f(unsafe { Q::fetch_aligned(&data, entity, row) });
+            f(unsafe { Q::fetch_aligned(data, entity, row) });
         }
-    } else if !Q::marks_changes(&data) {
+    } else if !Q::marks_changes(data) {
         for (row, &entity) in (first..aligned_end).zip(entities) {
-            if (F::TRIVIAL || F::matches(&filter, entity)) && (!lazy || alive.is_alive(entity)) {
+            if (F::TRIVIAL || F::matches(filter, entity)) && (!lazy || alive.is_alive(entity)) {
                 // SAFETY: as above, and `row` is below the fetch's aligned rows; nothing is
                 // tracked.
-                f(unsafe { Q::fetch_aligned_unmarked(&data, entity, row) });
+                f(unsafe { Q::fetch_aligned_unmarked(data, entity, row) });
             }
         }
     } else {
         for (row, &entity) in (first..aligned_end).zip(entities) {
-            if (F::TRIVIAL || F::matches(&filter, entity)) && (!lazy || alive.is_alive(entity)) {
+            if (F::TRIVIAL || F::matches(filter, entity)) && (!lazy || alive.is_alive(entity)) {
                 // SAFETY: as above, and `row` is below the fetch's aligned rows.
-                f(unsafe { Q::fetch_aligned(&data, entity, row) });
+                f(unsafe { Q::fetch_aligned(data, entity, row) });
             }
         }
     }
     for (row, &entity) in (aligned_end..end).zip(&entities[aligned_end - first..]) {
-        if F::matches(&filter, entity) && (!lazy || alive.is_alive(entity)) {
+        if F::matches(filter, entity) && (!lazy || alive.is_alive(entity)) {
             // SAFETY: as above, through the checked lookup path.
-            if let Some(item) = unsafe { Q::fetch(&data, entity, row) } {
+            if let Some(item) = unsafe { Q::fetch(data, entity, row) } {
                 f(item);
             }
         }
@@ -156,21 +177,39 @@ pub(crate) unsafe fn visit_candidates<'w, Q: QueryData, F: QueryFilter>(
     ticks: Ticks,
     driving: Driving<'w>,
     candidates: impl IntoIterator<Item = (usize, Entity)>,
-    mut f: impl FnMut(Q::Item<'w>),
+    f: impl FnMut(Q::Item<'w>),
 ) {
     let data = Q::init_fetch(components, Some(driving), ticks);
     let filter = F::init_fetch(components, ticks);
+    // SAFETY: forwarded from the caller; the fetches were just made for this driver.
+    unsafe { visit_candidates_in::<Q, F>(&data, &filter, alive, driving, candidates, f) }
+}
+
+/// [`visit_candidates`] with fetches already made for this driver (as [`visit_rows_in`]).
+///
+/// # Safety
+/// As [`visit_candidates`], with `data` and `filter` made for `driving` from the world it
+/// walks, and no two calls over the same fetches running at once.
+#[inline]
+pub(crate) unsafe fn visit_candidates_in<'w, Q: QueryData, F: QueryFilter>(
+    data: &Q::Fetch<'w>,
+    filter: &F::Fetch<'w>,
+    alive: &'w Entities,
+    driving: Driving<'w>,
+    candidates: impl IntoIterator<Item = (usize, Entity)>,
+    mut f: impl FnMut(Q::Item<'w>),
+) {
     let lazy = driving.pool.is_lazy();
     let dense = driving.pool.entities();
     for (row, entity) in candidates {
         if (!lazy || alive.is_alive(entity))
-            && (F::PASSED_BY_CHANGE_WALK || F::matches_at(&filter, entity, dense, row))
+            && (F::PASSED_BY_CHANGE_WALK || F::matches_at(filter, entity, dense, row))
         {
             // SAFETY: the fetch was made with this pool as driver from the world the query
             // borrows, unchanged since; `entity` is live (pools hold only live entities; a lazy
             // pool's dead rows fail the check) and `row` is its row in the driver; candidates
             // name each row once, and disjoint calls share none (caller).
-            if let Some(item) = unsafe { Q::fetch(&data, entity, row) } {
+            if let Some(item) = unsafe { Q::fetch(data, entity, row) } {
                 f(item);
             }
         }
