@@ -164,7 +164,7 @@ pub fn lifetimes(mut lives: Query<(Entity, &mut Lifetime)>, mut commands: ParCom
 /// entities and k neighbours each, not O(n^2).
 ///
 /// Two passes over the same query: the first sorts the fighters into the grid by cell straight
-/// from the group's aligned columns ([`Grid::build_from`], on the pool at 10^5 fighters; a copy
+/// from the group's aligned columns ([`Grid::build_from`], on the pool from [`crate::grid::PARALLEL_BUILD`] fighters; a copy
 /// through [`Grid::push_with`] if the rows ever come in several chunks); the second, with
 /// [`Query::par_for_each_deferred`], asks the read-only grid for each fighter's
 /// contacts, takes the damage and records the deaths into its chunk's command buffer, every

@@ -11,7 +11,7 @@
 //! system's commands at a sync point, and a `collect_lazy` span at the end of the frame.
 //!
 //! Beside the trace, [`Trace::summary`] totals each span's time and derives the serial fraction
-//! of the frame (see [`PhaseTotals`]).
+//! of the frame (see `PhaseTotals`).
 
 use std::collections::BTreeMap;
 use std::fmt;
