@@ -310,7 +310,7 @@ function categoryColour(categories, i) {
   const before = categories.slice(0, i).filter((c) => c !== "null").length;
   return PALETTE[before % PALETTE.length];
 }
-const mapState = { data: null, image: null, u32: null, draws: 0, drawMs: 0, fit: null, key: null };
+const mapState = { data: null, image: null, u32: null, loads: 0, draws: 0, drawMs: 0, fit: null, key: null };
 
 function fillMapSelects(names) {
   const comp = $("map-component"), colour = $("map-color");
@@ -331,6 +331,7 @@ async function refreshMap() {
   const path = (state.scrub == null ? "/api/map?" : `/api/frames/${state.scrub}/map?`) + query;
   try {
     mapState.data = await api(path);
+    mapState.loads += 1;
     const d = mapState.data;
     $("map-info").textContent = `${d.count} points${d.skipped ? `, ${d.skipped} without numeric ${d.x}, ${d.y}` : ""}`
       + (state.scrub == null ? ", live" : `, frame ${state.scrub}`);
@@ -415,7 +416,7 @@ $("map").onclick = (event) => {
 };
 for (const id of ["map-component", "map-x", "map-y", "map-color"]) $(id).onchange = refreshMap;
 // For the browser test: what the map holds, and how many full redraws a second it sustains.
-window.mapStats = () => ({ points: mapState.data ? mapState.data.count : 0, draws: mapState.draws,
+window.mapStats = () => ({ points: mapState.data ? mapState.data.count : 0, loads: mapState.loads, draws: mapState.draws,
   drawMs: mapState.drawMs, info: $("map-info").textContent });
 // The map's data and its fit to the canvas, and the entities drawn within 8 pixels of a point.
 window.mapStatsData = () => ({ ...mapState.data, fit: mapState.fit, near: (cx, cy) => {

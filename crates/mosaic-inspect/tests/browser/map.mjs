@@ -26,7 +26,13 @@ try {
   if (perSecond < 10) fail(`${perSecond.toFixed(1)} redraws a second, fewer than 10`);
 
   // Click the canvas where point 1000 is drawn: its entity (or one drawn on the same pixels)
-  // becomes the selection.
+  // becomes the selection. Paused first, with a map fetched after the pause, so the entity is
+  // alive when the page asks for it (fighters die within seconds of wall time).
+  await page.click('#pause');
+  await page.waitForFunction(() => document.getElementById('state').textContent === 'paused', null,
+    { timeout: 10_000 });
+  const loads = await page.evaluate(() => window.mapStats().loads);
+  await page.waitForFunction((n) => window.mapStats().loads >= n + 2, loads, { timeout: 30_000 });
   const target = await page.evaluate(() => {
     const d = window.mapStatsData(), canvas = document.getElementById('map');
     const rect = canvas.getBoundingClientRect(), i = 1000;
@@ -40,6 +46,9 @@ try {
   const selected = await page.textContent('#entity-id');
   if (!target.near.includes(selected)) fail(`clicked near ${target.id}, selected ${selected}`);
   else console.log(`map-test: clicked point ${target.id}, selected ${selected}`);
+  await page.click('#resume');
+  await page.waitForFunction(() => document.getElementById('state').textContent === 'running', null,
+    { timeout: 10_000 });
 
   // At 10^5 entities the arena's 120-frame ring is over the inspector's record budget: opening
   // the page saves nothing, and the Record button is offered; pressed, it saves every frame.
