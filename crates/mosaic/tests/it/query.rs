@@ -9,14 +9,15 @@ use std::collections::BTreeSet;
 use common::{Marker, Name, Position, Velocity, live_entities, panic_message};
 use mosaic::{Component, Entity, EntityError, QueryError, With, Without, World};
 
+// Shared with `query_terms`.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
-struct A(u32);
+pub(crate) struct A(pub(crate) u32);
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
-struct B(u32);
+pub(crate) struct B(pub(crate) u32);
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
-struct C(u32);
+pub(crate) struct C(pub(crate) u32);
 #[derive(Component, Debug)]
-struct NeverUsed;
+pub(crate) struct NeverUsed;
 
 /// A world whose pools differ in size and whose entity slots have holes: entity `i` has `A` if
 /// `i % 2 == 0`, `B` if `i % 3 == 0`, `C` if `i % 5 == 0`, and every seventh one is despawned.

@@ -5,17 +5,9 @@ use crate::common;
 
 use std::any::type_name;
 
+use crate::query::{A, B, C, NeverUsed};
 use common::{Marker, panic_message};
-use mosaic::{Component, Entity, QueryError, With, Without, World};
-
-#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
-struct A(u32);
-#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
-struct B(u32);
-#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
-struct C(u32);
-#[derive(Component, Debug)]
-struct NeverUsed;
+use mosaic::{Entity, QueryError, With, Without, World};
 
 /// A world with A on 0..10, B on the even ones, C on multiples of 3.
 fn abc_world() -> (World, Vec<Entity>) {
