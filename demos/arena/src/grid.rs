@@ -18,17 +18,17 @@ pub const FAR_ROWS: usize = 8;
 /// one band, four interleaved trace rounds), while at 10^6 two bands take 3.7 ms against 5.1.
 pub const PARALLEL_BUILD: usize = 1 << 18;
 
-/// Most bands of cells [`Grid::build`] cuts the grid into; each reads every body's cell.
+/// Most bands of cells [`Grid::build_from`] cuts the grid into; each reads every body's cell.
 #[cfg(feature = "parallel")]
 const MAX_BANDS: usize = 64;
 
-/// Bodies per task when [`Grid::build`] computes cells.
+/// Bodies per task when [`Grid::build_from`] computes cells.
 const CELL_CHUNK: usize = 1 << 14;
 
-/// Lanes [`Grid::contacts_of`] tests at once in each row of cells it reads: the bodies of two
-/// cells are 1.3 on average at the arena's density, and fewer than five in all but about 1% of
-/// lookups, so one block of 4 with a mask answers almost every row without a loop whose length
-/// varies (whose exit the processor mispredicts). The sorted arrays have this many padding
+/// Lanes [`Grid::contacts_of`] tests at once in each row of cells it reads: a row range (two
+/// cells, mostly) holds 1.8 bodies on average at the arena's density and more than four in
+/// 2.6% of them (counted over 10^6 lookups), so one block of 4 with a mask answers almost every
+/// range without a loop whose length varies (whose exit the processor mispredicts). The sorted arrays have this many padding
 /// entries after the last body, so a block read at the end stays in bounds.
 const LANES: usize = 4;
 
@@ -82,7 +82,7 @@ impl<'a> Slots<'a> {
     }
 }
 
-/// The last step of [`Grid::build`]: each band of cells places its bodies into its own part of
+/// The last step of [`Grid::build_from`]: each band of cells places its bodies into its own part of
 /// the sorted array. Bands are split in halves with `rayon::join` (or one after the other), so
 /// each gets its part as a separate `&mut` slice: no shared writes.
 struct Scatter<'a, F> {
@@ -141,11 +141,11 @@ fn join(a: impl FnOnce(), b: impl FnOnce()) {
 /// numbered row by row.
 #[derive(Clone, Copy, Debug)]
 pub struct Cells {
-    /// `1 / cell`, for a cell side `cell`: cells are found by a multiplication, not a division (a division's latency
-    /// was a fifth of a contact lookup). Exact when `cell` is a power of two, as in the bundled
-    /// scene; otherwise a point within a rounding error of a cell edge may count in the
-    /// neighbouring cell, the same way everywhere, which the lookups tolerate (they read every
-    /// cell the radius box touches, by the same function).
+    /// `1 / cell`, for a cell side `cell`: cells are found by a multiplication, not a division
+    /// (a division's latency was a fifth of a contact lookup). Exact when `cell` is a power of
+    /// two, as in the bundled scene; otherwise a point within a rounding error of a cell edge
+    /// may count in the neighbouring cell, the same way everywhere, which the lookups tolerate
+    /// (they read every cell the radius box touches, by the same function).
     inv_cell: f32,
     cols: usize,
     rows: usize,
@@ -209,9 +209,9 @@ pub struct Grid {
     pushed: Vec<(f32, f32, u8)>,
     /// The cell of every body of the last build, in the order they were given.
     cell_of: Vec<u32>,
-    /// Start of every cell in `sorted` (`cells + 2` entries; see [`Grid::build`]).
+    /// Start of every cell in `sorted` (`cells + 2` entries; see [`Grid::build_from`]).
     starts: Vec<u32>,
-    /// Per band of cells in [`Grid::build`]: its body count, then its offset.
+    /// Per band of cells in [`Grid::build_from`]: its body count, then its offset.
     band_totals: Vec<u32>,
     sorted: Sorted,
     /// [`Grid::count_contacts`]'s answer, by push index.
@@ -295,16 +295,16 @@ impl Grid {
     }
 
     /// The cell `(x, y)` falls in, numbered row by row (`row * cols + col`): the order
-    /// [`Grid::build`] sorts bodies into, so bodies pushed in increasing cell order are read in
-    /// memory order by [`Grid::contacts_of`].
+    /// [`Grid::build_from`] sorts bodies into, so bodies given in increasing cell order are read
+    /// in memory order by [`Grid::contacts_of`].
     #[inline]
     pub fn cell_of(&self, x: f32, y: f32) -> u32 {
         self.cells().cell_of(x, y)
     }
 
-    /// How far the push order of the last [`Grid::build`] is from cell order, in `0..=1`: the
+    /// How far the order of the last build's bodies is from cell order, in `0..=1`: the
     /// share of bodies more than [`FAR_ROWS`] cell rows away from the body given before them.
-    /// Near 0 when the bodies were pushed sorted by [`Grid::cell_of`] and have drifted a few
+    /// Near 0 when the bodies were given sorted by [`Grid::cell_of`] and have drifted a few
     /// cells since (they are still read from nearby memory); near 1 for an order unrelated to
     /// space.
     pub fn disorder(&self) -> f64 {
@@ -418,7 +418,7 @@ impl Grid {
     }
 
     /// How many bodies of a team other than `team` lie within the collision radius of `(x, y)`
-    /// (inclusive), among those sorted by the last [`Grid::build`]. Read-only, so any number of
+    /// (inclusive), among those sorted by the last [`Grid::build_from`]. Read-only, so any number of
     /// threads may ask at once; for a pushed body it is the count [`Grid::count_contacts`] gives
     /// (the distance test is symmetric). O(k) for the k bodies in the (mostly 2 x 2) cells its
     /// radius box touches, tested four at a time.

@@ -164,10 +164,10 @@ pub fn lifetimes(mut lives: Query<(Entity, &mut Lifetime)>, mut commands: ParCom
 /// entities and k neighbours each, not O(n^2).
 ///
 /// Two passes over the same query: the first sorts the fighters into the grid by cell straight
-/// from the group's aligned columns ([`Grid::build_from`], on the pool from [`crate::grid::PARALLEL_BUILD`] fighters; a copy
-/// through [`Grid::push_with`] if the rows ever come in several chunks); the second, with
-/// [`Query::par_for_each_deferred`], asks the read-only grid for each fighter's
-/// contacts, takes the damage and records the deaths into its chunk's command buffer, every
+/// from the group's aligned columns ([`Grid::build_from`], on the pool from
+/// [`crate::grid::PARALLEL_BUILD`] fighters; a copy through [`Grid::push_with`] if the rows ever
+/// come in several chunks); the second, with [`Query::par_for_each_deferred`], asks the
+/// read-only grid for each fighter's contacts, takes the damage and records the deaths into its chunk's command buffer, every
 /// fighter independently, so it spreads over the threads. The chunks' commands and events are
 /// applied in chunk order (the query's row order) at the end of the batch, so they come out the
 /// same on any thread count.
@@ -195,7 +195,8 @@ pub fn collisions(
     });
     if chunks != 1 {
         // Not one run (no fighter, or the group's pools were shared differently): copied out
-        // chunk by chunk, then sorted.
+        // chunk by chunk, then sorted (a build made for each chunk above is thrown away; the
+        // fighters' owning group makes this path one for an empty arena).
         let mut n = 0;
         grid.clear();
         fighters.for_each_chunk(|(_, positions, teams, _)| {
@@ -252,7 +253,9 @@ pub fn sort_fighters(world: &mut World) {
     // Counted as serial: the counting sort runs on this thread, and the pools' permutations
     // make at most four tasks.
     let _phase = tracing::info_span!("phase", name = "sort", parallel = false).entered();
-    // Cells are few next to the fighters (about one per fighter or fewer): a counting sort.
+    // A counting sort: the bundled scene has 62,500 cells for about 40,000 fighters (and
+    // `--entities` keeps the density), under the four buckets per row past which
+    // `sort_group_by_bucket` gives way to a comparison sort.
     world
         .sort_group_by_bucket::<Position>(group, cells.count(), |p| {
             let p = p.read();

@@ -8,6 +8,7 @@
 use super::World;
 use crate::component::ComponentId;
 use crate::entity::Entity;
+use crate::storage::SparseSet;
 
 /// How many steps ahead of the despawn the first stage runs; the second runs at half of it,
 /// the third at a quarter.
@@ -15,7 +16,7 @@ pub(crate) const DISTANCE: usize = 16;
 
 impl World {
     /// For the despawn half of [`DISTANCE`] commands ahead, the other entities its row swaps will
-    /// move in `id`'s pool: it leaves each group owning `id` (swapped with the group's last
+    /// move in `id`'s pool, `pool`: it leaves each group owning `id` (swapped with the group's last
     /// member), then its row is swap-removed (the pool's last row moves in), and each swap
     /// writes the moved entity's sparse entry, at a random place in entity order. Those entities
     /// are known only from where the group ends and the pool's end will be: this assumes each
@@ -23,9 +24,8 @@ impl World {
     /// wrong guess costs one wasted hint. O(groups owning `id`); never changes anything.
     /// (The same guess for spawns, at the groups' first non-members, did not pay in the arena.)
     #[inline]
-    fn prefetch_swap_partners(&self, id: ComponentId) {
+    fn prefetch_swap_partners(&self, id: ComponentId, pool: &SparseSet) {
         let ahead = DISTANCE / 2;
-        let pool = self.components.pool(id);
         let entities = pool.entities();
         let hint = |row: Option<usize>| {
             if let Some(entity) = row.and_then(|row| entities.get(row)) {
@@ -56,7 +56,7 @@ impl World {
                     let pool = self.components.pool(id);
                     if stage == 1 {
                         pool.prefetch_entry(index);
-                        self.prefetch_swap_partners(id);
+                        self.prefetch_swap_partners(id, pool);
                     } else {
                         pool.prefetch_row_of(index);
                     }
