@@ -15,8 +15,6 @@ use crate::entity::Entity;
 use crate::world::{ChunkedCommands, CommandBuffer};
 #[cfg(feature = "parallel")]
 use std::panic::Location;
-#[cfg(feature = "parallel")]
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Rows per parallel task, at least, for [`Query::par_for_each`]. Small enough that a thousand
 /// expensive rows (heavy_compute) still spread over every thread; about four chunks per thread
@@ -32,10 +30,11 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     ///
     /// Chunks are at least 64 rows, about four per thread. With one thread or fewer than 128
     /// rows it runs as [`Query::for_each`] on the calling thread, and so it does while the loop
-    /// holds less than about 50 us of work: each call site learns its cost per row from its
-    /// runs (its first run is on the calling thread and measures), since waking the pool costs
-    /// more than a small loop of cheap rows (see `query/work.rs`). The result does not depend on
-    /// the path taken. The walk is the one
+    /// holds less than about 50 us of work or the pool has not been faster for it: each call
+    /// site learns its cost per row alone and its wall time per row on the pool from its runs
+    /// (its first run is on the calling thread and measures), since waking the pool costs more
+    /// than a small loop of cheap rows (see `query/work.rs`). The result does not depend on the
+    /// path taken. The walk is the one
     /// [`Query::for_each`] takes (`query/plan.rs`): with an `Added` / `Changed` filter and few
     /// changes it splits the change log's candidates, O(changed) as the sequential form; with no
     /// required component, the live entities.
@@ -110,7 +109,6 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
         #[cfg(feature = "parallel")]
         if rayon::current_num_threads() > 1 {
             let (components, alive, ticks) = (self.components, self.entities, self.ticks);
-            let spent = AtomicU64::new(0);
             // With rows enough for two chunks, the rows are cut into the chunks the pool would
             // get and each chunk records into its own buffer, whether the chunks then run on
             // the pool or (little work) one after another here: which buffers fill does not
@@ -122,7 +120,6 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                     let chunk = chunk_len(rows.len(), MIN_CHUNK);
                     let buffers = commands.take(rows.len().div_ceil(chunk));
                     let visit = |(index, (entities, buffer)): (usize, (&[Entity], &mut CommandBuffer))| {
-                        let start = Instant::now();
                         // SAFETY: the driver of this query, over the world it borrows,
                         // unchanged since; the chunks are disjoint.
                         unsafe {
@@ -136,11 +133,11 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                                 |item| f(item, buffer),
                             )
                         };
-                        spent.fetch_add(nanos_since(start), Ordering::Relaxed);
                     };
                     if work::worth_parallel(site, rows.len()) {
+                        let start = Instant::now();
                         rows.par_chunks(chunk).zip(buffers.par_iter_mut()).enumerate().for_each(visit);
-                        work::record(site, rows.len(), spent.into_inner());
+                        work::record(site, rows.len(), nanos_since(start), true);
                         return;
                     }
                     // Too little work for the pool: the chunks one after another here, each into
@@ -166,7 +163,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                             )
                         };
                     }
-                    work::record(site, rows.len(), nanos_since(start));
+                    work::record(site, rows.len(), nanos_since(start), false);
                     return;
                 }
                 Plan::Changed(walk) if walk.remaining() >= 2 * MIN_CHUNK => {
@@ -175,7 +172,6 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                     let chunk = chunk_len(candidates.len(), MIN_CHUNK);
                     let buffers = commands.take(candidates.len().div_ceil(chunk));
                     let visit = |(rows, buffer): (&[(usize, Entity)], &mut CommandBuffer)| {
-                        let start = Instant::now();
                         // SAFETY: this query's change walk, over the world it borrows, unchanged
                         // since; it names each row once, and the chunks are disjoint.
                         unsafe {
@@ -188,11 +184,11 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                                 |item| f(item, buffer),
                             )
                         };
-                        spent.fetch_add(nanos_since(start), Ordering::Relaxed);
                     };
                     if parallel {
+                        let start = Instant::now();
                         candidates.par_chunks(chunk).zip(buffers.par_iter_mut()).for_each(visit);
-                        work::record(site, candidates.len(), spent.into_inner());
+                        work::record(site, candidates.len(), nanos_since(start), true);
                         return;
                     }
                     // As for rows: in turn here, fetches made once, timed once.
@@ -213,7 +209,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                             )
                         };
                     }
-                    work::record(site, candidates.len(), nanos_since(start));
+                    work::record(site, candidates.len(), nanos_since(start), false);
                     return;
                 }
                 _ => {}
@@ -227,7 +223,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                 rows += 1;
                 f(item, buffer);
             });
-            work::record(site, rows, nanos_since(start));
+            work::record(site, rows, nanos_since(start), false);
         }
         #[cfg(not(feature = "parallel"))]
         self.for_each(|item| f(item, buffer));
@@ -246,14 +242,9 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
         let threads = rayon::current_num_threads();
         let (components, alive, ticks) = (self.components, self.entities, self.ticks);
         let worth = |rows: usize| threads > 1 && rows >= 2 * min_chunk && work::worth_parallel(site, rows);
-        let spent = AtomicU64::new(0);
-        // Runs `visit` on one chunk, adding its time to `spent`.
-        let timed = |visit: &dyn Fn()| {
-            let start = Instant::now();
-            visit();
-            spent.fetch_add(nanos_since(start), Ordering::Relaxed);
-        };
-        let rows = match self.plan() {
+        // The wall time of the whole loop, on whichever path it takes: what the site learns.
+        let start = Instant::now();
+        let (rows, parallel) = match self.plan() {
             Plan::Rows(driving) if worth(driving.rows().len()) => {
                 let rows = driving.rows();
                 let chunk = chunk_len(rows.len(), min_chunk);
@@ -261,11 +252,11 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                     // SAFETY: `driving` was picked by this query from the world it borrows,
                     // unchanged since; the chunks of `rows` are disjoint, so each row is visited
                     // by one task.
-                    timed(&|| unsafe {
+                    unsafe {
                         visit_rows::<Q, F>(components, alive, ticks, driving, index * chunk, entities, &f)
-                    });
+                    };
                 });
-                rows.len()
+                (rows.len(), true)
             }
             Plan::Changed(walk) if worth(walk.remaining()) => {
                 let (driving, candidates) = walk.collect_rows();
@@ -273,37 +264,33 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                 candidates.par_chunks(chunk).for_each(|rows| {
                     // SAFETY: this query's change walk over the world it borrows, unchanged
                     // since; each row once, the chunks disjoint.
-                    timed(&|| unsafe {
+                    unsafe {
                         visit_candidates::<Q, F>(components, alive, ticks, driving, rows.iter().copied(), &f)
-                    });
+                    };
                 });
-                candidates.len()
+                (candidates.len(), true)
             }
             Plan::All if worth(alive.len() as usize) => {
                 let entities: Vec<Entity> = alive.iter().collect();
                 let chunk = chunk_len(entities.len(), min_chunk);
                 entities.par_chunks(chunk).for_each(|entities| {
                     // SAFETY: live entities of the world this query borrows, each in one chunk.
-                    timed(&|| unsafe {
-                        visit_entities::<Q, F>(components, ticks, entities.iter().copied(), &f)
-                    });
+                    unsafe { visit_entities::<Q, F>(components, ticks, entities.iter().copied(), &f) };
                 });
-                entities.len()
+                (entities.len(), true)
             }
-            // Nothing to split, or too little work to pay for the hand-off: the sequential
-            // loop, timed.
+            // Nothing to split, too little work to pay for the hand-off, or a pool that has not
+            // been faster: the sequential loop.
             _ => {
                 let mut rows = 0;
-                let start = Instant::now();
                 self.for_each(|item| {
                     rows += 1;
                     f(item);
                 });
-                spent.store(nanos_since(start), Ordering::Relaxed);
-                rows
+                (rows, false)
             }
         };
-        work::record(site, rows, spent.into_inner());
+        work::record(site, rows, nanos_since(start), parallel);
     }
 }
 

@@ -1,18 +1,32 @@
-//! How much work a parallel loop holds, learned per call site: the estimate that keeps small
-//! loops off the thread pool.
+//! How much work a parallel loop holds and whether the pool has paid for it, learned per call
+//! site: the estimates that keep a loop on the calling thread unless splitting it has been seen
+//! to be faster.
 //!
-//! Waking rayon's workers and handing them chunks costs tens of microseconds, more on a busy
-//! machine; a loop of 20,000 cheap rows is done in less on the calling thread. The rows' count is
-//! known before a loop starts but their cost is not, so each call site ([`Location`] of the
-//! `par_*` call) remembers its recent nanoseconds per row, measured on every run (sequential:
-//! the loop's time; parallel: the sum of its chunks' times), and the next run goes to the pool
-//! only when rows x that estimate reaches [`MIN_PARALLEL_WORK_NS`]. A site's first run, with no
-//! estimate yet, runs on the calling thread and measures. The schedule's executor decides the
-//! same way for whole segments (`Schedule::set_parallel_threshold`).
+//! Waking rayon's workers and handing them chunks costs tens of microseconds, more on a busy or
+//! virtual machine (a worker idle for a millisecond took 30-100 us to pick up a task on the
+//! 2-CPU VM, median, against under 1 us when it was already running); a loop of 20,000 cheap
+//! rows is done in less on the calling thread. The rows' count is known before a loop starts but
+//! their cost is not, so each call site ([`Location`] of the `par_*` call) remembers two running
+//! averages of nanoseconds per row: **sequential**, measured whenever it runs on the calling
+//! thread, and **parallel**, the wall time of its runs on the pool. A site's first run, with no
+//! estimate yet, runs on the calling thread and measures. A run then goes to the pool when:
+//! - rows x the sequential estimate reaches [`MIN_PARALLEL_WORK_NS`] (else the hand-off cannot
+//!   pay), and
+//! - the pool has not been measured yet, or its measured wall time per row beats the sequential
+//!   estimate by [`PARALLEL_MARGIN`].
 //!
-//! The table is process-wide, direct-mapped (256 slots keyed by the call site's address), one
-//! `AtomicU64` per slot: a site that shares a slot with another only loses its estimate and runs
-//! once more on the calling thread. Which path a loop takes never changes its result: the
+//! Each path is tried again now and then, so a change in workload or machine is noticed (the
+//! schedule's executor re-probes its segments the same way): a site that leaves the pool tries it
+//! again after 2 runs, then 4, 8, 16 and every [`REPROBE_POOL_EVERY`] while it stays slower (one
+//! slow sample, a cold first frame or a busy moment, costs a few runs; a machine where the pool
+//! never pays, one run in 32), and a site on the pool runs alone once every
+//! [`REPROBE_SEQUENTIAL_EVERY`] runs, rarely, because where the pool wins that run can cost ten
+//! times a parallel one (16 cores). The sample of a re-probe replaces the stale estimate of its
+//! path; the picked path's samples are averaged.
+//!
+//! The table is process-wide, direct-mapped (256 slots keyed by the call site's address), two
+//! `AtomicU64`s per slot: a site that shares a slot with another only loses its estimates and
+//! runs once more on the calling thread. Which path a loop takes never changes its result: the
 //! `par_*` loops it guards visit rows independently (`par_for_each`) or apply their commands in
 //! chunk order (`par_for_each_deferred`).
 
@@ -20,15 +34,37 @@ use std::panic::Location;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Estimated work, in nanoseconds, below which a parallel loop runs on the calling thread: about
-/// ten thread hand-offs.
+/// ten thread hand-offs on a machine whose workers wake quickly.
 pub(crate) const MIN_PARALLEL_WORK_NS: f64 = 50_000.0;
+
+/// A site runs on the pool only while its parallel wall time per row is below this share of its
+/// sequential time per row: a split that saves less than a tenth is within the noise of a busy
+/// machine, and the calling thread alone leaves the cores to the rest of the program.
+pub(crate) const PARALLEL_MARGIN: f64 = 0.9;
+
+/// Every this many runs, a site kept on the calling thread tries the pool again.
+pub(crate) const REPROBE_POOL_EVERY: u32 = 32;
+
+/// Every this many runs, a site on the pool runs once on the calling thread again.
+pub(crate) const REPROBE_SEQUENTIAL_EVERY: u32 = 256;
+
+/// Weight of the newest sample in the running averages.
+const WEIGHT: f64 = 0.25;
 
 /// Slots of the table.
 const SLOTS: usize = 256;
 
-/// Per slot: the call site's tag (high 32 bits) and its nanoseconds per row as `f32` bits (low
-/// 32 bits); 0 is empty.
-static TABLE: [AtomicU64; SLOTS] = [const { AtomicU64::new(0) }; SLOTS];
+/// One call site's estimates: `sequential` holds the site's tag (high 32 bits) and its sequential
+/// nanoseconds per row as `f32` bits (low 32 bits), 0 when empty; `parallel` holds the parallel
+/// wall nanoseconds per row as `f32` bits (high 32 bits, 0 when not measured), the runs left
+/// before the next re-probe (bits 0-15) and the re-probe back-off level (bits 16-23).
+struct Slot {
+    sequential: AtomicU64,
+    parallel: AtomicU64,
+}
+
+static TABLE: [Slot; SLOTS] =
+    [const { Slot { sequential: AtomicU64::new(0), parallel: AtomicU64::new(0) } }; SLOTS];
 
 /// The slot and tag of a call site.
 fn key(site: &'static Location<'static>) -> (usize, u32) {
@@ -36,28 +72,130 @@ fn key(site: &'static Location<'static>) -> (usize, u32) {
     ((hash >> 56) as usize % SLOTS, (hash >> 16) as u32 | 1)
 }
 
-/// The site's estimated nanoseconds per row, if it has run before.
-pub(crate) fn ns_per_row(site: &'static Location<'static>) -> Option<f64> {
+/// What a site has learned: sequential and parallel nanoseconds per row (`None` until measured),
+/// the runs left before the path the estimates do not pick is tried again, and how far the pool's
+/// re-probes have backed off.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Estimates {
+    sequential: Option<f64>,
+    parallel: Option<f64>,
+    wait: u16,
+    level: u8,
+}
+
+impl Estimates {
+    const EMPTY: Self = Self { sequential: None, parallel: None, wait: 0, level: 0 };
+
+    /// Whether the estimates pick the pool: no parallel time measured yet, or one that beats the
+    /// sequential time by [`PARALLEL_MARGIN`].
+    fn pick_pool(&self) -> bool {
+        match (self.sequential, self.parallel) {
+            (Some(sequential), Some(wall)) => wall < PARALLEL_MARGIN * sequential,
+            _ => true,
+        }
+    }
+}
+
+/// The site's estimates; all empty when the site has not run or lost its slot to another.
+fn estimates(site: &'static Location<'static>) -> Estimates {
     let (slot, tag) = key(site);
-    let entry = TABLE[slot].load(Ordering::Relaxed);
-    ((entry >> 32) as u32 == tag).then(|| f64::from(f32::from_bits(entry as u32)))
+    let slot = &TABLE[slot];
+    let sequential = slot.sequential.load(Ordering::Relaxed);
+    if (sequential >> 32) as u32 != tag {
+        return Estimates::EMPTY;
+    }
+    let parallel = slot.parallel.load(Ordering::Relaxed);
+    let wall = f32::from_bits((parallel >> 32) as u32);
+    Estimates {
+        sequential: Some(f64::from(f32::from_bits(sequential as u32))),
+        parallel: (wall > 0.0).then_some(f64::from(wall)),
+        wait: parallel as u16,
+        level: (parallel >> 16) as u8,
+    }
 }
 
-/// Whether a loop of `rows` rows at `site` holds enough work for the thread pool.
+/// The site's estimated sequential nanoseconds per row, if it has run on the calling thread.
+#[cfg(test)]
+pub(crate) fn ns_per_row(site: &'static Location<'static>) -> Option<f64> {
+    estimates(site).sequential
+}
+
+/// Whether a loop of `rows` rows at `site` should run on the thread pool (see the module docs).
 pub(crate) fn worth_parallel(site: &'static Location<'static>, rows: usize) -> bool {
-    ns_per_row(site).is_some_and(|ns| ns * rows as f64 >= MIN_PARALLEL_WORK_NS)
+    let estimates = estimates(site);
+    let Some(sequential) = estimates.sequential else { return false };
+    if sequential * (rows as f64) < MIN_PARALLEL_WORK_NS {
+        return false;
+    }
+    // The picked path, except at a re-probe.
+    estimates.pick_pool() != (estimates.wait == 0)
 }
 
-/// Records that `rows` rows at `site` took `nanos` nanoseconds of work: the new estimate is a
-/// running average (a quarter of the new sample), or the sample itself for a new site.
-pub(crate) fn record(site: &'static Location<'static>, rows: usize, nanos: u64) {
+/// A running average: a quarter of the new sample, or the sample itself for a new estimate.
+fn blend(old: Option<f64>, sample: f64) -> f32 {
+    old.map_or(sample, |old| (1.0 - WEIGHT) * old + WEIGHT * sample) as f32
+}
+
+/// Runs on the calling thread before the pool's next re-probe at back-off `level`: the pool is
+/// tried every 2, 4, 8, 16, then [`REPROBE_POOL_EVERY`] runs.
+fn pool_reprobe_wait(level: u8) -> u16 {
+    ((2u32 << level).min(REPROBE_POOL_EVERY) - 1) as u16
+}
+
+/// Records that `rows` rows at `site` took `nanos` nanoseconds, run on the calling thread when
+/// `parallel` is false (the sequential estimate learns) and on the pool, `nanos` of wall time,
+/// when it is true (the parallel estimate learns), and schedules the next re-probe.
+///
+/// A sample of the path the estimates do not pick replaces that path's estimate (stale by then);
+/// the picked path's samples are averaged. A site that leaves the pool tries it again 2 runs
+/// later, then after 4, 8, 16 and every 32 runs while it stays slower, so one slow sample (a cold
+/// first frame, a busy moment) costs a few runs on the calling thread, and a machine where the
+/// pool never pays costs one run in 32. A site on the pool runs alone once every
+/// [`REPROBE_SEQUENTIAL_EVERY`] runs.
+pub(crate) fn record(site: &'static Location<'static>, rows: usize, nanos: u64, parallel: bool) {
     if rows == 0 {
         return;
     }
     let sample = nanos as f64 / rows as f64;
-    let estimate = ns_per_row(site).map_or(sample, |old| 0.75 * old + 0.25 * sample);
     let (slot, tag) = key(site);
-    TABLE[slot].store(u64::from(tag) << 32 | u64::from((estimate as f32).to_bits()), Ordering::Relaxed);
+    let slot = &TABLE[slot];
+    let old = estimates(site);
+    if old.sequential.is_none() && parallel {
+        // Only a site with a sequential estimate goes to the pool; this one lost its slot
+        // meanwhile: nothing comparable to learn.
+        return;
+    }
+    let was_pool = old.pick_pool();
+    // (A site not yet measured on the pool averages its sequential samples.)
+    let replace = parallel != was_pool && old.sequential.is_some() && old.parallel.is_some();
+    let mut new = old;
+    if parallel {
+        new.parallel = Some(f64::from(blend(if replace { None } else { old.parallel }, sample)));
+    } else {
+        new.sequential = Some(f64::from(blend(if replace { None } else { old.sequential }, sample)));
+    }
+    let probed = old.wait == 0;
+    (new.wait, new.level) = if new.pick_pool() {
+        if was_pool && !probed && old.sequential.is_some() {
+            (old.wait - 1, old.level)
+        } else {
+            // A new site, a sequential re-probe done, or the pool just found faster.
+            ((REPROBE_SEQUENTIAL_EVERY - 1) as u16, 0)
+        }
+    } else if was_pool {
+        // Just left the pool: look again soon.
+        (pool_reprobe_wait(0), 0)
+    } else if probed {
+        // The pool re-probed and still slower: back off.
+        let level = old.level.saturating_add(1).min(4);
+        (pool_reprobe_wait(level), level)
+    } else {
+        (old.wait - 1, old.level)
+    };
+    let (sequential, wall) = (new.sequential.unwrap_or(0.0) as f32, new.parallel.unwrap_or(0.0) as f32);
+    slot.sequential.store(u64::from(tag) << 32 | u64::from(sequential.to_bits()), Ordering::Relaxed);
+    let state = u64::from(new.wait) | u64::from(new.level) << 16;
+    slot.parallel.store(u64::from(wall.to_bits()) << 32 | state, Ordering::Relaxed);
 }
 
 #[cfg(test)]
@@ -70,13 +208,90 @@ mod tests {
         let site = Location::caller();
         assert_eq!(ns_per_row(site), None);
         assert!(!worth_parallel(site, 1_000_000), "no estimate: the calling thread measures first");
-        record(site, 1_000, 2_000);
+        record(site, 1_000, 2_000, false);
         assert_eq!(ns_per_row(site), Some(2.0));
         assert!(!worth_parallel(site, 20_000), "40 us of work stays on the calling thread");
-        assert!(worth_parallel(site, 30_000));
-        record(site, 1_000, 6_000);
+        assert!(worth_parallel(site, 30_000), "60 us of work and the pool not measured yet");
+        record(site, 1_000, 6_000, false);
         assert_eq!(ns_per_row(site), Some(3.0), "a running average");
-        record(site, 0, 5);
+        record(site, 0, 5, false);
         assert_eq!(ns_per_row(site), Some(3.0), "an empty run teaches nothing");
+    }
+
+    /// Runs `site` as `worth_parallel` decides, `runs` times, recording `sequential` or `parallel`
+    /// nanoseconds per row for 100,000 rows; returns how many runs went to the pool.
+    fn drive(site: &'static Location<'static>, runs: u32, sequential: u64, parallel: u64) -> u32 {
+        let rows = 100_000;
+        let mut pooled = 0;
+        for _ in 0..runs {
+            if worth_parallel(site, rows) {
+                pooled += 1;
+                record(site, rows, parallel * rows as u64, true);
+            } else {
+                record(site, rows, sequential * rows as u64, false);
+            }
+        }
+        pooled
+    }
+
+    #[test]
+    fn a_site_the_pool_does_not_speed_up_stays_on_the_calling_thread() {
+        let site = Location::caller();
+        // 2 ns a row alone, 2 ns a row of wall time on the pool too (wake-ups eat the gain).
+        let pooled = drive(site, 320, 2, 2);
+        // The first run measures alone, the second tries the pool, then re-probes after 2, 4, 8
+        // and 16 runs and every 32 after that: 1 + 4 + 9.
+        assert_eq!(pooled, 14, "{pooled} of 320 runs on the pool");
+        assert_eq!(worth_parallel(site, 100_000), estimates(site).wait == 0, "only re-probes");
+    }
+
+    #[test]
+    fn a_site_the_pool_speeds_up_stays_on_the_pool() {
+        let site = Location::caller();
+        // 4 ns a row alone, 1 ns a row of wall time on four threads.
+        let pooled = drive(site, 320, 4, 1);
+        // Every run but the first and one in 256 (which re-measure the calling thread).
+        assert_eq!(pooled, 318, "{pooled} of 320 runs on the pool");
+    }
+
+    #[test]
+    fn a_site_whose_pool_gets_faster_moves_back_to_it() {
+        let site = Location::caller();
+        drive(site, 64, 2, 3);
+        assert!(drive(site, 8, 2, 3) <= 1, "slower on the pool: mostly the calling thread");
+        // The machine quietens: the pool now takes half the time. The next re-probe sees it.
+        drive(site, REPROBE_POOL_EVERY, 2, 1);
+        assert!(drive(site, 8, 2, 1) >= 7, "the re-probe found the pool faster");
+    }
+
+    #[test]
+    fn a_site_whose_pool_gets_slower_moves_back_to_the_calling_thread() {
+        let site = Location::caller();
+        drive(site, 16, 4, 1);
+        // The other threads get busy: the pool now takes longer than the calling thread. Each
+        // parallel run teaches the parallel estimate, which crosses the sequential one within a
+        // few runs.
+        drive(site, 8, 4, 8);
+        // At most one run of the eight is a re-probe of the pool.
+        assert!(drive(site, 8, 4, 8) <= 1, "slower on the pool: the calling thread");
+    }
+
+    #[test]
+    fn a_parallel_sample_without_a_sequential_estimate_teaches_nothing() {
+        let site = Location::caller();
+        record(site, 1_000, 1_000, true);
+        assert_eq!(estimates(site), Estimates::EMPTY);
+    }
+
+    #[test]
+    fn one_slow_sample_on_the_pool_costs_a_few_runs() {
+        let site = Location::caller();
+        drive(site, 1, 4, 1);
+        // The pool's first run is slow (cold caches), then it is four times faster than alone.
+        assert!(worth_parallel(site, 100_000));
+        record(site, 100_000, 10 * 100_000, true);
+        assert!(!worth_parallel(site, 100_000), "left the pool");
+        let pooled = drive(site, 16, 4, 1);
+        assert!(pooled >= 13, "back on the pool within three runs: {pooled} of 16");
     }
 }
