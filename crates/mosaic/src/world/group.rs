@@ -103,8 +103,8 @@ impl RowSubscriber for Groups {
     }
 
     fn before(world: &mut World, change: &RowChange<'_>) {
-        for &id in change.removed {
-            world.groups_before_remove(change.entity, id);
+        if !change.removed.is_empty() {
+            world.groups_before_remove(change.entity, change.removed);
         }
     }
 
@@ -245,22 +245,34 @@ impl World {
         self.groups.owning[index as usize].len -= 1;
     }
 
-    /// Keeps groups packed after `entity` gained components `added`: joins every group (outermost
-    /// first) it now completes.
-    fn groups_after_add(&mut self, entity: Entity, added: &[ComponentId]) {
-        for &id in added {
-            let chain: SmallVec<[u32; 4]> = self.groups.chain(id).into();
-            for group in chain {
-                self.join_group(group, entity);
+    /// The groups owning any of `ids`, each once, outermost (fewest owned types) first: the
+    /// groups sharing a pool are nested, so this order is the nesting order of each chain.
+    fn groups_of(&self, ids: &[ComponentId]) -> SmallVec<[u32; 4]> {
+        let mut groups: SmallVec<[u32; 4]> = SmallVec::new();
+        for &id in ids {
+            for &group in self.groups.chain(id) {
+                if !groups.contains(&group) {
+                    groups.push(group);
+                }
             }
+        }
+        let owning = &self.groups.owning;
+        groups.sort_by_key(|&g| (owning[g as usize].owned.len(), g));
+        groups
+    }
+
+    /// Keeps groups packed after `entity` gained components `added`: joins every group (outermost
+    /// first) it now completes, each group looked at once however many of its components came.
+    fn groups_after_add(&mut self, entity: Entity, added: &[ComponentId]) {
+        for group in self.groups_of(added) {
+            self.join_group(group, entity);
         }
     }
 
-    /// Keeps groups packed before `entity` loses component `id`: leaves every group owning it,
-    /// innermost first.
-    fn groups_before_remove(&mut self, entity: Entity, id: ComponentId) {
-        let chain: SmallVec<[u32; 4]> = self.groups.chain(id).into();
-        for &group in chain.iter().rev() {
+    /// Keeps groups packed before `entity` loses components `removed`: leaves every group owning
+    /// one of them, innermost first, each once.
+    fn groups_before_remove(&mut self, entity: Entity, removed: &[ComponentId]) {
+        for &group in self.groups_of(removed).iter().rev() {
             self.leave_group(group, entity);
         }
     }

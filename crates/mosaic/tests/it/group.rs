@@ -111,6 +111,42 @@ fn nested_groups_in_either_order() {
     }
 }
 
+/// A bundle that names the inner group's own components before the outer group's: the entity
+/// must join the outer group first, or joining the inner one swaps an outer-only member out of
+/// the outer range.
+#[test]
+fn nested_groups_join_outermost_first_whatever_the_bundle_order() {
+    let mut world = World::new();
+    let ab = world.group::<(A, B)>();
+    let abcd = world.group::<(A, B, C, D)>();
+    // Members of (A, B) only, and A alone, so neither range ends at a pool's end.
+    for i in 0..10 {
+        world.spawn((A(i), B(i)));
+        world.spawn((A(100 + i),));
+    }
+    for i in 0..10 {
+        let e = world.spawn((D(i), C { value: i }, B(i), A(i)));
+        world.assert_group_invariants();
+        assert!(world.query::<(&A, &B, &C, &D)>().get(e).is_ok());
+        let mut commands = mosaic::CommandBuffer::new();
+        commands.spawn(&world, (C { value: 50 + i }, D(50 + i), A(50 + i), B(50 + i)));
+        commands.apply(&mut world);
+        world.assert_group_invariants();
+    }
+    assert_eq!((world.group_len(ab), world.group_len(abcd)), (30, 20));
+    // Despawns and removes in the same worlds leave both groups packed too.
+    let members: Vec<Entity> = world.query::<(Entity, &D)>().into_iter().map(|(e, _)| e).collect();
+    for (k, e) in members.into_iter().enumerate() {
+        if k % 2 == 0 {
+            world.despawn(e);
+        } else {
+            world.remove::<(D, B)>(e);
+        }
+        world.assert_group_invariants();
+    }
+    assert_eq!((world.group_len(ab), world.group_len(abcd)), (10, 0));
+}
+
 #[test]
 fn conflicting_groups_are_refused_naming_both() {
     let mut world = World::new();
