@@ -171,6 +171,10 @@ enum Op {
     Insert(usize, u8),
     Remove(usize, u8),
     Despawn(usize),
+    /// Spawns with one of the bundles of [`bundle`], whose components come in varied orders.
+    SpawnBundle(u8),
+    /// Inserts one of the bundles of [`bundle`] into a live entity.
+    InsertBundle(usize, u8),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -179,6 +183,8 @@ fn op() -> impl Strategy<Value = Op> {
         (any::<usize>(), 0u8..4).prop_map(|(i, c)| Op::Insert(i, c)),
         (any::<usize>(), 0u8..4).prop_map(|(i, c)| Op::Remove(i, c)),
         any::<usize>().prop_map(Op::Despawn),
+        (0u8..6).prop_map(Op::SpawnBundle),
+        (any::<usize>(), 0u8..6).prop_map(|(i, k)| Op::InsertBundle(i, k)),
     ]
 }
 
@@ -211,6 +217,21 @@ proptest! {
                     let e = live.swap_remove(i % live.len());
                     world.despawn(e);
                 }
+                Op::SpawnBundle(k) => {
+                    // Placeholder values (the index is not known before the spawn), then each
+                    // value set to the entity's index by replacing it (no row moves).
+                    let e = bundle(&mut world, None, k, 0);
+                    for c in 0..4 {
+                        if has_component(&world, e, c) {
+                            insert(&mut world, e, c);
+                        }
+                    }
+                    live.push(e);
+                }
+                Op::InsertBundle(i, k) if !live.is_empty() => {
+                    let e = live[i % live.len()];
+                    bundle(&mut world, Some(e), k, e.index());
+                }
                 _ => {}
             }
             world.assert_group_invariants();
@@ -222,12 +243,7 @@ proptest! {
             prop_assert_eq!(queried, naive);
             // Queries over part of a group's components walk a pool, not the group, and read
             // the others by index where a group lines them up: each row's values are its own.
-            let has = |world: &World, e: Entity, c: u8| match c {
-                0 => world.contains::<A>(e),
-                1 => world.contains::<B>(e),
-                2 => world.contains::<C>(e),
-                _ => world.contains::<D>(e),
-            };
+            let has = has_component;
             let expect = |world: &World, cs: [u8; 2]| -> BTreeSet<Entity> {
                 live.iter().copied().filter(|&e| cs.iter().all(|&c| has(world, e, c))).collect()
             };
@@ -250,6 +266,39 @@ proptest! {
             }
             prop_assert_eq!(&seen, &expect(&world, [0, 3]));
         }
+    }
+}
+
+fn has_component(world: &World, e: Entity, c: u8) -> bool {
+    match c {
+        0 => world.contains::<A>(e),
+        1 => world.contains::<B>(e),
+        2 => world.contains::<C>(e),
+        _ => world.contains::<D>(e),
+    }
+}
+
+/// Spawns (`target` `None`) or inserts into `target` bundle `k` of six, with every value `v`:
+/// whole and partial sets of the groups' components, several naming an inner group's own
+/// components before the outer group's.
+fn bundle(world: &mut World, target: Option<Entity>, k: u8, v: u32) -> Entity {
+    fn put<T: mosaic::Bundle>(world: &mut World, target: Option<Entity>, bundle: T) -> Entity {
+        match target {
+            Some(e) => {
+                world.insert_bundle(e, bundle);
+                e
+            }
+            None => world.spawn(bundle),
+        }
+    }
+    let c = C { value: v };
+    match k {
+        0 => put(world, target, (D(v), c, B(v), A(v))),
+        1 => put(world, target, (c, A(v), D(v), B(v))),
+        2 => put(world, target, (c, B(v))),
+        3 => put(world, target, (D(v), c)),
+        4 => put(world, target, (B(v), D(v), A(v))),
+        _ => put(world, target, (c, A(v), B(v))),
     }
 }
 
