@@ -15,6 +15,8 @@ use crate::entity::Entity;
 use crate::world::{ChunkedCommands, CommandBuffer};
 #[cfg(feature = "parallel")]
 use std::panic::Location;
+#[cfg(feature = "parallel")]
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Rows per parallel task, at least, for [`Query::par_for_each`]. Small enough that a thousand
 /// expensive rows (heavy_compute) still spread over every thread; about four chunks per thread
@@ -109,6 +111,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
         #[cfg(feature = "parallel")]
         if rayon::current_num_threads() > 1 {
             let (components, alive, ticks) = (self.components, self.entities, self.ticks);
+            let spent = AtomicU64::new(0);
             // With rows enough for two chunks, the rows are cut into the chunks the pool would
             // get and each chunk records into its own buffer, whether the chunks then run on
             // the pool or (little work) one after another here: which buffers fill does not
@@ -120,6 +123,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                     let chunk = chunk_len(rows.len(), MIN_CHUNK);
                     let buffers = commands.take(rows.len().div_ceil(chunk));
                     let visit = |(index, (entities, buffer)): (usize, (&[Entity], &mut CommandBuffer))| {
+                        let start = Instant::now();
                         // SAFETY: the driver of this query, over the world it borrows,
                         // unchanged since; the chunks are disjoint.
                         unsafe {
@@ -133,11 +137,12 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                                 |item| f(item, buffer),
                             )
                         };
+                        spent.fetch_add(nanos_since(start), Ordering::Relaxed);
                     };
                     if work::worth_parallel(site, rows.len()) {
                         let start = Instant::now();
                         rows.par_chunks(chunk).zip(buffers.par_iter_mut()).enumerate().for_each(visit);
-                        work::record(site, rows.len(), nanos_since(start), true);
+                        work::record(site, rows.len(), spent.into_inner(), Some(nanos_since(start)));
                         return;
                     }
                     // Too little work for the pool: the chunks one after another here, each into
@@ -163,7 +168,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                             )
                         };
                     }
-                    work::record(site, rows.len(), nanos_since(start), false);
+                    work::record(site, rows.len(), nanos_since(start), None);
                     return;
                 }
                 Plan::Changed(walk) if walk.remaining() >= 2 * MIN_CHUNK => {
@@ -172,6 +177,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                     let chunk = chunk_len(candidates.len(), MIN_CHUNK);
                     let buffers = commands.take(candidates.len().div_ceil(chunk));
                     let visit = |(rows, buffer): (&[(usize, Entity)], &mut CommandBuffer)| {
+                        let start = Instant::now();
                         // SAFETY: this query's change walk, over the world it borrows, unchanged
                         // since; it names each row once, and the chunks are disjoint.
                         unsafe {
@@ -184,11 +190,12 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                                 |item| f(item, buffer),
                             )
                         };
+                        spent.fetch_add(nanos_since(start), Ordering::Relaxed);
                     };
                     if parallel {
                         let start = Instant::now();
                         candidates.par_chunks(chunk).zip(buffers.par_iter_mut()).for_each(visit);
-                        work::record(site, candidates.len(), nanos_since(start), true);
+                        work::record(site, candidates.len(), spent.into_inner(), Some(nanos_since(start)));
                         return;
                     }
                     // As for rows: in turn here, fetches made once, timed once.
@@ -209,7 +216,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                             )
                         };
                     }
-                    work::record(site, candidates.len(), nanos_since(start), false);
+                    work::record(site, candidates.len(), nanos_since(start), None);
                     return;
                 }
                 _ => {}
@@ -223,7 +230,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                 rows += 1;
                 f(item, buffer);
             });
-            work::record(site, rows, nanos_since(start), false);
+            work::record(site, rows, nanos_since(start), None);
         }
         #[cfg(not(feature = "parallel"))]
         self.for_each(|item| f(item, buffer));
@@ -242,7 +249,15 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
         let threads = rayon::current_num_threads();
         let (components, alive, ticks) = (self.components, self.entities, self.ticks);
         let worth = |rows: usize| threads > 1 && rows >= 2 * min_chunk && work::worth_parallel(site, rows);
-        // The wall time of the whole loop, on whichever path it takes: what the site learns.
+        let spent = AtomicU64::new(0);
+        // Runs `visit` on one chunk, adding its time to `spent`.
+        let timed = |visit: &dyn Fn()| {
+            let start = Instant::now();
+            visit();
+            spent.fetch_add(nanos_since(start), Ordering::Relaxed);
+        };
+        // The loop's wall time, on either path: with the chunks' times on the pool, what the
+        // site learns.
         let start = Instant::now();
         let (rows, parallel) = match self.plan() {
             Plan::Rows(driving) if worth(driving.rows().len()) => {
@@ -252,9 +267,9 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                     // SAFETY: `driving` was picked by this query from the world it borrows,
                     // unchanged since; the chunks of `rows` are disjoint, so each row is visited
                     // by one task.
-                    unsafe {
+                    timed(&|| unsafe {
                         visit_rows::<Q, F>(components, alive, ticks, driving, index * chunk, entities, &f)
-                    };
+                    });
                 });
                 (rows.len(), true)
             }
@@ -264,9 +279,9 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                 candidates.par_chunks(chunk).for_each(|rows| {
                     // SAFETY: this query's change walk over the world it borrows, unchanged
                     // since; each row once, the chunks disjoint.
-                    unsafe {
+                    timed(&|| unsafe {
                         visit_candidates::<Q, F>(components, alive, ticks, driving, rows.iter().copied(), &f)
-                    };
+                    });
                 });
                 (candidates.len(), true)
             }
@@ -275,7 +290,9 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                 let chunk = chunk_len(entities.len(), min_chunk);
                 entities.par_chunks(chunk).for_each(|entities| {
                     // SAFETY: live entities of the world this query borrows, each in one chunk.
-                    unsafe { visit_entities::<Q, F>(components, ticks, entities.iter().copied(), &f) };
+                    timed(&|| unsafe {
+                        visit_entities::<Q, F>(components, ticks, entities.iter().copied(), &f)
+                    });
                 });
                 (entities.len(), true)
             }
@@ -290,7 +307,12 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                 (rows, false)
             }
         };
-        work::record(site, rows, nanos_since(start), parallel);
+        let wall = nanos_since(start);
+        if parallel {
+            work::record(site, rows, spent.into_inner(), Some(wall));
+        } else {
+            work::record(site, rows, wall, None);
+        }
     }
 }
 
