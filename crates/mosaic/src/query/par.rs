@@ -32,11 +32,11 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     ///
     /// Chunks are at least 64 rows, about four per thread. With one thread or fewer than 128
     /// rows it runs as [`Query::for_each`] on the calling thread, and so it does while the loop
-    /// holds less than about 50 us of work or the pool has not been faster for it: each call
-    /// site learns its cost per row alone and its wall time per row on the pool from its runs
-    /// (its first run is on the calling thread and measures), since waking the pool costs more
-    /// than a small loop of cheap rows (see `query/work.rs`). The result does not depend on the
-    /// path taken. The walk is the one
+    /// holds less than about 50 us of work or the pool has made it slower than its work: each
+    /// call site learns its work per row and its wall time per row on the pool from its runs
+    /// (its first run is on the calling thread and measures; a site off the pool tries it again
+    /// after 2, 4, 8, 16, then every 32 runs), since waking the pool costs more than a small
+    /// loop of cheap rows (see `query/work.rs`). The result does not depend on the path taken. The walk is the one
     /// [`Query::for_each`] takes (`query/plan.rs`): with an `Added` / `Changed` filter and few
     /// changes it splits the change log's candidates, O(changed) as the sequential form; with no
     /// required component, the live entities.
