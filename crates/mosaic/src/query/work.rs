@@ -58,17 +58,16 @@ const WEIGHT: f64 = 0.25;
 /// Slots of the table.
 const SLOTS: usize = 256;
 
-/// One call site's estimates: `sequential` holds the site's tag (high 32 bits) and its work in
-/// nanoseconds per row as `f32` bits (low 32 bits), 0 when empty; `parallel` holds the pool's
+/// One call site's estimates: `work` holds the site's tag (high 32 bits) and its work in
+/// nanoseconds per row as `f32` bits (low 32 bits), 0 when empty; `pool` holds the pool's
 /// wall nanoseconds per row as `f32` bits (high 32 bits, 0 when not measured), the runs left
 /// before the pool's next re-probe (bits 0-15) and the re-probe back-off level (bits 16-23).
 struct Slot {
-    sequential: AtomicU64,
-    parallel: AtomicU64,
+    work: AtomicU64,
+    pool: AtomicU64,
 }
 
-static TABLE: [Slot; SLOTS] =
-    [const { Slot { sequential: AtomicU64::new(0), parallel: AtomicU64::new(0) } }; SLOTS];
+static TABLE: [Slot; SLOTS] = [const { Slot { work: AtomicU64::new(0), pool: AtomicU64::new(0) } }; SLOTS];
 
 /// The slot and tag of a call site.
 fn key(site: &'static Location<'static>) -> (usize, u32) {
@@ -81,19 +80,19 @@ fn key(site: &'static Location<'static>) -> (usize, u32) {
 /// those re-probes have backed off.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Estimates {
-    sequential: Option<f64>,
-    parallel: Option<f64>,
+    work: Option<f64>,
+    wall: Option<f64>,
     wait: u16,
     level: u8,
 }
 
 impl Estimates {
-    const EMPTY: Self = Self { sequential: None, parallel: None, wait: 0, level: 0 };
+    const EMPTY: Self = Self { work: None, wall: None, wait: 0, level: 0 };
 
     /// Whether the estimates pick the pool: no wall time on it measured yet, or one not above
     /// the work by more than [`POOL_SLOWER_MARGIN`].
     fn pick_pool(&self) -> bool {
-        match (self.sequential, self.parallel) {
+        match (self.work, self.wall) {
             (Some(work), Some(wall)) => wall <= POOL_SLOWER_MARGIN * work,
             _ => true,
         }
@@ -104,30 +103,30 @@ impl Estimates {
 fn estimates(site: &'static Location<'static>) -> Estimates {
     let (slot, tag) = key(site);
     let slot = &TABLE[slot];
-    let sequential = slot.sequential.load(Ordering::Relaxed);
-    if (sequential >> 32) as u32 != tag {
+    let work = slot.work.load(Ordering::Relaxed);
+    if (work >> 32) as u32 != tag {
         return Estimates::EMPTY;
     }
-    let parallel = slot.parallel.load(Ordering::Relaxed);
-    let wall = f32::from_bits((parallel >> 32) as u32);
+    let pool = slot.pool.load(Ordering::Relaxed);
+    let wall = f32::from_bits((pool >> 32) as u32);
     Estimates {
-        sequential: Some(f64::from(f32::from_bits(sequential as u32))),
-        parallel: (wall > 0.0).then_some(f64::from(wall)),
-        wait: parallel as u16,
-        level: (parallel >> 16) as u8,
+        work: Some(f64::from(f32::from_bits(work as u32))),
+        wall: (wall > 0.0).then_some(f64::from(wall)),
+        wait: pool as u16,
+        level: (pool >> 16) as u8,
     }
 }
 
 /// The site's estimated work in nanoseconds per row, if it has run.
 #[cfg(test)]
 pub(crate) fn ns_per_row(site: &'static Location<'static>) -> Option<f64> {
-    estimates(site).sequential
+    estimates(site).work
 }
 
 /// Whether a loop of `rows` rows at `site` should run on the thread pool (see the module docs).
 pub(crate) fn worth_parallel(site: &'static Location<'static>, rows: usize) -> bool {
     let estimates = estimates(site);
-    let Some(work) = estimates.sequential else { return false };
+    let Some(work) = estimates.work else { return false };
     work * (rows as f64) >= MIN_PARALLEL_WORK_NS && (estimates.pick_pool() || estimates.wait == 0)
 }
 
@@ -153,16 +152,16 @@ pub(crate) fn record(site: &'static Location<'static>, rows: usize, work: u64, w
     let (slot, tag) = key(site);
     let slot = &TABLE[slot];
     let old = estimates(site);
-    if old.sequential.is_none() && wall.is_some() {
+    if old.work.is_none() && wall.is_some() {
         // Only a site with an estimate goes to the pool; this one lost its slot meanwhile.
         return;
     }
     let was_pool = old.pick_pool();
     let mut new = old;
-    new.sequential = Some(f64::from(blend(old.sequential, per_row(work))));
+    new.work = Some(f64::from(blend(old.work, per_row(work))));
     if let Some(wall) = wall {
         // A re-probe's wall time replaces the stale one; on the pool they are averaged.
-        new.parallel = Some(f64::from(blend(if was_pool { old.parallel } else { None }, per_row(wall))));
+        new.wall = Some(f64::from(blend(if was_pool { old.wall } else { None }, per_row(wall))));
     }
     (new.wait, new.level) = if new.pick_pool() {
         (0, 0)
@@ -182,10 +181,10 @@ pub(crate) fn record(site: &'static Location<'static>, rows: usize, work: u64, w
     } else {
         (old.wait - 1, old.level)
     };
-    let (work, wall) = (new.sequential.unwrap_or(0.0) as f32, new.parallel.unwrap_or(0.0) as f32);
-    slot.sequential.store(u64::from(tag) << 32 | u64::from(work.to_bits()), Ordering::Relaxed);
+    let (work, wall) = (new.work.unwrap_or(0.0) as f32, new.wall.unwrap_or(0.0) as f32);
+    slot.work.store(u64::from(tag) << 32 | u64::from(work.to_bits()), Ordering::Relaxed);
     let state = u64::from(new.wait) | u64::from(new.level) << 16;
-    slot.parallel.store(u64::from(wall.to_bits()) << 32 | state, Ordering::Relaxed);
+    slot.pool.store(u64::from(wall.to_bits()) << 32 | state, Ordering::Relaxed);
 }
 
 #[cfg(test)]
@@ -208,17 +207,18 @@ mod tests {
         assert_eq!(ns_per_row(site), Some(3.0), "an empty run teaches nothing");
     }
 
-    /// Runs `site` as `worth_parallel` decides, `runs` times, recording `sequential` or `parallel`
-    /// nanoseconds per row for 100,000 rows; returns how many runs went to the pool.
-    fn drive(site: &'static Location<'static>, runs: u32, sequential: u64, parallel: u64) -> u32 {
+    /// Runs `site` as `worth_parallel` decides, `runs` times, over 100,000 rows of `work`
+    /// nanoseconds each, taking `wall` nanoseconds a row of wall time on the pool; returns how
+    /// many runs went to the pool.
+    fn drive(site: &'static Location<'static>, runs: u32, work: u64, wall: u64) -> u32 {
         let rows = 100_000;
         let mut pooled = 0;
         for _ in 0..runs {
             if worth_parallel(site, rows) {
                 pooled += 1;
-                record(site, rows, sequential * rows as u64, Some(parallel * rows as u64));
+                record(site, rows, work * rows as u64, Some(wall * rows as u64));
             } else {
-                record(site, rows, sequential * rows as u64, None);
+                record(site, rows, work * rows as u64, None);
             }
         }
         pooled
@@ -265,9 +265,8 @@ mod tests {
     fn a_site_whose_pool_gets_slower_moves_back_to_the_calling_thread() {
         let site = Location::caller();
         drive(site, 16, 4, 1);
-        // The other threads get busy: the pool now takes longer than the calling thread. Each
-        // parallel run teaches the parallel estimate, which crosses the sequential one within a
-        // few runs.
+        // The other threads get busy: the pool now takes longer than the work. Each run there
+        // moves the wall estimate, which passes 1.1x the work within a few runs.
         drive(site, 8, 4, 8);
         // At most one run of the eight is a re-probe of the pool.
         assert!(drive(site, 8, 4, 8) <= 1, "slower on the pool: the calling thread");
