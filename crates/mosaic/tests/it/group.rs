@@ -175,6 +175,8 @@ enum Op {
     SpawnBundle(u8),
     /// Inserts one of the bundles of [`bundle`] into a live entity.
     InsertBundle(usize, u8),
+    /// Sorts one of the three nested groups (by a scrambled key of `A`, or by buckets of `B`).
+    Sort(u8, bool),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -185,6 +187,7 @@ fn op() -> impl Strategy<Value = Op> {
         any::<usize>().prop_map(Op::Despawn),
         (0u8..6).prop_map(Op::SpawnBundle),
         (any::<usize>(), 0u8..6).prop_map(|(i, k)| Op::InsertBundle(i, k)),
+        (0u8..3, any::<bool>()).prop_map(|(g, bucket)| Op::Sort(g, bucket)),
     ]
 }
 
@@ -196,9 +199,7 @@ proptest! {
     #[test]
     fn groups_stay_packed(ops in prop::collection::vec(op(), 1..if cfg!(miri) { 30 } else { 150 })) {
         let mut world = World::new();
-        world.group::<(A, B)>();
-        world.group::<(A, B, C)>();
-        world.group::<(D, C, A, B)>();
+        let groups = [world.group::<(A, B)>(), world.group::<(A, B, C)>(), world.group::<(D, C, A, B)>()];
         let mut live: Vec<Entity> = Vec::new();
         for op in ops {
             match op {
@@ -231,6 +232,14 @@ proptest! {
                 Op::InsertBundle(i, k) if !live.is_empty() => {
                     let e = live[i % live.len()];
                     bundle(&mut world, Some(e), k, e.index());
+                }
+                Op::Sort(g, bucket) => {
+                    let group = groups[usize::from(g)];
+                    if bucket {
+                        world.sort_group_by_bucket::<B>(group, 16, |b| (b.0 % 16) as usize).unwrap();
+                    } else {
+                        world.sort_group_by_key::<A, _>(group, |a| a.0.wrapping_mul(2_654_435_761) % 101).unwrap();
+                    }
                 }
                 _ => {}
             }
