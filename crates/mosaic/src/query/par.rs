@@ -36,10 +36,10 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     /// call site learns its work per row and its wall time per row on the pool from its runs
     /// (its first run is on the calling thread and measures; a site off the pool tries it again
     /// after 2, 4, 8, 16, then every 32 runs), since waking the pool costs more than a small
-    /// loop of cheap rows (see `query/work.rs`). The result does not depend on the path taken. The walk is the one
-    /// [`Query::for_each`] takes (`query/plan.rs`): with an `Added` / `Changed` filter and few
-    /// changes it splits the change log's candidates, O(changed) as the sequential form; with no
-    /// required component, the live entities.
+    /// loop of cheap rows (see `query/work.rs`). The result does not depend on the path taken.
+    /// The walk is the one [`Query::for_each`] takes (`query/plan.rs`): with an `Added` /
+    /// `Changed` filter and few changes it splits the change log's candidates, O(changed) as the
+    /// sequential form; with no required component, the live entities.
     ///
     /// Without the `parallel` feature (no rayon) it always runs as [`Query::for_each`] on the
     /// calling thread, so code written for both builds compiles and gives the same results.
