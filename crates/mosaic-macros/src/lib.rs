@@ -2,6 +2,7 @@
 
 mod bundle;
 mod component;
+mod event;
 mod query_data;
 
 use proc_macro::TokenStream;
@@ -46,6 +47,22 @@ use proc_macro::TokenStream;
 pub fn derive_component(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     component::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Derives `mosaic::Event` for a type observers can watch (`World::trigger`,
+/// `World::trigger_targets`). `#[event(propagate)]` makes an event triggered at an entity go on
+/// to its parent in the hierarchy after each level, unless an observer stops it
+/// (`On::propagate(false)`); implement `Event` by hand to choose another traversal.
+///
+/// ```ignore
+/// #[derive(Event)]
+/// #[event(propagate)]
+/// struct Clicked { button: u8 }
+/// ```
+#[proc_macro_derive(Event, attributes(event))]
+pub fn derive_event(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    event::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()
 }
 
 /// Derives `QueryData` for a struct of query terms with named fields and one lifetime, so a query

@@ -75,6 +75,7 @@ pub mod component;
 pub mod entity;
 pub mod event;
 pub mod hierarchy;
+pub mod observer;
 pub mod query;
 #[cfg(feature = "rollback")]
 pub mod rollback;
@@ -92,7 +93,8 @@ pub use event::{EventChannelInfo, EventReader, EventWriter, Events, Retention};
 #[cfg(feature = "transform")]
 pub use hierarchy::{GlobalTransform, LocalTransform};
 pub use hierarchy::{HierarchyError, Relationship};
-pub use mosaic_macros::{Bundle, Component, QueryData};
+pub use mosaic_macros::{Bundle, Component, Event, QueryData};
+pub use observer::{Add, Despawn, Event, Insert, Observer, On, Remove, Replace};
 pub use query::{
     Added, Changed, ExclusiveQuery, FieldChanged, FieldMut, Has, Mut, Or, Query, QueryData, QueryError,
     QueryIter, Ref, With, Without,

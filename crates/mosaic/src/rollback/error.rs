@@ -38,6 +38,17 @@ pub enum RollbackError {
         /// The unregistered type.
         type_name: &'static str,
     },
+    /// An observer was added or removed since the frame was saved: observers are code, which a
+    /// frame cannot carry, so the world's observers must be the ones it had then.
+    #[error(
+        "the world has {now} observers and the frame was saved with {saved} (or other ones); add observers          before the first save and despawn none while frames that hold them are kept"
+    )]
+    ObserversChanged {
+        /// Observers the saved frame had.
+        saved: usize,
+        /// Observers the world has now.
+        now: usize,
+    },
     /// The world's owning groups are not the ones of the world the frame was saved from.
     #[error(
         "the world has {world} owning group(s) but the frame was saved with {saved}, or they own other \

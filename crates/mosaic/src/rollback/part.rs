@@ -116,6 +116,7 @@ world_parts! {
     groups: Groups,
     clock: Clock,
     readers: Readers,
+    observers: ObserverSet,
 }
 
 impl FrameParts {
@@ -620,4 +621,42 @@ pub(crate) fn first_row_difference(
     let by_len = (ea.len() != eb.len()).then_some(ea.len().min(eb.len()));
     let row = [by_entity, by_value, by_len].into_iter().flatten().min()?;
     Some((row, ea.get(row).or_else(|| eb.get(row)).copied()))
+}
+
+/// The observers' entities: code cannot be saved, so a restore checks the world has the observers
+/// the frame had (the same entities) and puts nothing back; their `Observer` and `Observed` rows
+/// are left as they are (equal by that check). Not hashed: registrations, not simulation state.
+pub(crate) struct ObserverSet;
+
+impl WorldPart for ObserverSet {
+    /// The observer entities, sorted.
+    type Image = Vec<crate::entity::Entity>;
+
+    fn save(world: &World, _: &RollbackRegistry, image: &mut Self::Image) {
+        image.clear();
+        image.extend(world.observers().entities());
+        image.sort_unstable();
+    }
+
+    fn check(world: &World, _: &RollbackRegistry, image: &Self::Image) -> Result<(), RollbackError> {
+        let observers = world.observers();
+        let same = observers.len() == image.len() && image.iter().all(|&e| observers.contains(e));
+        if same {
+            Ok(())
+        } else {
+            Err(RollbackError::ObserversChanged { saved: image.len(), now: observers.len() })
+        }
+    }
+
+    fn restore(_: &mut World, _: &RollbackRegistry, _: &Self::Image) {}
+
+    fn hash(_: &World, _: &RollbackRegistry, _: &mut StableHasher) {}
+
+    fn compare(_: &RollbackRegistry, _: &Self::Image, _: &Self::Image) -> Option<StateDifference> {
+        None
+    }
+
+    fn bytes(image: &Self::Image) -> usize {
+        std::mem::size_of_val(image.as_slice())
+    }
 }

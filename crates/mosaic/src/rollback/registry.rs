@@ -516,8 +516,14 @@ impl RollbackRegistry {
                     .any(|t| world.components().id_by_type(t).is_some_and(|id| id.index() == index))
             })
         };
+        // The observer registry's markers are checked by the `ObserverSet` part.
+        let observer_marks = [
+            world.components().id::<crate::observer::Observer>(),
+            world.components().id::<crate::observer::Observed>(),
+        ];
         let covered = |index: usize| {
-            relationship.is_some_and(|id| id.index() == index)
+            observer_marks.iter().flatten().any(|id| id.index() == index)
+                || relationship.is_some_and(|id| id.index() == index)
                 || relation(index)
                 || self
                     .components

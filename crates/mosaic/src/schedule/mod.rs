@@ -51,3 +51,4 @@ pub(crate) use res::require_resource;
 pub use res::{Res, ResMut};
 pub use single::{Populated, Single};
 pub use system::{ExclusiveSystem, FunctionSystem, IntoLabel, IntoSystem, System, SystemParamFunction};
+pub(crate) use system::{pretty_type_name, short_name};

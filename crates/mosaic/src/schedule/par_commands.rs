@@ -66,4 +66,12 @@ unsafe impl SystemParam for ParCommands<'_> {
     fn apply(state: &mut ChunkedCommands, world: &mut World) -> ApplyReport {
         state.apply(world)
     }
+    fn defer(state: &mut ChunkedCommands, commands: &mut crate::world::CommandBuffer) {
+        if !state.is_empty() {
+            let mut recorded = std::mem::take(state);
+            commands.queue(move |world: &mut World| {
+                recorded.apply(world);
+            });
+        }
+    }
 }

@@ -79,6 +79,12 @@ pub unsafe trait SystemParam: Sized {
     fn apply(_state: &mut Self::State, _world: &mut World) -> ApplyReport {
         ApplyReport::default()
     }
+
+    /// Moves the deferred work [`apply`](Self::apply) would do into `commands`, to be done when
+    /// they are applied: observers run inside a world operation, so their parameters' work
+    /// waits for it to end. A parameter that overrides `apply` overrides this too; the default
+    /// does nothing.
+    fn defer(_state: &mut Self::State, _commands: &mut CommandBuffer) {}
 }
 
 /// Why a system's parameters cannot be fetched on this frame.
@@ -319,6 +325,14 @@ unsafe impl SystemParam for Commands<'_, '_> {
     fn apply(state: &mut CommandBuffer, world: &mut World) -> ApplyReport {
         state.apply(world)
     }
+    fn defer(state: &mut CommandBuffer, commands: &mut CommandBuffer) {
+        if !state.is_empty() {
+            let mut recorded = std::mem::take(state);
+            commands.queue(move |world: &mut World| {
+                recorded.apply(world);
+            });
+        }
+    }
 }
 
 macro_rules! tuple_param {
@@ -356,6 +370,11 @@ macro_rules! tuple_param {
                 let mut report = ApplyReport::default();
                 $(report += $name::apply($name, world);)*
                 report
+            }
+            #[allow(unused_variables, non_snake_case)]
+            fn defer(state: &mut Self::State, commands: &mut CommandBuffer) {
+                let ($($name,)*) = state;
+                $($name::defer($name, commands);)*
             }
         }
     };

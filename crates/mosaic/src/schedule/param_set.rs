@@ -99,6 +99,9 @@ macro_rules! param_set {
                 $(report += $name::apply(&mut state.$index, world);)+
                 report
             }
+            fn defer(state: &mut Self::State, commands: &mut crate::world::CommandBuffer) {
+                $($name::defer(&mut state.$index, commands);)+
+            }
         }
     };
 }

@@ -8,6 +8,7 @@ use super::component_sets::ComponentSets;
 use super::deferred::Deferred;
 use super::group::Groups;
 use super::hooks::Hooks;
+use super::observers::Observers;
 use super::row_events::{Ids, RowChange};
 use super::watches::Watches;
 use super::{ComponentError, Resources};
@@ -55,6 +56,8 @@ pub struct World {
     pub(super) hooks: Hooks,
     /// Watches (a row subscriber).
     pub(super) watches: Watches,
+    /// Observers (a row subscriber for lifecycle events; custom events are triggered).
+    pub(super) observers: Observers,
     /// The commands hooks and watches record, applied when the change that fired them ends.
     pub(super) deferred: Deferred,
     /// Owning groups (a row subscriber).
@@ -75,6 +78,7 @@ impl Default for World {
             resources: Resources::default(),
             hooks: Hooks::default(),
             watches: Watches::default(),
+            observers: Observers::default(),
             deferred: Deferred::default(),
             groups: Groups::default(),
             sampler: 0x2545_f491_4f6c_dd1d,
@@ -138,6 +142,12 @@ impl World {
     #[inline]
     pub(crate) fn groups_mut(&mut self) -> &mut Groups {
         &mut self.groups
+    }
+
+    /// The observer registry.
+    #[inline]
+    pub(crate) fn observers(&self) -> &Observers {
+        &self.observers
     }
 
     /// The resource map, for system parameters that reach a resource through `&World` under the

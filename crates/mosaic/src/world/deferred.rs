@@ -19,6 +19,14 @@ pub(crate) struct Deferred {
     flushing: bool,
 }
 
+impl Deferred {
+    /// The buffer callbacks record into, for parts of the world that queue commands themselves
+    /// (observers move their parameters' commands here).
+    pub(crate) fn buffer_mut(&mut self) -> &mut CommandBuffer {
+        &mut self.buffer
+    }
+}
+
 impl World {
     /// Runs `callback` for `entity` with the world read-only and the deferred command buffer.
     pub(crate) fn call(&mut self, entity: Entity, callback: impl FnOnce(&World, &mut HookContext<'_>)) {

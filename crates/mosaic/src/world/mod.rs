@@ -13,6 +13,7 @@ mod group;
 mod hooks;
 mod insert_if;
 mod lazy;
+mod observers;
 #[cfg(any(feature = "serialize", feature = "rollback"))]
 mod parts;
 mod prefetch;
@@ -40,6 +41,7 @@ pub use from_world::FromWorld;
 pub use group::{GroupError, GroupId};
 pub(crate) use group::{Groups, OwningGroup};
 pub use hooks::{Hook, HookContext, HookId};
+pub(crate) use observers::{Lifecycle, ObserverKey, ObserverRunner, TriggerContext};
 #[cfg(feature = "serialize")]
 pub(crate) use parts::Parts;
 #[cfg(feature = "rollback")]

@@ -68,6 +68,9 @@ impl World {
             // deferred buffer is empty between operations.
             hooks: _,
             watches: _,
+            // Observers are registrations too; their entities are checked by rollback against
+            // `Observers::entities` (see `rollback::part`).
+            observers: _,
             deferred: _,
             groups,
             sampler,
@@ -88,6 +91,7 @@ impl World {
             resources,
             hooks: _,
             watches: _,
+            observers: _,
             deferred: _,
             groups,
             sampler,

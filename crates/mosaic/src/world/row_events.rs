@@ -25,6 +25,7 @@ use smallvec::SmallVec;
 use super::World;
 use super::group::Groups;
 use super::hooks::Hooks;
+use super::observers::Observers;
 use super::watches::Watches;
 use crate::component::ComponentId;
 use crate::entity::Entity;
@@ -115,6 +116,7 @@ impl World {
     pub(crate) fn emit_before(&mut self, change: &RowChange<'_>) {
         Watches::before(self, change);
         Hooks::before(self, change);
+        Observers::before(self, change);
         Groups::before(self, change);
     }
 
@@ -124,6 +126,7 @@ impl World {
     pub(crate) fn emit_after(&mut self, change: &RowChange<'_>) {
         Groups::after(self, change);
         Hooks::after(self, change);
+        Observers::after(self, change);
         Watches::after(self, change);
         self.flush_deferred();
     }
@@ -131,7 +134,10 @@ impl World {
     /// Recomputes the row events component `id`'s pool is flagged with, and the component sets'
     /// unions: call whenever a subscriber of that pool comes or goes. O(distinct component sets).
     pub(crate) fn refresh_row_events(&mut self, id: ComponentId) {
-        let events = Watches::events(self, id) | Hooks::events(self, id) | Groups::events(self, id);
+        let events = Watches::events(self, id)
+            | Hooks::events(self, id)
+            | Observers::events(self, id)
+            | Groups::events(self, id);
         if self.components.pool(id).row_events() != events {
             self.components.pool_mut(id).set_row_events(events);
             self.component_sets.set_component_events(id, events);
