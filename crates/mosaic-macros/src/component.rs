@@ -69,9 +69,58 @@ fn parse_options(input: &DeriveInput) -> syn::Result<Options> {
     Ok(Options { storage, lazy, immutable, track_changes })
 }
 
+/// One `#[require(...)]` entry: a component type, and the expression making its value (its
+/// `Default` when absent).
+struct Requirement {
+    path: syn::Path,
+    value: Option<syn::Expr>,
+}
+
+impl syn::parse::Parse for Requirement {
+    fn parse(input: syn::parse::ParseStream<'_>) -> syn::Result<Self> {
+        let path: syn::Path = input.parse()?;
+        let value = if input.peek(syn::Token![=]) {
+            input.parse::<syn::Token![=]>()?;
+            Some(input.parse()?)
+        } else {
+            None
+        };
+        Ok(Self { path, value })
+    }
+}
+
+/// Reads every `#[require(A, B = expr, ...)]` into the body of `Component`'s required-component
+/// methods (empty when there is none).
+fn required_methods(input: &DeriveInput) -> syn::Result<TokenStream> {
+    let mut entries = Vec::new();
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("require")) {
+        let list = attr
+            .parse_args_with(syn::punctuated::Punctuated::<Requirement, syn::Token![,]>::parse_terminated)?;
+        for requirement in list {
+            let path = &requirement.path;
+            entries.push(match &requirement.value {
+                Some(value) => quote! { required.require::<#path>(|| #value); },
+                None => quote! { required.require::<#path>(<#path as ::core::default::Default>::default); },
+            });
+        }
+    }
+    if entries.is_empty() {
+        return Ok(TokenStream::new());
+    }
+    Ok(quote! {
+        fn register_required(required: &mut ::mosaic::component::RequiredComponents) {
+            #(#entries)*
+        }
+        fn declares_required() -> bool {
+            true
+        }
+    })
+}
+
 /// Expands the derive.
 pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
     let options = parse_options(&input)?;
+    let required = required_methods(&input)?;
     let mut lazy = if options.lazy {
         quote! {
             fn lazy_cleanup() -> bool {
@@ -101,12 +150,12 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
     }
     let mutable = !options.immutable;
     match options.storage {
-        Storage::Aos => Ok(derive_aos(&input, &lazy, mutable)),
-        Storage::Soa => derive_soa(&input, &lazy, mutable),
+        Storage::Aos => Ok(derive_aos(&input, &lazy, mutable, &required)),
+        Storage::Soa => derive_soa(&input, &lazy, mutable, &required),
     }
 }
 
-fn derive_aos(input: &DeriveInput, lazy: &TokenStream, mutable: bool) -> TokenStream {
+fn derive_aos(input: &DeriveInput, lazy: &TokenStream, mutable: bool, required: &TokenStream) -> TokenStream {
     let name = &input.ident;
     let mut generics = input.generics.clone();
     generics
@@ -185,12 +234,17 @@ fn derive_aos(input: &DeriveInput, lazy: &TokenStream, mutable: bool) -> TokenSt
         }
 
         #[automatically_derived]
-        impl #impl_generics ::mosaic::Component for #name #type_generics #where_clause {}
+        impl #impl_generics ::mosaic::Component for #name #type_generics #where_clause { #required }
         #mutable_impl
     }
 }
 
-fn derive_soa(input: &DeriveInput, lazy: &TokenStream, mutable: bool) -> syn::Result<TokenStream> {
+fn derive_soa(
+    input: &DeriveInput,
+    lazy: &TokenStream,
+    mutable: bool,
+    required: &TokenStream,
+) -> syn::Result<TokenStream> {
     let name = &input.ident;
     let fields = match &input.data {
         Data::Struct(data) => match &data.fields {
@@ -496,7 +550,7 @@ fn derive_soa(input: &DeriveInput, lazy: &TokenStream, mutable: bool) -> syn::Re
         }
 
         #[automatically_derived]
-        impl ::mosaic::Component for #name {}
+        impl ::mosaic::Component for #name { #required }
         #mutable_impl
         #view_terms
     })

@@ -43,7 +43,12 @@ use proc_macro::TokenStream;
 /// #[component(storage = "soa")]
 /// struct Velocity { x: f32, y: f32 }   // queries yield VelocityRef { x: &f32, y: &f32 }
 /// ```
-#[proc_macro_derive(Component, attributes(component))]
+///
+/// `#[require(Velocity, Health = Health(100))]` declares required components (bevy 0.15): an
+/// entity given this component also gets each listed one it lacks, made by its `Default` or by
+/// the expression after `=`, recursively. A cycle of requirements panics when a world first
+/// registers the types.
+#[proc_macro_derive(Component, attributes(component, require))]
 pub fn derive_component(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     component::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()

@@ -6,6 +6,7 @@ mod registry;
 mod view;
 
 pub use crate::storage::Stored;
+pub use crate::world::{RequiredComponents, RequiredComponentsError};
 pub use bundle::{BatchSink, Bundle, BundleSink, BundleSource, CloneSink, TemplateBundle};
 pub use registry::{AosComponent, Component, ComponentId, Components, MutableComponent};
 pub use view::{View, ViewMut};

@@ -59,7 +59,24 @@ use crate::storage::{Clock, SparseSet, Stored};
 /// assert_eq!(world.get::<Position>(e), Ok(&Position { x: 1.0, y: 2.0 }));
 /// assert_eq!(world.remove::<Velocity>(e), Some(Velocity { x: 1.0, y: 2.0 }));
 /// ```
-pub trait Component: Stored {}
+pub trait Component: Stored {
+    /// Declares the components an entity holding this one must also have, and how to make
+    /// each: what `#[require(Velocity, Health = Health(100))]` on the derive writes (bevy 0.15's
+    /// required components). Spawn and insert add the missing ones, recursively; see
+    /// [`World::register_required_components`](crate::World::register_required_components) for
+    /// the run-time form. Nothing by default.
+    ///
+    /// # Panics
+    /// A world panics when it first registers a type whose declarations form a cycle (`A`
+    /// requires `B`, which requires `A`), naming the cycle.
+    fn register_required(_required: &mut crate::world::RequiredComponents) {}
+
+    /// Whether [`Component::register_required`] declares anything: written by the derive.
+    #[doc(hidden)]
+    fn declares_required() -> bool {
+        false
+    }
+}
 
 /// A component that can be written in place: `&mut T` in queries, [`World::get_mut`] and
 /// [`EntityMut::get_mut`](crate::EntityMut::get_mut) need it. `#[derive(Component)]` implements
@@ -144,6 +161,9 @@ pub struct Components {
     pools: Vec<SparseSet>,
     /// The world's change clock, which tracked pools stamp with.
     clock: Arc<Clock>,
+    /// Types registered since the world last looked whose derive declares required components,
+    /// with their declaring function.
+    pending_required: Vec<(ComponentId, fn(&mut crate::world::RequiredComponents))>,
 }
 
 impl Default for Components {
@@ -155,7 +175,13 @@ impl Default for Components {
 impl Components {
     /// An empty registry whose tracked pools stamp with `clock`.
     pub(crate) fn with_clock(clock: Clock) -> Self {
-        Self { by_type: FxHashMap::default(), by_slot: Vec::new(), pools: Vec::new(), clock: Arc::new(clock) }
+        Self {
+            by_type: FxHashMap::default(),
+            by_slot: Vec::new(),
+            pools: Vec::new(),
+            clock: Arc::new(clock),
+            pending_required: Vec::new(),
+        }
     }
 
     /// The world's change clock.
@@ -248,7 +274,24 @@ impl Components {
             pool.track_changes(&self.clock);
         }
         self.pools.push(pool);
+        if T::declares_required() {
+            self.pending_required.push((id, T::register_required));
+        }
         id
+    }
+
+    /// Whether types declaring required components were registered since the world last took
+    /// them.
+    #[inline]
+    pub(crate) fn has_pending_required(&self) -> bool {
+        !self.pending_required.is_empty()
+    }
+
+    /// The next type registered with required components the world has not read yet.
+    pub(crate) fn take_pending_required(
+        &mut self,
+    ) -> Option<(ComponentId, fn(&mut crate::world::RequiredComponents))> {
+        self.pending_required.pop()
     }
 
     /// Number of registered component types.

@@ -188,6 +188,7 @@ impl World {
         self.flush();
         let ColumnBatch { mut columns, rows } = batch;
         let ids: Ids = columns.iter().map(|column| column.register(&mut self.components)).collect();
+        self.settle_registrations();
         let set = self.component_sets.set_with_all(EMPTY, &ids);
         self.reserve(rows);
         let mut spawned = Vec::new();

@@ -19,6 +19,7 @@ mod parts;
 mod prefetch;
 mod reader_ticks;
 mod removed;
+mod required;
 mod resources;
 mod row_events;
 mod sort;
@@ -47,6 +48,7 @@ pub(crate) use parts::Parts;
 #[cfg(feature = "rollback")]
 pub(crate) use reader_ticks::ReaderTicksImage;
 pub use removed::RemovedComponents;
+pub use required::{RequiredComponents, RequiredComponentsError};
 pub(crate) use resources::Resources;
 pub use sort::SortError;
 pub use template::Template;

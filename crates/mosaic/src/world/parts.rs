@@ -71,6 +71,7 @@ impl World {
             // Observers are registrations too; their entities are checked by rollback against
             // `Observers::entities` (see `rollback::part`).
             observers: _,
+            required: _,
             deferred: _,
             groups,
             sampler,
@@ -92,6 +93,7 @@ impl World {
             hooks: _,
             watches: _,
             observers: _,
+            required: _,
             deferred: _,
             groups,
             sampler,

@@ -26,6 +26,7 @@ use super::World;
 use super::group::Groups;
 use super::hooks::Hooks;
 use super::observers::Observers;
+use super::required::Required;
 use super::watches::Watches;
 use crate::component::ComponentId;
 use crate::entity::Entity;
@@ -125,6 +126,7 @@ impl World {
     /// applies the commands they recorded.
     pub(crate) fn emit_after(&mut self, change: &RowChange<'_>) {
         Groups::after(self, change);
+        Required::after(self, change);
         Hooks::after(self, change);
         Observers::after(self, change);
         Watches::after(self, change);
@@ -137,6 +139,7 @@ impl World {
         let events = Watches::events(self, id)
             | Hooks::events(self, id)
             | Observers::events(self, id)
+            | Required::events(self, id)
             | Groups::events(self, id);
         if self.components.pool(id).row_events() != events {
             self.components.pool_mut(id).set_row_events(events);

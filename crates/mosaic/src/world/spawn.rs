@@ -274,6 +274,12 @@ impl World {
     ) -> Result<Entity, EntityError> {
         self.flush();
         let (ids, set) = bundle_ids::<B>(&mut self.bundles, &mut self.components, &mut self.component_sets);
+        if self.components.has_pending_required() {
+            // A type just registered declares required components: flag its pool, then start
+            // over with the bundle's set seeing the flag.
+            self.settle_registrations();
+            return self.put_bundle_into(target, bundle);
+        }
         let entity = match target {
             Some(entity) => entity,
             None => alloc_entity(&mut self.entities, &mut self.component_sets)?,
@@ -370,6 +376,7 @@ impl World {
         let (ids, set) =
             bundle_ids::<I::Item>(&mut self.bundles, &mut self.components, &mut self.component_sets);
         let ids = ids.to_vec();
+        self.settle_registrations();
         for &id in &ids {
             self.components.pool_mut(id).reserve(reserve);
         }

@@ -37,6 +37,7 @@ mod query_terms;
 mod ref_items;
 mod relationship;
 mod remove_bundle;
+mod required;
 mod resources;
 mod rollback;
 mod rollback_changes;

@@ -1,0 +1,291 @@
+//! Required components (bevy 0.15's `#[require]`): a component declares the components an
+//! entity holding it must also have, each with a way to make a value; spawn and insert add the
+//! ones missing, recursively.
+//!
+//! A listener on the pools of components that require others (a row subscriber for adds): once
+//! a component is added, each of its required components the entity lacks is inserted, in
+//! declaration order, before the component's hooks and observers run (so they see them), and
+//! each inserted one brings its own requirements the same way (depth first). A requirement the
+//! entity already has is left as it is (the bundle's value wins, as in bevy). Declared with the
+//! derive (`#[require(Velocity, Health = Health(100))]`) or at run time
+//! ([`World::register_required_components`]); a cycle is an error at registration.
+
+use std::any::TypeId;
+use std::sync::Arc;
+
+use super::World;
+use super::row_events::{RowChange, RowSubscriber};
+use crate::component::{Component, ComponentId};
+use crate::entity::Entity;
+use crate::storage::RowEvents;
+
+/// Inserts one required component's value into an entity that lacks it.
+type Insert = Arc<dyn Fn(&mut World, Entity) + Send + Sync>;
+
+/// One requirement being declared: the required type and how to make its value.
+struct Declared {
+    type_id: TypeId,
+    name: &'static str,
+    register: fn(&mut crate::component::Components) -> ComponentId,
+    insert: Insert,
+}
+
+/// The components a component requires, as its `#[require(...)]` declares them: filled by
+/// [`Component::register_required`], which the derive writes. User code rarely names it.
+#[derive(Default)]
+pub struct RequiredComponents {
+    declared: Vec<Declared>,
+}
+
+impl RequiredComponents {
+    /// Declares that the component requires `R`, made by `make` when an entity lacks one.
+    /// A second declaration of the same `R` is ignored (the first wins).
+    pub fn require<R: Component>(&mut self, make: impl Fn() -> R + Send + Sync + 'static) {
+        if self.declared.iter().any(|d| d.type_id == TypeId::of::<R>()) {
+            return;
+        }
+        self.declared.push(Declared {
+            type_id: TypeId::of::<R>(),
+            name: std::any::type_name::<R>(),
+            register: |components| components.register::<R>(),
+            insert: Arc::new(move |world: &mut World, entity: Entity| {
+                if !world.contains::<R>(entity) {
+                    world.insert(entity, make());
+                }
+            }),
+        });
+    }
+
+    /// Whether nothing is required.
+    pub fn is_empty(&self) -> bool {
+        self.declared.is_empty()
+    }
+}
+
+/// Why a requirement could not be registered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RequiredComponentsError {
+    /// The requirement would close a cycle: `required` already requires `component`, directly
+    /// or through others.
+    #[error(
+        "`{component}` cannot require `{required}`: `{required}` already requires `{component}` (through \
+         {path}); required components may not form a cycle"
+    )]
+    Cycle {
+        /// The component given the requirement.
+        component: &'static str,
+        /// The component it was to require.
+        required: &'static str,
+        /// The existing chain from `required` back to `component`, names joined by ` -> `.
+        path: String,
+    },
+    /// `component` already requires `required` (from its derive or an earlier registration).
+    #[error("`{component}` already requires `{required}`; a requirement is registered once")]
+    Duplicate {
+        /// The component.
+        component: &'static str,
+        /// The component it already requires.
+        required: &'static str,
+    },
+}
+
+/// One requirement of a component, resolved in a world.
+#[derive(Clone)]
+struct Requirement {
+    id: ComponentId,
+    name: &'static str,
+    insert: Insert,
+}
+
+/// Every component's requirements in one world (a world part: registrations, not state).
+#[derive(Default)]
+pub(crate) struct Required {
+    /// By component id: its direct requirements, in declaration order.
+    of: Vec<Vec<Requirement>>,
+    /// By component id: whether its derive's declarations were read.
+    read: Vec<bool>,
+}
+
+impl std::fmt::Debug for Required {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Required")
+            .field("components", &self.of.iter().filter(|r| !r.is_empty()).count())
+            .finish()
+    }
+}
+
+impl Required {
+    /// The direct requirements of `id`.
+    fn of(&self, id: ComponentId) -> &[Requirement] {
+        self.of.get(id.index()).map_or(&[], Vec::as_slice)
+    }
+
+    fn of_mut(&mut self, id: ComponentId) -> &mut Vec<Requirement> {
+        if self.of.len() <= id.index() {
+            self.of.resize_with(id.index() + 1, Vec::new);
+        }
+        &mut self.of[id.index()]
+    }
+
+    /// The chain of requirements from `from` to `to`, if `to` is reachable (depth first).
+    fn path(&self, from: ComponentId, to: ComponentId, names: &mut Vec<&'static str>) -> bool {
+        if from == to {
+            return true;
+        }
+        for requirement in self.of(from) {
+            names.push(requirement.name);
+            if self.path(requirement.id, to, names) {
+                return true;
+            }
+            names.pop();
+        }
+        false
+    }
+}
+
+impl RowSubscriber for Required {
+    fn events(world: &World, id: ComponentId) -> RowEvents {
+        if world.required.of(id).is_empty() { RowEvents::NONE } else { RowEvents::ADD }
+    }
+
+    fn before(_: &mut World, _: &RowChange<'_>) {}
+
+    /// Inserts the missing requirements of each added component, in the change's order.
+    fn after(world: &mut World, change: &RowChange<'_>) {
+        for &id in change.added {
+            if world.required.of(id).is_empty() {
+                continue;
+            }
+            let requirements = world.required.of(id).to_vec();
+            for requirement in requirements {
+                if !world.is_alive(change.entity) {
+                    return;
+                }
+                (requirement.insert)(world, change.entity);
+            }
+        }
+    }
+}
+
+impl World {
+    /// Reads the `#[require]` declarations of the components registered since the last call
+    /// and flags their pools. Called right after the row primitives register types. O(1) when
+    /// nothing new declares requirements.
+    ///
+    /// # Panics
+    /// If the declarations form a cycle (`A` requires `B` requires `A`), naming it.
+    #[inline]
+    pub(crate) fn settle_registrations(&mut self) {
+        if self.components.has_pending_required() {
+            self.read_declared_requirements();
+        }
+    }
+
+    #[inline(never)]
+    #[track_caller]
+    fn read_declared_requirements(&mut self) {
+        while let Some((id, declare)) = self.components.take_pending_required() {
+            if self.required.read.get(id.index()).copied().unwrap_or(false) {
+                continue;
+            }
+            if self.required.read.len() <= id.index() {
+                self.required.read.resize(id.index() + 1, false);
+            }
+            self.required.read[id.index()] = true;
+            let mut declared = RequiredComponents::default();
+            declare(&mut declared);
+            for d in declared.declared {
+                let required = (d.register)(&mut self.components);
+                if let Err(error) = self.add_requirement(id, required, d.name, d.insert) {
+                    match error {
+                        RequiredComponentsError::Duplicate { .. } => {}
+                        error => panic!("{error}"),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Records that `component` requires `required` (named `name`), made by `insert`.
+    fn add_requirement(
+        &mut self,
+        component: ComponentId,
+        required: ComponentId,
+        name: &'static str,
+        insert: Insert,
+    ) -> Result<(), RequiredComponentsError> {
+        let component_name = self.components.pool(component).type_name();
+        if self.required.of(component).iter().any(|r| r.id == required) {
+            return Err(RequiredComponentsError::Duplicate { component: component_name, required: name });
+        }
+        let mut names = vec![name];
+        if self.required.path(required, component, &mut names) {
+            return Err(RequiredComponentsError::Cycle {
+                component: component_name,
+                required: name,
+                path: names.join(" -> "),
+            });
+        }
+        self.required.of_mut(component).push(Requirement { id: required, name, insert });
+        self.refresh_row_events(component);
+        Ok(())
+    }
+
+    /// Makes `T` require `R`: from now on, adding a `T` to an entity without an `R` adds
+    /// `R::default()` too (recursively, with `R`'s own requirements). Entities that have a `T`
+    /// already are not changed. bevy's `World::register_required_components`.
+    ///
+    /// O(requirements reachable from `R`) to check for a cycle.
+    ///
+    /// # Errors
+    /// [`RequiredComponentsError::Cycle`] if `R` already requires `T`, directly or not (`T`
+    /// requiring itself included); [`RequiredComponentsError::Duplicate`] if `T` requires `R`
+    /// already. Nothing is registered then.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Component, World};
+    ///
+    /// #[derive(Component)]
+    /// struct Player;
+    /// #[derive(Component, Default, Debug, PartialEq)]
+    /// struct Score(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.register_required_components::<Player, Score>().unwrap();
+    /// let p = world.spawn(Player);
+    /// assert_eq!(world.get::<Score>(p), Ok(&Score(0)));
+    /// assert!(world.register_required_components::<Score, Player>().is_err(), "a cycle");
+    /// ```
+    pub fn register_required_components<T: Component, R: Component + Default>(
+        &mut self,
+    ) -> Result<(), RequiredComponentsError> {
+        self.register_required_components_with::<T, R>(R::default)
+    }
+
+    /// Makes `T` require `R`, made by `make` when an entity lacks one; see
+    /// [`World::register_required_components`]. bevy's `register_required_components_with`.
+    ///
+    /// # Errors
+    /// As [`World::register_required_components`].
+    pub fn register_required_components_with<T: Component, R: Component>(
+        &mut self,
+        make: impl Fn() -> R + Send + Sync + 'static,
+    ) -> Result<(), RequiredComponentsError> {
+        let component = self.components.register::<T>();
+        let required = self.components.register::<R>();
+        self.settle_registrations();
+        let mut declared = RequiredComponents::default();
+        declared.require::<R>(make);
+        let insert = declared.declared.pop().expect("declared above").insert;
+        self.add_requirement(component, required, std::any::type_name::<R>(), insert)
+    }
+
+    /// The components `T` requires directly, in declaration order (ids in this world).
+    /// O(requirements).
+    pub fn required_components<T: Component>(&mut self) -> Vec<ComponentId> {
+        let id = self.components.register::<T>();
+        self.settle_registrations();
+        self.required.of(id).iter().map(|r| r.id).collect()
+    }
+}
