@@ -8,6 +8,9 @@ use rustc_hash::FxHashMap;
 
 use crate::storage::{Clock, SparseSet, Stored};
 
+/// A type's [`Component::register_required`].
+pub(crate) type DeclareRequired = fn(&mut crate::world::RequiredComponents);
+
 /// Plain data that can be attached to an entity.
 ///
 /// Derive it with `#[derive(Component)]`; the `#[component(...)]` attribute is where per-type
@@ -163,7 +166,7 @@ pub struct Components {
     clock: Arc<Clock>,
     /// Types registered since the world last looked whose derive declares required components,
     /// with their declaring function.
-    pending_required: Vec<(ComponentId, fn(&mut crate::world::RequiredComponents))>,
+    pending_required: Vec<(ComponentId, DeclareRequired)>,
 }
 
 impl Default for Components {
@@ -290,7 +293,7 @@ impl Components {
     /// The next type registered with required components the world has not read yet.
     pub(crate) fn take_pending_required(
         &mut self,
-    ) -> Option<(ComponentId, fn(&mut crate::world::RequiredComponents))> {
+    ) -> Option<(ComponentId, DeclareRequired)> {
         self.pending_required.pop()
     }
 

@@ -73,6 +73,9 @@ impl_observer_function!(A, B, C, D, E, F, G, H, I, J, K, L, M);
 impl_observer_function!(A, B, C, D, E, F, G, H, I, J, K, L, M, N);
 impl_observer_function!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O);
 
+/// The type parameters an [`ObserverSystem`] carries without holding values of them.
+type Types<E, B, M> = fn() -> (E, B, M);
+
 /// The runner of one observer function: its parameters' state and its last run's tick, kept by
 /// the world that registered it.
 pub(super) struct ObserverSystem<E: Event, B: Bundle, M, F: ObserverFunction<E, B, M>> {
@@ -80,7 +83,7 @@ pub(super) struct ObserverSystem<E: Event, B: Bundle, M, F: ObserverFunction<E, 
     state: <F::Param as SystemParam>::State,
     /// The tick of the previous run (what its change filters compare with).
     last_run: Arc<ReaderTick>,
-    _marker: PhantomData<fn() -> (E, B, M)>,
+    _marker: PhantomData<Types<E, B, M>>,
 }
 
 impl<E: Event, B: Bundle, M: 'static, F: ObserverFunction<E, B, M>> ObserverSystem<E, B, M, F> {
