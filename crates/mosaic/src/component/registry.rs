@@ -291,9 +291,7 @@ impl Components {
     }
 
     /// The next type registered with required components the world has not read yet.
-    pub(crate) fn take_pending_required(
-        &mut self,
-    ) -> Option<(ComponentId, DeclareRequired)> {
+    pub(crate) fn take_pending_required(&mut self) -> Option<(ComponentId, DeclareRequired)> {
         self.pending_required.pop()
     }
 
