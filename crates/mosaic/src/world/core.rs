@@ -59,6 +59,8 @@ pub struct World {
     pub(super) deferred: Deferred,
     /// Owning groups (a row subscriber).
     pub(super) groups: Groups,
+    /// Value indexes (a row subscriber).
+    pub(super) indexes: super::Indexes,
     /// State of the lazy collector's sampling sequence.
     pub(super) sampler: u64,
     /// The ticks change readers (systems, removal readers) last read at.
@@ -77,6 +79,7 @@ impl Default for World {
             watches: Watches::default(),
             deferred: Deferred::default(),
             groups: Groups::default(),
+            indexes: super::Indexes::default(),
             sampler: 0x2545_f491_4f6c_dd1d,
             reader_ticks: Default::default(),
         }

@@ -23,6 +23,7 @@ mod foreign_world;
 mod group;
 mod hierarchy;
 mod hooks;
+mod index;
 mod insert_remove;
 mod layout;
 mod layouts;
