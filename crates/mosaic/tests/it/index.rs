@@ -136,7 +136,8 @@ fn commands_bundles_batches_and_templates() {
     check(&mut world);
     assert!(world.index::<Team>().is_empty());
 
-    let many = world.spawn_batch((0..6).map(|i| (if i % 2 == 0 { Team::Red } else { Team::Blue }, Tag)));
+    let many =
+        world.spawn_batch((0..6u32).map(|i| (if i.is_multiple_of(2) { Team::Red } else { Team::Blue }, Tag)));
     check(&mut world);
     world.insert_batch(many.iter().map(|&e| (e, Team::Green)));
     assert_eq!(world.index::<Team>().get(&Team::Green).len(), 6);

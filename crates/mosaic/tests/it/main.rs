@@ -24,6 +24,7 @@ mod group;
 mod hierarchy;
 mod hooks;
 mod index;
+mod index_property;
 mod insert_remove;
 mod layout;
 mod layouts;

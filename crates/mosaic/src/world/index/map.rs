@@ -148,7 +148,7 @@ impl<K: Eq + Hash + Clone> ComponentIndex<K> {
     pub(crate) fn unfile(&mut self, entity: Entity) {
         let index = entity.index() as usize;
         let Some(slot) = self.slots.get_mut(index) else { return };
-        if !slot.as_ref().is_some_and(|s| s.entity == entity) {
+        if slot.as_ref().is_none_or(|s| s.entity != entity) {
             return;
         }
         let Slot { key, at, .. } = slot.take().expect("checked above");

@@ -43,12 +43,10 @@ trait ErasedIndex: Any + Send + Sync {
     /// Brings the index up to date with `pool`'s in-place writes (or rebuilds it when stale).
     fn catch_up(&mut self, pool: &SparseSet, clock: &Clock);
     /// Marks the index stale: its next lookup rebuilds it.
+    #[cfg(any(feature = "serialize", feature = "rollback"))]
     fn invalidate(&mut self);
     /// For downcasting to the typed index.
     fn as_any(&self) -> &dyn Any;
-    /// Checks the index equals one rebuilt from `pool` (tests).
-    #[cfg(test)]
-    fn assert_exact(&self, pool: &SparseSet);
 }
 
 /// The index of component `T` by key `K`, with its catch-up state.
@@ -112,24 +110,13 @@ impl<T: AosComponent, K: Eq + Hash + Clone + Send + Sync + 'static> ErasedIndex 
         self.caught = now;
     }
 
+    #[cfg(any(feature = "serialize", feature = "rollback"))]
     fn invalidate(&mut self) {
         self.stale = true;
     }
 
     fn as_any(&self) -> &dyn Any {
         self
-    }
-
-    #[cfg(test)]
-    fn assert_exact(&self, pool: &SparseSet) {
-        self.map.assert_invariants();
-        assert_eq!(self.map.entity_count(), pool.len());
-        for (&entity, value) in pool.entities().iter().zip(pool.values::<T>()) {
-            assert!(
-                self.map.key_of(entity) == Some(&(self.key)(value)),
-                "{entity} is filed under a stale key"
-            );
-        }
     }
 }
 
@@ -439,22 +426,6 @@ impl World {
         let index: &mut dyn ErasedIndex = unsafe { &mut **cell.index.get() };
         index.catch_up(self.components.pool(id), self.components.clock());
         Some(typed::<T, K>(index))
-    }
-
-    /// Checks every index equals one rebuilt from its pool (after catching up). O(indexed rows).
-    ///
-    /// # Panics
-    /// If one does not.
-    #[cfg(test)]
-    pub(crate) fn assert_indexes_exact(&mut self) {
-        let World { indexes, components, .. } = self;
-        for (id, list) in indexes.of.iter_mut().enumerate() {
-            let pool = &components.pools()[id];
-            for cell in list {
-                cell.get_mut().catch_up(pool, components.clock());
-                cell.get_mut().assert_exact(pool);
-            }
-        }
     }
 }
 
