@@ -276,7 +276,7 @@ impl World {
     ///
     /// Hooks and watches fire for each entity as for [`World::despawn`] (entities are despawned
     /// from the highest index down); entities that hooks spawn meanwhile stay. With no hook,
-    /// watch or group on any component, the pools are emptied wholesale: O(slots + components), no per-entity
+    /// watch, group or value index on any component, the pools are emptied wholesale: O(slots + components), no per-entity
     /// lookups; otherwise O(sum of the entities' components). Also drops the dead rows lazily
     /// cleaned pools keep.
     ///
