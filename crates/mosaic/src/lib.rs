@@ -23,7 +23,9 @@
 //!   system run (feature `trace`).
 //! - [`Events`]: typed channels with a cursor per reader; component hooks
 //!   ([`World::on_add`], [`World::on_replace`], [`World::on_remove`]) and watches
-//!   ([`World::watch`]) for entities entering and leaving a query's set.
+//!   ([`World::watch`]) for entities entering and leaving a query's set; value indexes
+//!   ([`World::add_index`], [`Index`]): the entities whose component has a given value, in O(1),
+//!   exact through every write.
 //! - [`hierarchy`]: parent/child links with O(1) attach and detach, parents-before-children
 //!   ordering, and flecs-style relationship pairs; 2D and 3D transform propagation on glam that
 //!   recomputes only what changed (feature `transform`).
@@ -101,15 +103,16 @@ pub use query::{
 };
 pub use schedule::ParCommands;
 pub use schedule::{
-    Commands, ExecutorKind, Local, ParamSet, Populated, Res, ResMut, Schedule, ScheduleError, Single,
+    Commands, ExecutorKind, Index, Local, ParamSet, Populated, Res, ResMut, Schedule, ScheduleError, Single,
 };
 #[cfg(feature = "serialize")]
 pub use serialize::{MapEntities, SnapshotError, SnapshotRegistry};
 pub use storage::{Tick, Ticks};
 pub use world::ChunkedCommands;
 pub use world::{
-    ApplyReport, ColumnBatch, ColumnBatchError, CommandBuffer, ComponentError, EntityMut, EntityRef,
-    FromWorld, HookContext, HookId, RemovedComponents, ResourceError, Template, WatchId, World,
+    ApplyReport, ColumnBatch, ColumnBatchError, CommandBuffer, ComponentError, ComponentIndex, EntityMut,
+    EntityRef, FromWorld, HookContext, HookId, IndexError, RemovedComponents, ResourceError, Template,
+    WatchId, World,
 };
 
 /// What `#[derive(Component)]` expands to names these by path. Not part of the API: no semver

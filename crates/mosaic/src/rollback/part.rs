@@ -117,6 +117,7 @@ world_parts! {
     clock: Clock,
     readers: Readers,
     observers: ObserverSet,
+    indexes: Indexes,
 }
 
 impl FrameParts {
@@ -604,6 +605,30 @@ impl WorldPart for Readers {
 
     fn bytes(image: &ReaderTicksImage) -> usize {
         image.bytes()
+    }
+}
+
+/// The value indexes: derived from the pools, so nothing is saved; a restore marks them stale and
+/// each rebuilds from its restored pool on its next lookup (O(n) then), so none is ever read stale.
+pub(crate) struct Indexes;
+
+impl WorldPart for Indexes {
+    type Image = ();
+
+    fn save(_: &World, _: &RollbackRegistry, _: &mut ()) {}
+
+    fn restore(world: &mut World, _: &RollbackRegistry, _: &()) {
+        world.parts_mut().indexes.invalidate();
+    }
+
+    fn hash(_: &World, _: &RollbackRegistry, _: &mut StableHasher) {}
+
+    fn compare(_: &RollbackRegistry, _: &(), _: &()) -> Option<StateDifference> {
+        None
+    }
+
+    fn bytes(_: &()) -> usize {
+        0
     }
 }
 

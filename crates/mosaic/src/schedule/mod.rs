@@ -29,6 +29,7 @@ mod error;
 mod executor;
 mod gates;
 mod graph;
+mod index;
 mod oneshot;
 mod par_commands;
 mod param;
@@ -43,6 +44,7 @@ pub use self::core::{ExecutorKind, FrameEndTasks, Schedule, SetConfig, SystemCon
 pub use access::{Access, AccessItem, AccessTarget, Conflict};
 pub use conditions::{resource_added, resource_changed, resource_exists};
 pub use error::ScheduleError;
+pub use index::Index;
 pub use par_commands::ParCommands;
 pub use param::{Commands, Local, ParamConflict, ParamError, SystemParam, SystemParamItem};
 pub use param_set::ParamSet;

@@ -428,6 +428,9 @@ fn apply(registry: &SnapshotRegistry, world: &mut World, parsed: Parsed) -> Resu
     // Reserved ids become live first: a world with reservations is not pristine, and a loaded
     // allocator must not hand a reserved id out again.
     world.flush();
+    // Rows are written below without row events (into a pristine world): the value indexes
+    // rebuild from the loaded pools on their next lookups.
+    world.parts_mut().indexes.invalidate();
     let allocator_error = || SnapshotError::Allocator {
         slots: parsed.generations.len(),
         live: parsed.entities.len(),

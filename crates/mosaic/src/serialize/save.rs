@@ -123,6 +123,9 @@ impl SnapshotRegistry {
             // Not written: a loaded world has its own groups (its pools' saved row orders must
             // keep them packed, which the load checks).
             groups: _,
+            // Not written: value indexes are derived from the pools; a load marks the loaded
+            // world's indexes stale, and each rebuilds on its next lookup.
+            indexes: _,
             // Not written: a load counts every value as added, and readers' windows start anew.
             reader_ticks: _,
             sampler,

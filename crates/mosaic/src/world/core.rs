@@ -65,6 +65,8 @@ pub struct World {
     pub(super) deferred: Deferred,
     /// Owning groups (a row subscriber).
     pub(super) groups: Groups,
+    /// Value indexes (a row subscriber).
+    pub(super) indexes: super::Indexes,
     /// State of the lazy collector's sampling sequence.
     pub(super) sampler: u64,
     /// The ticks change readers (systems, removal readers) last read at.
@@ -85,6 +87,7 @@ impl Default for World {
             required: Required::default(),
             deferred: Deferred::default(),
             groups: Groups::default(),
+            indexes: super::Indexes::default(),
             sampler: 0x2545_f491_4f6c_dd1d,
             reader_ticks: Default::default(),
         }
@@ -287,7 +290,7 @@ impl World {
     ///
     /// Hooks and watches fire for each entity as for [`World::despawn`] (entities are despawned
     /// from the highest index down); entities that hooks spawn meanwhile stay. With no hook,
-    /// watch or group on any component, the pools are emptied wholesale: O(slots + components), no per-entity
+    /// watch, group or value index on any component, the pools are emptied wholesale: O(slots + components), no per-entity
     /// lookups; otherwise O(sum of the entities' components). Also drops the dead rows lazily
     /// cleaned pools keep.
     ///

@@ -32,3 +32,19 @@ pub enum ResourceError {
         resource: &'static str,
     },
 }
+
+/// Why a value index lookup failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum IndexError {
+    /// The component type has no index by this key type.
+    #[error(
+        "no index of `{component}` by `{key}`; add one first with `World::add_index` (key = the \
+         value) or `World::add_index_by_key` (key computed from the value)"
+    )]
+    NoIndex {
+        /// The component's type name.
+        component: &'static str,
+        /// The key's type name.
+        key: &'static str,
+    },
+}

@@ -11,6 +11,7 @@ mod error;
 mod from_world;
 mod group;
 mod hooks;
+mod index;
 mod insert_if;
 mod lazy;
 mod observers;
@@ -37,12 +38,14 @@ pub use command_buffer::{ApplyReport, CommandBuffer};
 #[cfg(feature = "rollback")]
 pub(crate) use component_sets::SetsImage;
 pub use entity_ref::{EntityMut, EntityRef};
-pub use error::{ComponentError, ResourceError};
+pub use error::{ComponentError, IndexError, ResourceError};
 pub use from_world::FromWorld;
 pub use group::{GroupError, GroupId};
 pub(crate) use group::{Groups, OwningGroup};
 pub use hooks::{Hook, HookContext, HookId};
 pub(crate) use observers::{Lifecycle, ObserverKey, ObserverRunner, TriggerContext};
+pub use index::ComponentIndex;
+pub(crate) use index::Indexes;
 #[cfg(feature = "serialize")]
 pub(crate) use parts::Parts;
 #[cfg(feature = "rollback")]

@@ -10,6 +10,7 @@
 use super::World;
 use super::component_sets::ComponentSets;
 use super::group::Groups;
+use super::index::Indexes;
 use super::reader_ticks::ReaderTicks;
 use super::resources::Resources;
 use crate::component::Components;
@@ -28,6 +29,8 @@ pub(crate) struct Parts<'a> {
     pub(crate) resources: &'a Resources,
     /// The owning groups and their lengths.
     pub(crate) groups: &'a Groups,
+    /// The value indexes (derived from the pools: rebuilt, not saved).
+    pub(crate) indexes: &'a Indexes,
     /// The ticks change readers last read at.
     pub(crate) reader_ticks: &'a ReaderTicks,
     /// The lazy collector's sampling state.
@@ -47,6 +50,9 @@ pub(crate) struct PartsMut<'a> {
     pub(crate) resources: &'a mut Resources,
     /// The owning groups.
     pub(crate) groups: &'a mut Groups,
+    /// The value indexes: a pass that rewrites pools marks them stale
+    /// ([`Indexes::invalidate`]), and each rebuilds from its pool on its next lookup.
+    pub(crate) indexes: &'a mut Indexes,
     /// The ticks change readers last read at.
     pub(crate) reader_ticks: &'a mut ReaderTicks,
     /// The lazy collector's sampling state.
@@ -74,10 +80,20 @@ impl World {
             required: _,
             deferred: _,
             groups,
+            indexes,
             sampler,
             reader_ticks,
         } = self;
-        Parts { entities, components, component_sets, resources, groups, reader_ticks, sampler: *sampler }
+        Parts {
+            entities,
+            components,
+            component_sets,
+            resources,
+            groups,
+            indexes,
+            reader_ticks,
+            sampler: *sampler,
+        }
     }
 
     /// Every part of the world that holds state, mutably. The caller restores the world's
@@ -96,9 +112,10 @@ impl World {
             required: _,
             deferred: _,
             groups,
+            indexes,
             sampler,
             reader_ticks,
         } = self;
-        PartsMut { entities, components, component_sets, resources, groups, reader_ticks, sampler }
+        PartsMut { entities, components, component_sets, resources, groups, indexes, reader_ticks, sampler }
     }
 }

@@ -5,7 +5,8 @@
 //! every row change:
 //! - the **component sets** (which components each entity has): every pool has them, so the
 //!   world's row primitives update them directly, at the cost of one cached edge;
-//! - **subscribers** ([`RowSubscriber`]): owning groups, component hooks and watches today; each
+//! - **subscribers** ([`RowSubscriber`]): owning groups, component hooks, watches and value
+//!   indexes today; each
 //!   says which [`RowEvents`] it wants of which pools, and each pool carries the union of what its
 //!   subscribers want. A change of a pool that nobody listens to tests that one byte and takes the
 //!   plain path; only the pools a subscriber names pay for it (EnTT's per-storage signals,
@@ -27,6 +28,7 @@ use super::group::Groups;
 use super::hooks::Hooks;
 use super::observers::Observers;
 use super::required::Required;
+use super::index::Indexes;
 use super::watches::Watches;
 use crate::component::ComponentId;
 use crate::entity::Entity;
@@ -113,18 +115,20 @@ pub(crate) trait RowSubscriber {
 impl World {
     /// Runs every subscriber's [`RowSubscriber::before`] for `change`: watches first (their
     /// "leave" callbacks see the entity whole), then hooks, then groups (which move the entity's
-    /// rows out of the packed range before they go).
+    /// rows out of the packed range before they go), then indexes (which need nothing before).
     pub(crate) fn emit_before(&mut self, change: &RowChange<'_>) {
         Watches::before(self, change);
         Hooks::before(self, change);
         Observers::before(self, change);
         Groups::before(self, change);
+        Indexes::before(self, change);
     }
 
     /// Runs every subscriber's [`RowSubscriber::after`] for `change`, in the reverse order of
-    /// [`World::emit_before`] (groups pack the new rows before hooks and watches see them), then
-    /// applies the commands they recorded.
+    /// [`World::emit_before`] (indexes refile the entity and groups pack the new rows before
+    /// hooks and watches see them), then applies the commands they recorded.
     pub(crate) fn emit_after(&mut self, change: &RowChange<'_>) {
+        Indexes::after(self, change);
         Groups::after(self, change);
         Required::after(self, change);
         Hooks::after(self, change);
@@ -140,7 +144,8 @@ impl World {
             | Hooks::events(self, id)
             | Observers::events(self, id)
             | Required::events(self, id)
-            | Groups::events(self, id);
+            | Groups::events(self, id)
+            | Indexes::events(self, id);
         if self.components.pool(id).row_events() != events {
             self.components.pool_mut(id).set_row_events(events);
             self.component_sets.set_component_events(id, events);

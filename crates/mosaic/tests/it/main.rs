@@ -23,6 +23,8 @@ mod foreign_world;
 mod group;
 mod hierarchy;
 mod hooks;
+mod index;
+mod index_property;
 mod insert_remove;
 mod layout;
 mod layouts;
