@@ -519,6 +519,8 @@ impl RollbackRegistry {
         let covered = |index: usize| {
             relationship.is_some_and(|id| id.index() == index)
                 || relation(index)
+                || world.pair_index().kinds.iter().any(|k| k.pool.index() == index)
+                || world.pair_index().mark.is_some_and(|id| id.index() == index)
                 || self
                     .components
                     .iter()

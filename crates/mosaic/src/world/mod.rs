@@ -19,7 +19,7 @@ mod prefetch;
 mod reader_ticks;
 mod removed;
 mod resources;
-mod row_events;
+pub(crate) mod row_events;
 mod sort;
 mod spawn;
 mod take;

@@ -14,6 +14,7 @@ use super::reader_ticks::ReaderTicks;
 use super::resources::Resources;
 use crate::component::Components;
 use crate::entity::Entities;
+use crate::hierarchy::PairIndex;
 
 /// Shared borrows of every part of a world that holds state.
 #[allow(dead_code, reason = "every part is listed, whether or not a given pass reads it")]
@@ -32,6 +33,8 @@ pub(crate) struct Parts<'a> {
     pub(crate) reader_ticks: &'a ReaderTicks,
     /// The lazy collector's sampling state.
     pub(crate) sampler: u64,
+    /// Many-to-many pairs' reverse index (the forward side is in the pools).
+    pub(crate) pairs: &'a PairIndex,
 }
 
 /// Exclusive borrows of every part of a world that holds state (see [`Parts`]).
@@ -51,6 +54,8 @@ pub(crate) struct PartsMut<'a> {
     pub(crate) reader_ticks: &'a mut ReaderTicks,
     /// The lazy collector's sampling state.
     pub(crate) sampler: &'a mut u64,
+    /// Many-to-many pairs' reverse index.
+    pub(crate) pairs: &'a mut PairIndex,
 }
 
 impl World {
@@ -72,8 +77,18 @@ impl World {
             groups,
             sampler,
             reader_ticks,
+            pairs,
         } = self;
-        Parts { entities, components, component_sets, resources, groups, reader_ticks, sampler: *sampler }
+        Parts {
+            entities,
+            components,
+            component_sets,
+            resources,
+            groups,
+            reader_ticks,
+            sampler: *sampler,
+            pairs,
+        }
     }
 
     /// Every part of the world that holds state, mutably. The caller restores the world's
@@ -92,7 +107,8 @@ impl World {
             groups,
             sampler,
             reader_ticks,
+            pairs,
         } = self;
-        PartsMut { entities, components, component_sets, resources, groups, reader_ticks, sampler }
+        PartsMut { entities, components, component_sets, resources, groups, reader_ticks, sampler, pairs }
     }
 }

@@ -18,7 +18,7 @@
 //! [`World::emit_before`] while the entity is untouched (old values readable), then the rows
 //! change, then [`World::emit_after`] (new values readable), after which the commands subscribers
 //! recorded are applied. A new per-row feature is one more [`RowSubscriber`] impl and one line in
-//! each of the three lists below.
+//! each of the three lists below (watches, hooks, groups, pairs).
 
 use smallvec::SmallVec;
 
@@ -28,6 +28,7 @@ use super::hooks::Hooks;
 use super::watches::Watches;
 use crate::component::ComponentId;
 use crate::entity::Entity;
+use crate::hierarchy::PairIndex;
 use crate::storage::RowEvents;
 
 /// One structural change of one entity, as its subscribers see it.
@@ -109,29 +110,35 @@ pub(crate) trait RowSubscriber {
 }
 
 impl World {
-    /// Runs every subscriber's [`RowSubscriber::before`] for `change`: watches first (their
+    /// Runs every subscriber's [`RowSubscriber::before`] for `change`: pairs first (a despawn
+    /// their cleanup policy refuses panics before anything happened), then watches (their
     /// "leave" callbacks see the entity whole), then hooks, then groups (which move the entity's
     /// rows out of the packed range before they go).
     pub(crate) fn emit_before(&mut self, change: &RowChange<'_>) {
+        PairIndex::before(self, change);
         Watches::before(self, change);
         Hooks::before(self, change);
         Groups::before(self, change);
     }
 
     /// Runs every subscriber's [`RowSubscriber::after`] for `change`, in the reverse order of
-    /// [`World::emit_before`] (groups pack the new rows before hooks and watches see them), then
-    /// applies the commands they recorded.
+    /// [`World::emit_before`] (groups pack the new rows before hooks and watches see them; pairs
+    /// clean up after a despawned target last), then applies the commands they recorded.
     pub(crate) fn emit_after(&mut self, change: &RowChange<'_>) {
         Groups::after(self, change);
         Hooks::after(self, change);
         Watches::after(self, change);
+        PairIndex::after(self, change);
         self.flush_deferred();
     }
 
     /// Recomputes the row events component `id`'s pool is flagged with, and the component sets'
     /// unions: call whenever a subscriber of that pool comes or goes. O(distinct component sets).
     pub(crate) fn refresh_row_events(&mut self, id: ComponentId) {
-        let events = Watches::events(self, id) | Hooks::events(self, id) | Groups::events(self, id);
+        let events = Watches::events(self, id)
+            | Hooks::events(self, id)
+            | Groups::events(self, id)
+            | PairIndex::events(self, id);
         if self.components.pool(id).row_events() != events {
             self.components.pool_mut(id).set_row_events(events);
             self.component_sets.set_component_events(id, events);

@@ -27,6 +27,7 @@ mod insert_remove;
 mod layout;
 mod layouts;
 mod lazy;
+mod pairs;
 mod panic_safety;
 mod par_iter;
 mod param_set;
