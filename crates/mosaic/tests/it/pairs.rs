@@ -389,7 +389,10 @@ mod rollback {
         (e.index(), e.generation())
     }
 
-    fn values(world: &World) -> Vec<((u32, u32), (u32, u32), u32)> {
+    /// A pair as `(source key, target key, value)`.
+    type Row = ((u32, u32), (u32, u32), u32);
+
+    fn values(world: &World) -> Vec<Row> {
         let mut v: Vec<_> = world.pairs::<Owes>().map(|(s, t, o)| (key(s), key(t), o.0)).collect();
         v.sort();
         v
