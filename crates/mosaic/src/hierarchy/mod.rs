@@ -28,6 +28,13 @@
 //! source a [`Pair<R>`] naming its target; hooks keep an index from each target to its sources,
 //! so [`World::related`](crate::World::related) answers without scanning, and despawning a target
 //! removes its sources' pairs or despawns the sources, as [`Relation::CLEANUP`] says.
+//!
+//! Many-to-many pairs (flecs' pairs with several targets per kind, values, and the exclusive,
+//! symmetric and cleanup traits): [`PairRelation`], [`World::add_pair`](crate::World::add_pair),
+//! [`World::sources`](crate::World::sources), [`World::pairs`](crate::World::pairs),
+//! [`World::pairs_to`](crate::World::pairs_to), the query term [`Targets`], traversal
+//! ([`World::get_up`](crate::World::get_up)) and cascade order
+//! ([`World::cascade`](crate::World::cascade)).
 #![deny(unsafe_code)]
 
 mod children;
@@ -37,6 +44,7 @@ mod error;
 mod iter;
 mod ops;
 mod order;
+mod pairs;
 mod param;
 #[cfg(feature = "transform")]
 mod propagate;
@@ -48,6 +56,7 @@ pub use component::Relationship;
 pub use error::HierarchyError;
 pub use iter::{Ancestors, Children, Descendants};
 pub use order::OrderReport;
+pub use pairs::{OnDeleteTarget, PairRelation, Targets};
 pub use param::{Hierarchy, Relations};
 pub use relation::{Cleanup, Pair, Relation};
 #[cfg(feature = "transform")]
@@ -58,6 +67,9 @@ pub use transform::{
 
 #[cfg(any(feature = "serialize", feature = "rollback"))]
 pub(crate) use ops::OrderState;
+pub(crate) use pairs::PairIndex;
+#[cfg(feature = "rollback")]
+pub(crate) use pairs::PairsImage;
 #[cfg(feature = "rollback")]
 pub(crate) use relation::RelationImage;
 #[cfg(any(feature = "rollback", feature = "serialize"))]

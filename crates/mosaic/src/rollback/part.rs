@@ -13,7 +13,7 @@ use super::registry::{SavedResource, entity_word};
 use super::{RollbackError, RollbackRegistry, StateDifference};
 use crate::component::ComponentId;
 use crate::entity::EntitiesImage;
-use crate::hierarchy::{OrderState, RelationImage, RelationKinds, Relationship};
+use crate::hierarchy::{OrderState, PairsImage, RelationImage, RelationKinds, Relationship};
 use crate::storage::{PoolImage, Tick};
 use crate::world::{ReaderTicksImage, SetsImage, World};
 
@@ -111,6 +111,7 @@ world_parts! {
     pools: Pools,
     hierarchy: Hierarchy,
     relations: Relations,
+    pairs: Pairs,
     resources: Resources,
     sets: Sets,
     groups: Groups,
@@ -423,6 +424,45 @@ impl WorldPart for Relations {
 
     fn bytes(image: &Self::Image) -> usize {
         image.iter().map(|(_, i)| i.bytes()).sum()
+    }
+}
+
+/// Every many-to-many pair kind the world set up (`World::add_pair`): each kind's `Targets<R>`
+/// pool and reverse index, and the target marks.
+pub(crate) struct Pairs;
+
+impl WorldPart for Pairs {
+    type Image = PairsImage;
+
+    fn save(world: &World, _: &RollbackRegistry, image: &mut PairsImage) {
+        world.save_pairs(image);
+    }
+
+    fn check(world: &World, _: &RollbackRegistry, image: &PairsImage) -> Result<(), RollbackError> {
+        match image.unknown_kind(world) {
+            Some(type_name) => Err(RollbackError::UnregisteredComponent { type_name }),
+            None => Ok(()),
+        }
+    }
+
+    fn restore(world: &mut World, _: &RollbackRegistry, image: &PairsImage) {
+        world.restore_pairs(image);
+    }
+
+    fn hash(world: &World, _: &RollbackRegistry, hasher: &mut StableHasher) {
+        world.hash_pairs(&mut |name, words| {
+            std::hash::Hasher::write(hasher, name.as_bytes());
+            hasher.write_word(hash_words(6, words.iter().copied()));
+        });
+    }
+
+    fn compare(_: &RollbackRegistry, a: &PairsImage, b: &PairsImage) -> Option<StateDifference> {
+        let (name, row, entity) = a.first_difference(b)?;
+        Some(StateDifference::Relation { name: name.to_owned(), row, entity })
+    }
+
+    fn bytes(image: &PairsImage) -> usize {
+        image.bytes()
     }
 }
 

@@ -525,6 +525,8 @@ impl RollbackRegistry {
             observer_marks.iter().flatten().any(|id| id.index() == index)
                 || relationship.is_some_and(|id| id.index() == index)
                 || relation(index)
+                || world.pair_index().kinds.iter().any(|k| k.pool.index() == index)
+                || world.pair_index().mark.is_some_and(|id| id.index() == index)
                 || self
                     .components
                     .iter()

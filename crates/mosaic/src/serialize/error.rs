@@ -72,6 +72,16 @@ pub enum SnapshotError {
         /// The relation type's name.
         relation: &'static str,
     },
+    /// The world holds many-to-many pairs ([`World::add_pair`](crate::World::add_pair)), which
+    /// snapshots do not carry yet; the save refuses rather than lose them.
+    #[error(
+        "the world holds many-to-many pairs of `{relation}`, which snapshots cannot save yet; \
+         remove them before saving, or keep the state with rollback images instead"
+    )]
+    PairsNotSaved {
+        /// The relation type's name.
+        relation: &'static str,
+    },
     /// A relation's pairs, target marks and index do not agree.
     #[error(
         "relation `{relation}` is inconsistent at entity index {index}: {problem}; the snapshot is corrupt"

@@ -129,7 +129,13 @@ impl SnapshotRegistry {
             // Not written: a load counts every value as added, and readers' windows start anew.
             reader_ticks: _,
             sampler,
+            // Not written yet: a world holding pairs is refused (the target marks alone are
+            // left over from removed pairs and carry nothing).
+            pairs,
         } = world.parts();
+        if let Some(kind) = pairs.kinds.iter().find(|k| !world.components().pool(k.pool).is_empty()) {
+            return Err(SnapshotError::PairsNotSaved { relation: kind.name });
+        }
         let mut size = 16;
         let relations = self.saved_relations(world)?;
         size += relations

@@ -71,6 +71,8 @@ pub struct World {
     pub(super) sampler: u64,
     /// The ticks change readers (systems, removal readers) last read at.
     pub(super) reader_ticks: super::reader_ticks::ReaderTicks,
+    /// Many-to-many pairs: each kind's reverse index (a row subscriber).
+    pub(super) pairs: crate::hierarchy::PairIndex,
 }
 
 impl Default for World {
@@ -90,6 +92,7 @@ impl Default for World {
             indexes: super::Indexes::default(),
             sampler: 0x2545_f491_4f6c_dd1d,
             reader_ticks: Default::default(),
+            pairs: Default::default(),
         }
     }
 }
@@ -155,6 +158,24 @@ impl World {
     #[inline]
     pub(crate) fn observers(&self) -> &Observers {
         &self.observers
+    }
+
+    /// The many-to-many pairs' reverse index and kinds. O(1).
+    #[inline]
+    pub(crate) fn pair_index(&self) -> &crate::hierarchy::PairIndex {
+        &self.pairs
+    }
+
+    /// The many-to-many pairs' reverse index and kinds, mutably. O(1).
+    #[inline]
+    pub(crate) fn pair_index_mut(&mut self) -> &mut crate::hierarchy::PairIndex {
+        &mut self.pairs
+    }
+
+    /// The pairs' reverse index and the pools at once (the forward side of pairs is a pool).
+    #[inline]
+    pub(crate) fn pairs_and_components_mut(&mut self) -> (&mut crate::hierarchy::PairIndex, &mut Components) {
+        (&mut self.pairs, &mut self.components)
     }
 
     /// The resource map, for system parameters that reach a resource through `&World` under the

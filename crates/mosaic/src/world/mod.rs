@@ -22,7 +22,7 @@ mod reader_ticks;
 mod removed;
 mod required;
 mod resources;
-mod row_events;
+pub(crate) mod row_events;
 mod sort;
 mod spawn;
 mod take;

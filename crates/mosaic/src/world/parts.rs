@@ -15,6 +15,7 @@ use super::reader_ticks::ReaderTicks;
 use super::resources::Resources;
 use crate::component::Components;
 use crate::entity::Entities;
+use crate::hierarchy::PairIndex;
 
 /// Shared borrows of every part of a world that holds state.
 #[allow(dead_code, reason = "every part is listed, whether or not a given pass reads it")]
@@ -35,6 +36,8 @@ pub(crate) struct Parts<'a> {
     pub(crate) reader_ticks: &'a ReaderTicks,
     /// The lazy collector's sampling state.
     pub(crate) sampler: u64,
+    /// Many-to-many pairs' reverse index (the forward side is in the pools).
+    pub(crate) pairs: &'a PairIndex,
 }
 
 /// Exclusive borrows of every part of a world that holds state (see [`Parts`]).
@@ -57,6 +60,8 @@ pub(crate) struct PartsMut<'a> {
     pub(crate) reader_ticks: &'a mut ReaderTicks,
     /// The lazy collector's sampling state.
     pub(crate) sampler: &'a mut u64,
+    /// Many-to-many pairs' reverse index.
+    pub(crate) pairs: &'a mut PairIndex,
 }
 
 impl World {
@@ -83,6 +88,7 @@ impl World {
             indexes,
             sampler,
             reader_ticks,
+            pairs,
         } = self;
         Parts {
             entities,
@@ -93,6 +99,7 @@ impl World {
             indexes,
             reader_ticks,
             sampler: *sampler,
+            pairs,
         }
     }
 
@@ -115,7 +122,8 @@ impl World {
             indexes,
             sampler,
             reader_ticks,
+            pairs,
         } = self;
-        PartsMut { entities, components, component_sets, resources, groups, indexes, reader_ticks, sampler }
+        PartsMut { entities, components, component_sets, resources, groups, indexes, reader_ticks, sampler, pairs }
     }
 }

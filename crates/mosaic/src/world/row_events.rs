@@ -19,7 +19,7 @@
 //! [`World::emit_before`] while the entity is untouched (old values readable), then the rows
 //! change, then [`World::emit_after`] (new values readable), after which the commands subscribers
 //! recorded are applied. A new per-row feature is one more [`RowSubscriber`] impl and one line in
-//! each of the three lists below.
+//! each of the three lists below (watches, hooks, groups, pairs).
 
 use smallvec::SmallVec;
 
@@ -32,6 +32,7 @@ use super::index::Indexes;
 use super::watches::Watches;
 use crate::component::ComponentId;
 use crate::entity::Entity;
+use crate::hierarchy::PairIndex;
 use crate::storage::RowEvents;
 
 /// One structural change of one entity, as its subscribers see it.
@@ -113,10 +114,12 @@ pub(crate) trait RowSubscriber {
 }
 
 impl World {
-    /// Runs every subscriber's [`RowSubscriber::before`] for `change`: watches first (their
+    /// Runs every subscriber's [`RowSubscriber::before`] for `change`: pairs first (a despawn
+    /// their cleanup policy refuses panics before anything happened), then watches (their
     /// "leave" callbacks see the entity whole), then hooks, then groups (which move the entity's
     /// rows out of the packed range before they go), then indexes (which need nothing before).
     pub(crate) fn emit_before(&mut self, change: &RowChange<'_>) {
+        PairIndex::before(self, change);
         Watches::before(self, change);
         Hooks::before(self, change);
         Observers::before(self, change);
@@ -126,7 +129,8 @@ impl World {
 
     /// Runs every subscriber's [`RowSubscriber::after`] for `change`, in the reverse order of
     /// [`World::emit_before`] (indexes refile the entity and groups pack the new rows before
-    /// hooks and watches see them), then applies the commands they recorded.
+    /// hooks and watches see them; pairs clean up after a despawned target last), then applies
+    /// the commands they recorded.
     pub(crate) fn emit_after(&mut self, change: &RowChange<'_>) {
         Indexes::after(self, change);
         Groups::after(self, change);
@@ -134,6 +138,7 @@ impl World {
         Hooks::after(self, change);
         Observers::after(self, change);
         Watches::after(self, change);
+        PairIndex::after(self, change);
         self.flush_deferred();
     }
 
@@ -145,7 +150,8 @@ impl World {
             | Observers::events(self, id)
             | Required::events(self, id)
             | Groups::events(self, id)
-            | Indexes::events(self, id);
+            | Indexes::events(self, id)
+            | PairIndex::events(self, id);
         if self.components.pool(id).row_events() != events {
             self.components.pool_mut(id).set_row_events(events);
             self.component_sets.set_component_events(id, events);

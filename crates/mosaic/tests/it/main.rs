@@ -30,6 +30,7 @@ mod layout;
 mod layouts;
 mod lazy;
 mod observers;
+mod pairs;
 mod panic_safety;
 mod par_iter;
 mod param_set;
