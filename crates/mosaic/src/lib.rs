@@ -106,7 +106,7 @@ pub use serialize::{MapEntities, SnapshotError, SnapshotRegistry};
 pub use storage::{Tick, Ticks};
 pub use world::ChunkedCommands;
 pub use world::{
-    ApplyReport, ColumnBatch, ColumnBatchError, CommandBuffer, ComponentError, EntityMut, EntityRef,
+    ApplyReport, ColumnBatch, ColumnBatchError, CommandBuffer, ComponentError, Disabled, EntityMut, EntityRef,
     FromWorld, HookContext, HookId, RemovedComponents, ResourceError, Template, WatchId, World,
 };
 

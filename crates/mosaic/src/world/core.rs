@@ -63,6 +63,8 @@ pub struct World {
     pub(super) sampler: u64,
     /// The ticks change readers (systems, removal readers) last read at.
     pub(super) reader_ticks: super::reader_ticks::ReaderTicks,
+    /// The component types besides `Disabled` that queries skip by default.
+    pub(super) disabling: super::disabled::DisablingComponents,
 }
 
 impl Default for World {
@@ -79,6 +81,7 @@ impl Default for World {
             groups: Groups::default(),
             sampler: 0x2545_f491_4f6c_dd1d,
             reader_ticks: Default::default(),
+            disabling: Default::default(),
         }
     }
 }

@@ -6,6 +6,7 @@ mod command_buffer;
 mod component_sets;
 mod core;
 mod deferred;
+mod disabled;
 mod entity_ref;
 mod error;
 mod from_world;
@@ -30,6 +31,7 @@ mod watches;
 pub use self::core::World;
 pub use chunk_commands::ChunkedCommands;
 pub use column_batch::{ColumnBatch, ColumnBatchError};
+pub use disabled::{Disabled, MAX_DISABLING_COMPONENTS};
 pub(crate) use command_buffer::OpOutcome;
 pub use command_buffer::{ApplyReport, CommandBuffer};
 #[cfg(feature = "rollback")]

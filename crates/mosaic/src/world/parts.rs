@@ -69,6 +69,8 @@ impl World {
             hooks: _,
             watches: _,
             deferred: _,
+            // Which types disable entities is a registration too (code, as hooks are).
+            disabling: _,
             groups,
             sampler,
             reader_ticks,
@@ -89,6 +91,7 @@ impl World {
             hooks: _,
             watches: _,
             deferred: _,
+            disabling: _,
             groups,
             sampler,
             reader_ticks,
