@@ -13,6 +13,7 @@ mod common;
 mod derive_bundle;
 mod derive_query;
 mod despawn;
+mod disabled;
 mod determinism;
 mod disjoint_access;
 mod drop;
