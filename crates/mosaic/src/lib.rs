@@ -106,8 +106,8 @@ pub use serialize::{MapEntities, SnapshotError, SnapshotRegistry};
 pub use storage::{Tick, Ticks};
 pub use world::ChunkedCommands;
 pub use world::{
-    ApplyReport, ColumnBatch, ColumnBatchError, CommandBuffer, ComponentError, Disabled, EntityMut, EntityRef,
-    FromWorld, HookContext, HookId, RemovedComponents, ResourceError, Template, WatchId, World,
+    ApplyReport, ColumnBatch, ColumnBatchError, CommandBuffer, ComponentError, Disabled, EntityMut,
+    EntityRef, FromWorld, HookContext, HookId, RemovedComponents, ResourceError, Template, WatchId, World,
 };
 
 /// What `#[derive(Component)]` expands to names these by path. Not part of the API: no semver

@@ -37,6 +37,12 @@ pub(crate) enum Driver<'w> {
 /// Made through `&mut World` (or `&World` for read-only `Q`), so no structural change can happen
 /// while it exists; record those in a [`CommandBuffer`](crate::CommandBuffer).
 ///
+/// Disabled entities (those with [`Disabled`](crate::Disabled), or a type registered with
+/// [`World::register_disabling_component`]) are skipped by every method (iteration, `get`,
+/// `count`, `single`, chunks, combinations, the parallel forms) unless `Q` or `F` names the
+/// disabling type (`Has<Disabled>`, `Option<&Disabled>`, `With<Disabled>` ...); bevy's default
+/// query filters. While no entity is disabled this costs one check when the query is built.
+///
 /// A read-only query's [`get`](Query::get), [`iter`](Query::iter), [`for_each`](Query::for_each),
 /// [`single`](Query::single) and `&query` take `&self`, so its items can be held side by side; a
 /// query that writes has the same methods taking `&mut self` (on [`ExclusiveQuery`], which every
@@ -325,7 +331,9 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
             }
             // SAFETY: every live entity once, of the world this query borrows; no other item
             // aliases (the caller's guarantee).
-            Plan::All => return unsafe { visit_entities::<Q, F>(components, gate, ticks, gate.alive.iter(), f) },
+            Plan::All => {
+                return unsafe { visit_entities::<Q, F>(components, gate, ticks, gate.alive.iter(), f) };
+            }
         };
         if !F::TRIVIAL || gate.is_needed(driving.pool.is_lazy()) {
             // SAFETY: the driver this query picked, over the world it borrows, unchanged since;
@@ -344,9 +352,9 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
         for (row, &entity) in entities[..aligned].iter().enumerate() {
             // SAFETY: the fetch was made from the world this query borrows (exclusively, or
             // shared for read-only `Q`), unchanged since; `entity` is live (the driver is not
-            // lazy) and admitted (no disabling pool is skipped), `row` is its row in the driver pool and below `aligned_rows`; each row is
-            // visited once, and no other item aliases (the caller's guarantee); nothing is
-            // tracked (checked above).
+            // lazy) and not disabled for this query (it skips no disabling pool), `row` is its
+            // row in the driver pool and below `aligned_rows`; each row is visited once, and no
+            // other item aliases (the caller's guarantee); nothing is tracked (checked above).
             f(unsafe { Q::fetch_aligned_unmarked(&data, entity, row) });
         }
         for (row, &entity) in entities.iter().enumerate().skip(aligned) {
@@ -359,8 +367,8 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
     }
 
     /// Every driver row through [`visit_rows`]: a filter, a lazily cleaned driver, disabled
-    /// entities to skip, or change stamps. Out of line, with its own fetch, so the plain loop's stays in registers (with
-    /// every loop in one function, `option_iter` ran 11 -> 15.6 us).
+    /// entities to skip, or change stamps. Out of line, with its own fetch, so the plain loop's
+    /// stays in registers (with every loop in one function, `option_iter` ran 11 -> 15.6 us).
     ///
     /// # Safety
     /// As [`ExclusiveQuery::for_each_unchecked`]; `driving` is this query's driver.
@@ -368,9 +376,7 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
     unsafe fn visit_all_rows(&self, driving: Driving<'_>, f: impl FnMut(Q::Item<'_>)) {
         // SAFETY: forwarded from the caller: this query's driver over the world it borrows,
         // unchanged since, the whole range once, no aliasing item.
-        unsafe {
-            visit_rows::<Q, F>(self.components, self.gate(), self.ticks, driving, 0, driving.rows(), f)
-        }
+        unsafe { visit_rows::<Q, F>(self.components, self.gate(), self.ticks, driving, 0, driving.rows(), f) }
     }
 
     /// The body of both `get`s.

@@ -153,7 +153,8 @@ impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, Q, F> {
         let all = self.all.as_mut()?;
         for entity in all.by_ref() {
             // Every entity `all` yields is alive: the gate, when set, tests only disabling pools.
-            if F::matches(&self.filter, entity) && live_check.is_none_or(|(_, gate)| gate.skip.admits(entity)) {
+            if F::matches(&self.filter, entity) && live_check.is_none_or(|(_, gate)| gate.skip.admits(entity))
+            {
                 // SAFETY: as above; this fetch has no driver, so `row` is unused, and the
                 // allocator yields each live entity once.
                 if let Some(item) = unsafe { Q::fetch(&self.data, entity, usize::MAX) } {
@@ -220,8 +221,10 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, Q, F> {
         }
         match &self.all {
             None => (sure, Some(rows)),
-            // Every live entity passes a trivial filter: exact.
-            Some(all) if F::TRIVIAL && !Q::SELECTIVE => (all.len() + sure, Some(all.len() + rows)),
+            // Every live entity passes a trivial filter, unless the query skips disabled ones.
+            Some(all) if F::TRIVIAL && !Q::SELECTIVE && self.live_check.is_none() => {
+                (all.len() + sure, Some(all.len() + rows))
+            }
             Some(all) => (sure, Some(all.len() + rows)),
         }
     }

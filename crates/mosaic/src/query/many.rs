@@ -37,7 +37,9 @@ impl<'w, Q: QueryData, F: QueryFilter, I: Iterator<Item = Entity>> QueryManyIter
     /// The next listed entity that is alive, not disabled for the query, and passes the filter.
     fn next_entity(&mut self) -> Option<Entity> {
         let (alive, skip, filter) = (self.alive, self.skip, &self.filter);
-        self.list.by_ref().find(|&entity| alive.is_alive(entity) && skip.admits(entity) && F::matches(filter, entity))
+        self.list
+            .by_ref()
+            .find(|&entity| alive.is_alive(entity) && skip.admits(entity) && F::matches(filter, entity))
     }
 
     /// The item of the next listed entity that matches, borrowing this walk until it is dropped;

@@ -98,14 +98,14 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
             && self.skip.admits(entity)
             && F::matches(&F::init_fetch(self.components, self.ticks), entity)
             && {
-            let mut all = true;
-            Q::visit_required(self.components, &mut |pool| {
-                all &= pool.is_some_and(|pool| pool.contains(entity));
-            });
-            // An enum query may still refuse it: ask the terms, without a driver (`row` unused).
-            all && (!Q::SELECTIVE
-                || Q::matches(&Q::init_fetch(self.components, None, self.ticks), entity, usize::MAX))
-        }
+                let mut all = true;
+                Q::visit_required(self.components, &mut |pool| {
+                    all &= pool.is_some_and(|pool| pool.contains(entity));
+                });
+                // An enum query may still refuse it: ask the terms, without a driver (`row` unused).
+                all && (!Q::SELECTIVE
+                    || Q::matches(&Q::init_fetch(self.components, None, self.ticks), entity, usize::MAX))
+            }
     }
 }
 

@@ -124,11 +124,11 @@ pub(crate) unsafe fn visit_rows_in<'w, Q: QueryData, F: QueryFilter>(
     let end = first + entities.len();
     let aligned_end = Q::aligned_rows(data).clamp(first, end);
     // The fetch was made from the world the query borrows, unchanged since; each `entity` is
-    // `entities[row - first]`, live unless the driver is lazy (checked), not disabled for the
-    // query unless it skips no pool (checked), and `row` is its row in
-    // the driver pool; rows are disjoint across calls (caller), so each row is fetched once, and
-    // components are `Send + Sync`, so references to distinct values may be used on different
-    // threads.
+    // `entities[row - first]`, live unless the driver is lazy (checked through the gate), and
+    // `row` is its row in the driver pool; rows are disjoint across calls (caller), so each row
+    // is fetched once, and components are `Send + Sync`, so references to distinct values may be
+    // used on different threads. (Skipping disabled entities is the gate's other test: a rule
+    // of what matches, not of soundness.)
     if F::TRIVIAL && !gated && !Q::marks_changes(data) {
         for (row, &entity) in (first..aligned_end).zip(entities) {
             // SAFETY: as above, and `row` is below the fetch's aligned rows; nothing is tracked.
@@ -212,7 +212,7 @@ pub(crate) unsafe fn visit_candidates_in<'w, Q: QueryData, F: QueryFilter>(
         {
             // SAFETY: the fetch was made with this pool as driver from the world the query
             // borrows, unchanged since; `entity` is live (pools hold only live entities; a lazy
-            // pool's dead rows fail the check), not disabled for the query, and `row` is its row in the driver; candidates
+            // pool's dead rows fail the check), and `row` is its row in the driver; candidates
             // name each row once, and disjoint calls share none (caller).
             if let Some(item) = unsafe { Q::fetch(data, entity, row) } {
                 f(item);

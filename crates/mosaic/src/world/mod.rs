@@ -31,11 +31,11 @@ mod watches;
 pub use self::core::World;
 pub use chunk_commands::ChunkedCommands;
 pub use column_batch::{ColumnBatch, ColumnBatchError};
-pub use disabled::{Disabled, MAX_DISABLING_COMPONENTS};
 pub(crate) use command_buffer::OpOutcome;
 pub use command_buffer::{ApplyReport, CommandBuffer};
 #[cfg(feature = "rollback")]
 pub(crate) use component_sets::SetsImage;
+pub use disabled::{Disabled, MAX_DISABLING_COMPONENTS};
 pub use entity_ref::{EntityMut, EntityRef};
 pub use error::{ComponentError, ResourceError};
 pub use from_world::FromWorld;

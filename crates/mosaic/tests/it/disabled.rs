@@ -86,8 +86,7 @@ fn naming_the_marker_sees_disabled_entities() {
     };
     assert_eq!(has, [(1, false), (2, true), (3, false)]);
     assert_eq!(world.query::<(&Health, Option<&Disabled>)>().count(), 3);
-    let only: Vec<u32> =
-        world.query_filtered::<&Health, With<Disabled>>().iter().map(|h| h.0).collect();
+    let only: Vec<u32> = world.query_filtered::<&Health, With<Disabled>>().iter().map(|h| h.0).collect();
     assert_eq!(only, [2]);
     assert_eq!(world.query::<(Entity, &Disabled)>().single().0, b);
     // `Without<Disabled>` names it too: the same set as the default, by its own term.
@@ -244,7 +243,9 @@ fn par_for_each_skips_disabled_entities() {
 
     // The deferred form, and the folds.
     let mut commands = ChunkedCommands::new();
-    world.query::<(Entity, &Health)>().par_for_each_deferred(&mut commands, |(e, _), buffer| buffer.insert(e, Player));
+    world
+        .query::<(Entity, &Health)>()
+        .par_for_each_deferred(&mut commands, |(e, _), buffer| buffer.insert(e, Player));
     commands.apply(&mut world);
     assert_eq!(world.query_filtered::<Entity, With<Player>>().count(), enabled);
     assert_eq!(world.query::<&Health>().par_count(), enabled);
@@ -429,4 +430,46 @@ fn for_each_hook(world: &mut World, removed: &Arc<AtomicUsize>) {
     world.on_remove::<Armor>(move |_| {
         b.fetch_add(1, Ordering::Relaxed);
     });
+}
+
+#[test]
+fn size_hints_stay_bounds_with_disabled_entities() {
+    let mut world = World::new();
+    let es: Vec<Entity> = (0..10).map(|i| world.spawn(Health(i))).collect();
+    world.disable(es[3]);
+    for (lower, upper, n) in [
+        {
+            let q = world.query::<Entity>();
+            let it = q.iter();
+            let (l, u) = it.size_hint();
+            (l, u, it.count())
+        },
+        {
+            let q = world.query::<&Health>();
+            let it = q.iter();
+            let (l, u) = it.size_hint();
+            (l, u, it.count())
+        },
+    ] {
+        assert_eq!(n, 9);
+        assert!(lower <= n && upper.is_none_or(|u| u >= n), "({lower}, {upper:?}) against {n}");
+    }
+}
+
+#[test]
+#[should_panic(expected = "at most 4")]
+fn too_many_disabling_components_panic() {
+    #[derive(Component)]
+    struct A;
+    #[derive(Component)]
+    struct B;
+    #[derive(Component)]
+    struct C;
+    let mut world = World::new();
+    world.register_disabling_component::<A>();
+    world.register_disabling_component::<B>();
+    world.register_disabling_component::<C>();
+    world.register_disabling_component::<Disabled>(); // no slot taken
+    world.register_disabling_component::<A>(); // twice: no slot taken
+    world.register_disabling_component::<Prefab>();
 }
