@@ -329,9 +329,9 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
                 // it yields each row once, and no other item aliases (the caller's guarantee).
                 return unsafe { visit_candidates::<Q, F>(components, gate, ticks, driving, rows, f) };
             }
-            // SAFETY: every live entity once, of the world this query borrows; no other item
-            // aliases (the caller's guarantee).
             Plan::All => {
+                // SAFETY: every live entity once, of the world this query borrows, with this
+                // query's gate; no other item aliases (the caller's guarantee).
                 return unsafe { visit_entities::<Q, F>(components, gate, ticks, gate.alive.iter(), f) };
             }
         };
