@@ -51,6 +51,9 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
             fn visit_access(visit: &mut dyn FnMut(::mosaic::query::ComponentAccess)) {
                 #(<#types as #q>::visit_access(visit);)*
             }
+            fn visit_mentioned(visit: &mut dyn FnMut(::core::any::TypeId)) {
+                #(<#types as #q>::visit_mentioned(visit);)*
+            }
             fn visit_filter(filter: &mut ::mosaic::query::FilterSet) {
                 #(<#types as #q>::visit_filter(filter);)*
             }
@@ -205,6 +208,9 @@ fn derive_enum(name: &syn::Ident, lifetime: &Lifetime, data: &DataEnum) -> syn::
             #[track_caller]
             fn visit_access(visit: &mut dyn FnMut(::mosaic::query::ComponentAccess)) {
                 ::mosaic::query::visit_enum_access(&[#(#variant_access),*], visit);
+            }
+            fn visit_mentioned(visit: &mut dyn FnMut(::core::any::TypeId)) {
+                #(<#all_types as #q>::visit_mentioned(visit);)*
             }
             fn visit_required<'__w>(
                 _: &'__w ::mosaic::component::Components,

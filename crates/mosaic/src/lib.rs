@@ -110,9 +110,9 @@ pub use serialize::{MapEntities, SnapshotError, SnapshotRegistry};
 pub use storage::{Tick, Ticks};
 pub use world::ChunkedCommands;
 pub use world::{
-    ApplyReport, ColumnBatch, ColumnBatchError, CommandBuffer, ComponentError, ComponentIndex, EntityMut,
-    EntityRef, FromWorld, HookContext, HookId, IndexError, RemovedComponents, ResourceError, Template,
-    WatchId, World,
+    ApplyReport, ColumnBatch, ColumnBatchError, CommandBuffer, ComponentError, ComponentIndex, Disabled,
+    EntityMut, EntityRef, FromWorld, HookContext, HookId, IndexError, RemovedComponents, ResourceError,
+    Template, WatchId, World,
 };
 
 /// What `#[derive(Component)]` expands to names these by path. Not part of the API: no semver

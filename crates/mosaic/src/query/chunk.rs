@@ -196,8 +196,9 @@ impl<Q: ChunkQueryData, F: QueryFilter> Query<'_, Q, F> {
         let entities = driving.rows();
         let aligned = Q::aligned_rows(&data).min(entities.len());
         let lazy = driving.pool.is_lazy();
+        let (gate, gated) = (self.gate(), self.gate().is_needed(lazy));
         let matches =
-            |entity| (F::TRIVIAL || F::matches(&filter, entity)) && (!lazy || self.entities.is_alive(entity));
+            |entity| (F::TRIVIAL || F::matches(&filter, entity)) && (!gated || gate.admits(lazy, entity));
         let mut row = 0;
         while row < aligned {
             if !matches(entities[row]) {
@@ -230,14 +231,15 @@ impl<Q: ChunkQueryData, F: QueryFilter> Query<'_, Q, F> {
         let filter = F::init_fetch(self.components, self.ticks);
         let data = Q::init_fetch(self.components, Some(driving), self.ticks);
         let entities = driving.rows();
-        let lazy = driving.pool.is_lazy();
+        let (lazy, gate) = (driving.pool.is_lazy(), self.gate());
         for (row, entity) in candidates {
-            if (!lazy || self.entities.is_alive(entity))
+            if gate.admits(lazy, entity)
                 && (F::PASSED_BY_CHANGE_WALK || F::matches_at(&filter, entity, driving.pool.entities(), row))
             {
                 // SAFETY: the fetch was made with this driver from the world this query borrows,
-                // unchanged since; `row` is the live `entity`'s row in the driver (a change walk
-                // yields each row once), so each row is handed out once.
+                // unchanged since; `row` is the row in the driver of `entity`, live and not
+                // disabled for this query (the gate), and a change walk yields each row once, so
+                // each row is handed out once.
                 if let Some(chunk) = unsafe { Q::chunk_one(&data, entities, row) } {
                     f(chunk);
                 }
@@ -249,8 +251,11 @@ impl<Q: ChunkQueryData, F: QueryFilter> Query<'_, Q, F> {
     /// the filter, one chunk each, through the checked lookup path.
     fn for_each_chunk_of_every_entity(&mut self, mut f: impl FnMut(Q::Chunk<'_>)) {
         let filter = F::init_fetch(self.components, self.ticks);
-        let matching: Vec<Entity> =
-            self.entities.iter().filter(|&entity| F::matches(&filter, entity)).collect();
+        let matching: Vec<Entity> = self
+            .entities
+            .iter()
+            .filter(|&entity| F::matches(&filter, entity) && self.skip.admits(entity))
+            .collect();
         let components: &Components = self.components;
         let data = Q::init_fetch(components, None, self.ticks);
         for row in 0..matching.len() {

@@ -3,6 +3,7 @@
 use std::marker::PhantomData;
 
 use super::access::assert_no_aliasing;
+use super::default_filter::{Gate, Skip};
 use super::plan::{ChangedWalk, Plan, visit_candidates, visit_entities, visit_rows};
 use super::{Driving, QueryData, QueryError, QueryFilter, QueryIter, ReadOnlyQueryData};
 use smallvec::SmallVec;
@@ -35,6 +36,12 @@ pub(crate) enum Driver<'w> {
 ///
 /// Made through `&mut World` (or `&World` for read-only `Q`), so no structural change can happen
 /// while it exists; record those in a [`CommandBuffer`](crate::CommandBuffer).
+///
+/// Disabled entities (those with [`Disabled`](crate::Disabled), or a type registered with
+/// [`World::register_disabling_component`]) are skipped by every method (iteration, `get`,
+/// `count`, `single`, chunks, combinations, the parallel forms) unless `Q` or `F` names the
+/// disabling type (`Has<Disabled>`, `Option<&Disabled>`, `With<Disabled>` ...); bevy's default
+/// query filters. While no entity is disabled this costs one check when the query is built.
 ///
 /// A read-only query's [`get`](Query::get), [`iter`](Query::iter), [`for_each`](Query::for_each),
 /// [`single`](Query::single) and `&query` take `&self`, so its items can be held side by side; a
@@ -99,6 +106,9 @@ pub struct ExclusiveQuery<'w, Q: QueryData, F: QueryFilter = ()> {
     pub(crate) driver: Driver<'w>,
     /// The change window: what `Added` / `Changed` compare with, and the tick `&mut` terms stamp.
     pub(crate) ticks: Ticks,
+    /// The disabling pools this query skips (none while no entity is disabled, or when the
+    /// query names them): decided once, when the query is built.
+    pub(crate) skip: Skip<'w>,
     _marker: PhantomData<fn() -> (Q, F)>,
 }
 
@@ -180,6 +190,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
                 entities: world.entities(),
                 driver,
                 ticks,
+                skip: Skip::of::<Q, F>(world),
                 _marker: PhantomData,
             },
         }
@@ -230,10 +241,17 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
         }
     }
 
+    /// What walks test besides the filter: liveness (for a lazily cleaned driver) and the
+    /// disabling pools this query skips.
+    #[inline(always)]
+    pub(crate) fn gate(&self) -> Gate<'w> {
+        Gate { alive: self.entities, skip: self.skip }
+    }
+
     /// Builds an iterator whose items live for `'a`, a borrow of this query.
     #[inline]
     fn make_iter<'a>(&'a self) -> QueryIter<'a, Q, F> {
-        make_iter(self.components, self.entities, self.plan(), self.ticks)
+        make_iter(self.components, self.gate(), self.plan(), self.ticks)
     }
 
     /// Iterates the matching entities' items; see [`QueryIter`] for the order. The items
@@ -300,7 +318,7 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
     /// caller holds `&mut` to the query for the call.
     #[inline]
     unsafe fn for_each_unchecked(&self, mut f: impl FnMut(Q::Item<'_>)) {
-        let (components, alive, ticks) = (self.components, self.entities, self.ticks);
+        let (components, gate, ticks) = (self.components, self.gate(), self.ticks);
         let driving = match self.plan() {
             Plan::Rows(driving) => driving,
             Plan::Empty => return,
@@ -309,13 +327,15 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
                 let rows = std::iter::from_fn(move || walk.next_row());
                 // SAFETY: the walk is this query's, over the world it borrows, unchanged since;
                 // it yields each row once, and no other item aliases (the caller's guarantee).
-                return unsafe { visit_candidates::<Q, F>(components, alive, ticks, driving, rows, f) };
+                return unsafe { visit_candidates::<Q, F>(components, gate, ticks, driving, rows, f) };
             }
-            // SAFETY: every live entity once, of the world this query borrows; no other item
-            // aliases (the caller's guarantee).
-            Plan::All => return unsafe { visit_entities::<Q, F>(components, ticks, alive.iter(), f) },
+            Plan::All => {
+                // SAFETY: every live entity once, of the world this query borrows, with this
+                // query's gate; no other item aliases (the caller's guarantee).
+                return unsafe { visit_entities::<Q, F>(components, gate, ticks, gate.alive.iter(), f) };
+            }
         };
-        if !F::TRIVIAL || driving.pool.is_lazy() {
+        if !F::TRIVIAL || gate.is_needed(driving.pool.is_lazy()) {
             // SAFETY: the driver this query picked, over the world it borrows, unchanged since;
             // the whole range, visited once; no other item aliases (the caller's guarantee).
             return unsafe { self.visit_all_rows(driving, f) };
@@ -326,15 +346,15 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
             return unsafe { self.visit_all_rows(driving, f) };
         }
         // The hot loop, alone in this function so its fetch stays in registers: every aligned
-        // row matches; no filter, no liveness, no lookups, no change stamps.
+        // row matches; no filter, no liveness, no disabled entity, no lookups, no change stamps.
         let entities = driving.rows();
         let aligned = Q::aligned_rows(&data).min(entities.len());
         for (row, &entity) in entities[..aligned].iter().enumerate() {
             // SAFETY: the fetch was made from the world this query borrows (exclusively, or
             // shared for read-only `Q`), unchanged since; `entity` is live (the driver is not
-            // lazy), `row` is its row in the driver pool and below `aligned_rows`; each row is
-            // visited once, and no other item aliases (the caller's guarantee); nothing is
-            // tracked (checked above).
+            // lazy) and not disabled for this query (it skips no disabling pool), `row` is its
+            // row in the driver pool and below `aligned_rows`; each row is visited once, and no
+            // other item aliases (the caller's guarantee); nothing is tracked (checked above).
             f(unsafe { Q::fetch_aligned_unmarked(&data, entity, row) });
         }
         for (row, &entity) in entities.iter().enumerate().skip(aligned) {
@@ -346,9 +366,9 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
         }
     }
 
-    /// Every driver row through [`visit_rows`]: a filter, a lazily cleaned driver, or change
-    /// stamps. Out of line, with its own fetch, so the plain loop's stays in registers (with
-    /// every loop in one function, `option_iter` ran 11 -> 15.6 us).
+    /// Every driver row through [`visit_rows`]: a filter, a lazily cleaned driver, disabled
+    /// entities to skip, or change stamps. Out of line, with its own fetch, so the plain loop's
+    /// stays in registers (with every loop in one function, `option_iter` ran 11 -> 15.6 us).
     ///
     /// # Safety
     /// As [`ExclusiveQuery::for_each_unchecked`]; `driving` is this query's driver.
@@ -356,9 +376,7 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
     unsafe fn visit_all_rows(&self, driving: Driving<'_>, f: impl FnMut(Q::Item<'_>)) {
         // SAFETY: forwarded from the caller: this query's driver over the world it borrows,
         // unchanged since, the whole range once, no aliasing item.
-        unsafe {
-            visit_rows::<Q, F>(self.components, self.entities, self.ticks, driving, 0, driving.rows(), f)
-        }
+        unsafe { visit_rows::<Q, F>(self.components, self.gate(), self.ticks, driving, 0, driving.rows(), f) }
     }
 
     /// The body of both `get`s.
@@ -370,7 +388,7 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
         self.entities.check(entity)?;
         let no_match = QueryError::NoMatch { entity, query: std::any::type_name::<Q>() };
         let components: &Components = self.components;
-        if !F::matches(&F::init_fetch(components, self.ticks), entity) {
+        if !F::matches(&F::init_fetch(components, self.ticks), entity) || !self.skip.admits(entity) {
             return Err(no_match);
         }
         let data = Q::init_fetch(components, None, self.ticks);
@@ -639,14 +657,17 @@ fn pick_driver<'w>(required: &[&'w SparseSet], fetched: usize) -> Option<&'w Spa
 #[inline]
 fn make_iter<'a, Q: QueryData, F: QueryFilter>(
     components: &'a Components,
-    entities: &'a Entities,
+    gate: Gate<'a>,
     plan: Plan<'a>,
     ticks: Ticks,
 ) -> QueryIter<'a, Q, F> {
     let filter = F::init_fetch(components, ticks);
+    // The gate of a driver that is lazily cleaned or has disabled entities to skip: `None` (no
+    // test per row) otherwise.
+    let gate_of = |lazy: bool| gate.is_needed(lazy).then_some((lazy, gate));
     match plan {
         Plan::Rows(driving) => {
-            let live_check = driving.pool.is_lazy().then_some(entities);
+            let live_check = gate_of(driving.pool.is_lazy());
             QueryIter::new(
                 Q::init_fetch(components, Some(driving), ticks),
                 filter,
@@ -656,12 +677,16 @@ fn make_iter<'a, Q: QueryData, F: QueryFilter>(
             )
         }
         Plan::Empty => QueryIter::new(Q::init_fetch(components, None, ticks), filter, &[], None, None),
-        Plan::All => {
-            QueryIter::new(Q::init_fetch(components, None, ticks), filter, &[], Some(entities.iter()), None)
-        }
+        Plan::All => QueryIter::new(
+            Q::init_fetch(components, None, ticks),
+            filter,
+            &[],
+            Some(gate.alive.iter()),
+            gate_of(false),
+        ),
         Plan::Changed(walk) => {
             // A change walk's iterator has no rows of its own.
-            let live_check = walk.driving.pool.is_lazy().then_some(entities);
+            let live_check = gate_of(walk.driving.pool.is_lazy());
             let data = Q::init_fetch(components, Some(walk.driving), ticks);
             let mut iter = QueryIter::new(data, filter, &[], None, live_check);
             iter.changed = Some(walk);
@@ -676,7 +701,7 @@ impl<'w, Q: QueryData, F: QueryFilter> IntoIterator for Query<'w, Q, F> {
 
     /// Iterates the items for the query's whole borrow of the world.
     fn into_iter(self) -> QueryIter<'w, Q, F> {
-        make_iter(self.components, self.entities, self.plan(), self.ticks)
+        make_iter(self.components, self.gate(), self.plan(), self.ticks)
     }
 }
 

@@ -61,6 +61,15 @@ pub unsafe trait QueryData {
     #[doc(hidden)]
     fn visit_access(visit: &mut dyn FnMut(ComponentAccess));
 
+    /// Reports the type of every component the data names in any way (fetched, optional,
+    /// [`Has`]): a query that names a disabling component ([`Disabled`](crate::Disabled)) sees
+    /// the entities it disables. The default reports the types of `visit_access`; terms that
+    /// name a type without accessing it ([`Has`]) and compound terms override it.
+    #[doc(hidden)]
+    fn visit_mentioned(visit: &mut dyn FnMut(std::any::TypeId)) {
+        Self::visit_access(&mut |access| visit(access.type_id));
+    }
+
     /// Adds to `filter` the components every item's entity has (those fetched as `&T` or
     /// `&mut T`), for the scheduler's disjointness test. The default adds nothing, which is
     /// always sound (only less parallel).
@@ -591,6 +600,9 @@ unsafe impl<T: Component> QueryData for Has<T> {
     type Fetch<'w> = Option<RowLookup<'w>>;
 
     fn visit_access(_: &mut dyn FnMut(ComponentAccess)) {}
+    fn visit_mentioned(visit: &mut dyn FnMut(std::any::TypeId)) {
+        visit(std::any::TypeId::of::<T>());
+    }
     fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
     fn register_required(_: &mut Components, _: &mut dyn FnMut(ComponentId)) {}
     fn init_fetch<'w>(components: &'w Components, _: Option<Driving<'w>>, _: Ticks) -> Self::Fetch<'w> {
@@ -625,6 +637,10 @@ macro_rules! tuple_data {
             #[allow(unused_variables)]
             fn visit_access(visit: &mut dyn FnMut(ComponentAccess)) {
                 $($name::visit_access(visit);)*
+            }
+            #[allow(unused_variables)]
+            fn visit_mentioned(visit: &mut dyn FnMut(std::any::TypeId)) {
+                $($name::visit_mentioned(visit);)*
             }
             #[allow(unused_variables)]
             fn visit_filter(filter: &mut FilterSet) {

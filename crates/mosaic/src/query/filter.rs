@@ -39,6 +39,13 @@ pub trait QueryFilter {
     /// [`Changed`](crate::Changed) read), for the scheduler; the default reports none.
     #[doc(hidden)]
     fn visit_access(_visit: &mut dyn FnMut(super::access::ComponentAccess)) {}
+    /// Reports the type of every component the filter names (`With`, `Without`, change
+    /// filters): a query that names a disabling component ([`Disabled`](crate::Disabled)) sees
+    /// the entities it disables. The default reports the types of `visit_access`.
+    #[doc(hidden)]
+    fn visit_mentioned(visit: &mut dyn FnMut(std::any::TypeId)) {
+        Self::visit_access(&mut |access| visit(access.type_id));
+    }
     /// Checks that the components whose changes the filter reads ([`Added`](crate::Added),
     /// [`Changed`](crate::Changed)) are tracked, panicking with how to track them otherwise; the
     /// default checks nothing.
@@ -76,6 +83,9 @@ pub struct Without<T>(PhantomData<fn() -> T>);
 
 impl<T: Component> QueryFilter for With<T> {
     type Fetch<'w> = Option<&'w SparseSet>;
+    fn visit_mentioned(visit: &mut dyn FnMut(std::any::TypeId)) {
+        visit(std::any::TypeId::of::<T>());
+    }
     fn visit_filter(filter: &mut FilterSet) {
         // SAFETY: `matches` rejects every entity not in `T`'s pool, and every query path (iteration, `get`, chunks, parallel
         // chunks) checks `matches` before it hands out an item.
@@ -102,6 +112,9 @@ impl<T: Component> QueryFilter for With<T> {
 
 impl<T: Component> QueryFilter for Without<T> {
     type Fetch<'w> = Option<&'w SparseSet>;
+    fn visit_mentioned(visit: &mut dyn FnMut(std::any::TypeId)) {
+        visit(std::any::TypeId::of::<T>());
+    }
     fn visit_filter(filter: &mut FilterSet) {
         // SAFETY: `matches` rejects every entity in `T`'s pool, and every query path (iteration, `get`, chunks, parallel
         // chunks) checks `matches` before it hands out an item.
@@ -157,6 +170,10 @@ macro_rules! tuple_filter {
             #[allow(unused_variables)]
             fn visit_access(visit: &mut dyn FnMut(super::access::ComponentAccess)) {
                 $($name::visit_access(visit);)*
+            }
+            #[allow(unused_variables)]
+            fn visit_mentioned(visit: &mut dyn FnMut(std::any::TypeId)) {
+                $($name::visit_mentioned(visit);)*
             }
             #[allow(unused_variables)]
             fn change_driver(components: &Components) -> Option<&SparseSet> {
@@ -236,6 +253,10 @@ macro_rules! or_filter {
             #[allow(unused_variables)]
             fn visit_access(visit: &mut dyn FnMut(super::access::ComponentAccess)) {
                 $($name::visit_access(visit);)*
+            }
+            #[allow(unused_variables)]
+            fn visit_mentioned(visit: &mut dyn FnMut(std::any::TypeId)) {
+                $($name::visit_mentioned(visit);)*
             }
             fn visit_filter(filter: &mut FilterSet) {
                 let alternatives = [$({

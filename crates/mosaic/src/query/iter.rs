@@ -1,7 +1,8 @@
 //! The query iterator.
 
+use super::default_filter::Gate;
 use super::{QueryData, QueryFilter};
-use crate::entity::{AliveIter, Entities, Entity};
+use crate::entity::{AliveIter, Entity};
 
 /// Iterator over the items of a [`Query`](crate::Query), from [`Query::iter`](crate::Query::iter)
 /// or by value.
@@ -29,8 +30,9 @@ pub struct QueryIter<'w, Q: QueryData, F: QueryFilter> {
     pub(crate) aligned: usize,
     /// Every live entity, for queries that require no component.
     pub(crate) all: Option<AliveIter<'w>>,
-    /// Set when the driving pool is lazily cleaned: rows of dead entities are skipped.
-    pub(crate) live_check: Option<&'w Entities>,
+    /// Set when the driving pool is lazily cleaned (the flag: rows of dead entities are
+    /// skipped) or the query skips disabled entities (the gate's pools): each row is tested.
+    pub(crate) live_check: Option<(bool, Gate<'w>)>,
     /// A change log's candidates, walked instead of `entities` (which is then empty, as `all` is
     /// `None`), with the window they are confirmed against.
     ///
@@ -54,7 +56,7 @@ impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, Q, F> {
         filter: F::Fetch<'w>,
         entities: &'w [Entity],
         all: Option<AliveIter<'w>>,
-        live_check: Option<&'w Entities>,
+        live_check: Option<(bool, Gate<'w>)>,
     ) -> Self {
         let aligned = Q::aligned_rows(&data).min(entities.len());
         let fast = if F::TRIVIAL && live_check.is_none() && !Q::marks_changes(&data) { aligned } else { 0 };
@@ -63,7 +65,7 @@ impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, Q, F> {
 
     #[inline(always)]
     fn live(&self, entity: Entity) -> bool {
-        self.live_check.is_none_or(|entities| entities.is_alive(entity))
+        self.live_check.is_none_or(|(lazy, gate)| gate.admits(lazy, entity))
     }
 
     /// The item at aligned row `row`, which the iterator has just stepped past.
@@ -108,8 +110,9 @@ impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, Q, F> {
         // A change walk first: its iterator has no rows of its own (`entities` is empty).
         if let Some(walk) = self.changed.as_mut() {
             let dense = walk.driving.pool.entities();
+            let live_check = self.live_check;
             while let Some((row, entity)) = walk.next_row() {
-                if self.live_check.is_none_or(|alive| alive.is_alive(entity))
+                if live_check.is_none_or(|(lazy, gate)| gate.admits(lazy, entity))
                     && (F::PASSED_BY_CHANGE_WALK || F::matches_at(&self.filter, entity, dense, row))
                 {
                     // SAFETY: the fetch was made with this pool as driver from the world this
@@ -146,9 +149,12 @@ impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, Q, F> {
                 }
             }
         }
+        let live_check = self.live_check;
         let all = self.all.as_mut()?;
         for entity in all.by_ref() {
-            if F::matches(&self.filter, entity) {
+            // Every entity `all` yields is alive: the gate, when set, tests only disabling pools.
+            if F::matches(&self.filter, entity) && live_check.is_none_or(|(_, gate)| gate.skip.admits(entity))
+            {
                 // SAFETY: as above; this fetch has no driver, so `row` is unused, and the
                 // allocator yields each live entity once.
                 if let Some(item) = unsafe { Q::fetch(&self.data, entity, usize::MAX) } {
@@ -215,8 +221,10 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, Q, F> {
         }
         match &self.all {
             None => (sure, Some(rows)),
-            // Every live entity passes a trivial filter: exact.
-            Some(all) if F::TRIVIAL && !Q::SELECTIVE => (all.len() + sure, Some(all.len() + rows)),
+            // Every live entity passes a trivial filter, unless the query skips disabled ones.
+            Some(all) if F::TRIVIAL && !Q::SELECTIVE && self.live_check.is_none() => {
+                (all.len() + sure, Some(all.len() + rows))
+            }
             Some(all) => (sure, Some(all.len() + rows)),
         }
     }

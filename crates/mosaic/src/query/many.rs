@@ -1,6 +1,7 @@
 //! The items of a list of entities: [`Query::iter_many`] and [`Query::iter_many_mut`] (bevy's
 //! names and shapes).
 
+use super::default_filter::Skip;
 use super::{Query, QueryData, QueryFilter, ReadOnlyQueryData};
 use crate::component::Components;
 use crate::entity::{Entities, Entity};
@@ -18,6 +19,8 @@ use crate::storage::Ticks;
 pub struct QueryManyIter<'w, Q: QueryData, F: QueryFilter, I: Iterator<Item = Entity>> {
     components: &'w Components,
     alive: &'w Entities,
+    /// The disabling pools the query skips.
+    skip: Skip<'w>,
     ticks: Ticks,
     list: I,
     fetch: Q::Fetch<'w>,
@@ -25,16 +28,18 @@ pub struct QueryManyIter<'w, Q: QueryData, F: QueryFilter, I: Iterator<Item = En
 }
 
 impl<'w, Q: QueryData, F: QueryFilter, I: Iterator<Item = Entity>> QueryManyIter<'w, Q, F, I> {
-    fn new(components: &'w Components, alive: &'w Entities, ticks: Ticks, list: I) -> Self {
+    fn new(components: &'w Components, alive: &'w Entities, skip: Skip<'w>, ticks: Ticks, list: I) -> Self {
         let fetch = Q::init_fetch(components, None, ticks);
         let filter = F::init_fetch(components, ticks);
-        Self { components, alive, ticks, list, fetch, filter }
+        Self { components, alive, skip, ticks, list, fetch, filter }
     }
 
-    /// The next listed entity that is alive and passes the filter.
+    /// The next listed entity that is alive, not disabled for the query, and passes the filter.
     fn next_entity(&mut self) -> Option<Entity> {
-        let (alive, filter) = (self.alive, &self.filter);
-        self.list.by_ref().find(|&entity| alive.is_alive(entity) && F::matches(filter, entity))
+        let (alive, skip, filter) = (self.alive, self.skip, &self.filter);
+        self.list
+            .by_ref()
+            .find(|&entity| alive.is_alive(entity) && skip.admits(entity) && F::matches(filter, entity))
     }
 
     /// The item of the next listed entity that matches, borrowing this walk until it is dropped;
@@ -101,7 +106,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     where
         Q: ReadOnlyQueryData,
     {
-        QueryManyIter::new(self.components, self.entities, self.ticks, list.into_iter())
+        QueryManyIter::new(self.components, self.entities, self.skip, self.ticks, list.into_iter())
     }
 
     /// [`Query::iter_many`] with `&mut` items: a lending walk, each item borrowed from the walk
@@ -130,6 +135,6 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         &mut self,
         list: I,
     ) -> QueryManyIter<'_, Q, F, I::IntoIter> {
-        QueryManyIter::new(self.components, self.entities, self.ticks, list.into_iter())
+        QueryManyIter::new(self.components, self.entities, self.skip, self.ticks, list.into_iter())
     }
 }

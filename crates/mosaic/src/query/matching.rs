@@ -16,9 +16,10 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     /// one driven by an owning group holding exactly its components is the group's length, and
     /// one requiring nothing is the live entity count. Otherwise O(n_min * c) presence checks
     /// over the smallest required pool (or the live entities), with no item fetched. A lazily
-    /// cleaned driving pool is always walked, since it may hold dead rows.
+    /// cleaned driving pool is always walked, since it may hold dead rows, and so are the rows
+    /// of a query that skips disabled entities (see [`Disabled`](crate::Disabled)).
     pub fn count(&self) -> usize {
-        if Q::SELECTIVE {
+        if Q::SELECTIVE || self.skip.is_active() {
             return self.count_up_to(usize::MAX);
         }
         let filter = F::init_fetch(self.components, self.ticks);
@@ -90,17 +91,21 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         }
     }
 
-    /// Whether `entity` is alive and matches the query. O(c).
+    /// Whether `entity` is alive and matches the query (and is not disabled, unless the query
+    /// names the disabling component; see [`Disabled`](crate::Disabled)). O(c).
     pub fn contains(&self, entity: Entity) -> bool {
-        self.entities.is_alive(entity) && F::matches(&F::init_fetch(self.components, self.ticks), entity) && {
-            let mut all = true;
-            Q::visit_required(self.components, &mut |pool| {
-                all &= pool.is_some_and(|pool| pool.contains(entity));
-            });
-            // An enum query may still refuse it: ask the terms, without a driver (`row` unused).
-            all && (!Q::SELECTIVE
-                || Q::matches(&Q::init_fetch(self.components, None, self.ticks), entity, usize::MAX))
-        }
+        self.entities.is_alive(entity)
+            && self.skip.admits(entity)
+            && F::matches(&F::init_fetch(self.components, self.ticks), entity)
+            && {
+                let mut all = true;
+                Q::visit_required(self.components, &mut |pool| {
+                    all &= pool.is_some_and(|pool| pool.contains(entity));
+                });
+                // An enum query may still refuse it: ask the terms, without a driver (`row` unused).
+                all && (!Q::SELECTIVE
+                    || Q::matches(&Q::init_fetch(self.components, None, self.ticks), entity, usize::MAX))
+            }
     }
 }
 

@@ -14,6 +14,7 @@ mod chunk;
 mod combinations;
 mod core;
 mod data;
+mod default_filter;
 mod enum_data;
 mod error;
 mod field_mut;

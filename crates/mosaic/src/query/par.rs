@@ -110,7 +110,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
         let site = Location::caller();
         #[cfg(feature = "parallel")]
         if rayon::current_num_threads() > 1 {
-            let (components, alive, ticks) = (self.components, self.entities, self.ticks);
+            let (components, gate, ticks) = (self.components, self.gate(), self.ticks);
             let spent = AtomicU64::new(0);
             // With rows enough for two chunks, the rows are cut into the chunks the pool would
             // get and each chunk records into its own buffer, whether the chunks then run on
@@ -129,7 +129,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                         unsafe {
                             visit_rows::<Q, F>(
                                 components,
-                                alive,
+                                gate,
                                 ticks,
                                 driving,
                                 index * chunk,
@@ -160,7 +160,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                             visit_rows_in::<Q, F>(
                                 &data,
                                 &filter,
-                                alive,
+                                gate,
                                 driving,
                                 index * chunk,
                                 entities,
@@ -183,7 +183,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                         unsafe {
                             visit_candidates::<Q, F>(
                                 components,
-                                alive,
+                                gate,
                                 ticks,
                                 driving,
                                 rows.iter().copied(),
@@ -209,7 +209,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                             visit_candidates_in::<Q, F>(
                                 &data,
                                 &filter,
-                                alive,
+                                gate,
                                 driving,
                                 rows.iter().copied(),
                                 |item| f(item, buffer),
@@ -248,6 +248,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     ) {
         let threads = rayon::current_num_threads();
         let (components, alive, ticks) = (self.components, self.entities, self.ticks);
+        let gate = self.gate();
         let worth = |rows: usize| threads > 1 && rows >= 2 * min_chunk && work::worth_parallel(site, rows);
         let spent = AtomicU64::new(0);
         // Runs `visit` on one chunk, adding its time to `spent`.
@@ -268,7 +269,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                     // unchanged since; the chunks of `rows` are disjoint, so each row is visited
                     // by one task.
                     timed(&|| unsafe {
-                        visit_rows::<Q, F>(components, alive, ticks, driving, index * chunk, entities, &f)
+                        visit_rows::<Q, F>(components, gate, ticks, driving, index * chunk, entities, &f)
                     });
                 });
                 (rows.len(), true)
@@ -280,7 +281,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                     // SAFETY: this query's change walk over the world it borrows, unchanged
                     // since; each row once, the chunks disjoint.
                     timed(&|| unsafe {
-                        visit_candidates::<Q, F>(components, alive, ticks, driving, rows.iter().copied(), &f)
+                        visit_candidates::<Q, F>(components, gate, ticks, driving, rows.iter().copied(), &f)
                     });
                 });
                 (candidates.len(), true)
@@ -291,7 +292,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                 entities.par_chunks(chunk).for_each(|entities| {
                     // SAFETY: live entities of the world this query borrows, each in one chunk.
                     timed(&|| unsafe {
-                        visit_entities::<Q, F>(components, ticks, entities.iter().copied(), &f)
+                        visit_entities::<Q, F>(components, gate, ticks, entities.iter().copied(), &f)
                     });
                 });
                 (entities.len(), true)

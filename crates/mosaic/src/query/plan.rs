@@ -10,9 +10,10 @@
 //! model). `QueryIter` and chunk iteration take the same plan.
 
 use super::data::Driving;
+use super::default_filter::Gate;
 use super::{QueryData, QueryFilter};
 use crate::component::Components;
-use crate::entity::{Entities, Entity};
+use crate::entity::Entity;
 use crate::storage::Ticks;
 
 /// What a query walks.
@@ -80,14 +81,14 @@ impl<'w> ChangedWalk<'w> {
 /// entities.len()` (`entities` being those rows of `driving.rows()`), in row order.
 ///
 /// # Safety
-/// - `driving` is the driver a query over `components` and `alive` picked, and the world has not
-///   changed since; the caller holds that query's access;
+/// - `driving` is the driver a query over `components` (with `gate`) picked, and the world has
+///   not changed since; the caller holds that query's access;
 /// - no other call, running or with items still in use, visits any of these rows (chunks are
 ///   disjoint).
 #[inline]
 pub(crate) unsafe fn visit_rows<'w, Q: QueryData, F: QueryFilter>(
     components: &'w Components,
-    alive: &'w Entities,
+    gate: Gate<'w>,
     ticks: Ticks,
     driving: Driving<'w>,
     first: usize,
@@ -97,7 +98,7 @@ pub(crate) unsafe fn visit_rows<'w, Q: QueryData, F: QueryFilter>(
     let data = Q::init_fetch(components, Some(driving), ticks);
     let filter = F::init_fetch(components, ticks);
     // SAFETY: forwarded from the caller; the fetches were just made for this driver.
-    unsafe { visit_rows_in::<Q, F>(&data, &filter, alive, driving, first, entities, f) }
+    unsafe { visit_rows_in::<Q, F>(&data, &filter, gate, driving, first, entities, f) }
 }
 
 /// [`visit_rows`] with fetches already made (`Q::init_fetch` and `F::init_fetch` for this
@@ -111,33 +112,36 @@ pub(crate) unsafe fn visit_rows<'w, Q: QueryData, F: QueryFilter>(
 pub(crate) unsafe fn visit_rows_in<'w, Q: QueryData, F: QueryFilter>(
     data: &Q::Fetch<'w>,
     filter: &F::Fetch<'w>,
-    alive: &'w Entities,
+    gate: Gate<'w>,
     driving: Driving<'w>,
     first: usize,
     entities: &'w [Entity],
     mut f: impl FnMut(Q::Item<'w>),
 ) {
     let lazy = driving.pool.is_lazy();
+    // With no row test (`gated` false) the loops are the ones before disabling existed.
+    let gated = gate.is_needed(lazy);
     let end = first + entities.len();
     let aligned_end = Q::aligned_rows(data).clamp(first, end);
     // The fetch was made from the world the query borrows, unchanged since; each `entity` is
-    // `entities[row - first]`, live unless the driver is lazy (checked), and `row` is its row in
-    // the driver pool; rows are disjoint across calls (caller), so each row is fetched once, and
-    // components are `Send + Sync`, so references to distinct values may be used on different
-    // threads.
-    if F::TRIVIAL && !lazy && !Q::marks_changes(data) {
+    // `entities[row - first]`, live unless the driver is lazy (checked through the gate), and
+    // `row` is its row in the driver pool; rows are disjoint across calls (caller), so each row
+    // is fetched once, and components are `Send + Sync`, so references to distinct values may be
+    // used on different threads. (Skipping disabled entities is the gate's other test: a rule
+    // of what matches, not of soundness.)
+    if F::TRIVIAL && !gated && !Q::marks_changes(data) {
         for (row, &entity) in (first..aligned_end).zip(entities) {
             // SAFETY: as above, and `row` is below the fetch's aligned rows; nothing is tracked.
             f(unsafe { Q::fetch_aligned_unmarked(data, entity, row) });
         }
-    } else if F::TRIVIAL && !lazy {
+    } else if F::TRIVIAL && !gated {
         for (row, &entity) in (first..aligned_end).zip(entities) {
             // SAFETY: as above, and `row` is below the fetch's aligned rows.
             f(unsafe { Q::fetch_aligned(data, entity, row) });
         }
     } else if !Q::marks_changes(data) {
         for (row, &entity) in (first..aligned_end).zip(entities) {
-            if (F::TRIVIAL || F::matches(filter, entity)) && (!lazy || alive.is_alive(entity)) {
+            if (F::TRIVIAL || F::matches(filter, entity)) && (!gated || gate.admits(lazy, entity)) {
                 // SAFETY: as above, and `row` is below the fetch's aligned rows; nothing is
                 // tracked.
                 f(unsafe { Q::fetch_aligned_unmarked(data, entity, row) });
@@ -145,14 +149,14 @@ pub(crate) unsafe fn visit_rows_in<'w, Q: QueryData, F: QueryFilter>(
         }
     } else {
         for (row, &entity) in (first..aligned_end).zip(entities) {
-            if (F::TRIVIAL || F::matches(filter, entity)) && (!lazy || alive.is_alive(entity)) {
+            if (F::TRIVIAL || F::matches(filter, entity)) && (!gated || gate.admits(lazy, entity)) {
                 // SAFETY: as above, and `row` is below the fetch's aligned rows.
                 f(unsafe { Q::fetch_aligned(data, entity, row) });
             }
         }
     }
     for (row, &entity) in (aligned_end..end).zip(&entities[aligned_end - first..]) {
-        if F::matches(filter, entity) && (!lazy || alive.is_alive(entity)) {
+        if F::matches(filter, entity) && (!gated || gate.admits(lazy, entity)) {
             // SAFETY: as above, through the checked lookup path.
             if let Some(item) = unsafe { Q::fetch(data, entity, row) } {
                 f(item);
@@ -166,14 +170,14 @@ pub(crate) unsafe fn visit_rows_in<'w, Q: QueryData, F: QueryFilter>(
 /// collected rows), in the order given.
 ///
 /// # Safety
-/// - `driving` is the driver of a query over `components` and `alive`, whose change walk
+/// - `driving` is the driver of a query over `components` (with `gate`), whose change walk
 ///   yielded `candidates` (each row once), and the world has not changed since; the caller holds
 ///   that query's access;
 /// - no other call, running or with items still in use, visits any of these candidates.
 #[inline]
 pub(crate) unsafe fn visit_candidates<'w, Q: QueryData, F: QueryFilter>(
     components: &'w Components,
-    alive: &'w Entities,
+    gate: Gate<'w>,
     ticks: Ticks,
     driving: Driving<'w>,
     candidates: impl IntoIterator<Item = (usize, Entity)>,
@@ -182,7 +186,7 @@ pub(crate) unsafe fn visit_candidates<'w, Q: QueryData, F: QueryFilter>(
     let data = Q::init_fetch(components, Some(driving), ticks);
     let filter = F::init_fetch(components, ticks);
     // SAFETY: forwarded from the caller; the fetches were just made for this driver.
-    unsafe { visit_candidates_in::<Q, F>(&data, &filter, alive, driving, candidates, f) }
+    unsafe { visit_candidates_in::<Q, F>(&data, &filter, gate, driving, candidates, f) }
 }
 
 /// [`visit_candidates`] with fetches already made for this driver (as [`visit_rows_in`]).
@@ -194,20 +198,21 @@ pub(crate) unsafe fn visit_candidates<'w, Q: QueryData, F: QueryFilter>(
 pub(crate) unsafe fn visit_candidates_in<'w, Q: QueryData, F: QueryFilter>(
     data: &Q::Fetch<'w>,
     filter: &F::Fetch<'w>,
-    alive: &'w Entities,
+    gate: Gate<'w>,
     driving: Driving<'w>,
     candidates: impl IntoIterator<Item = (usize, Entity)>,
     mut f: impl FnMut(Q::Item<'w>),
 ) {
     let lazy = driving.pool.is_lazy();
+    let gated = gate.is_needed(lazy);
     let dense = driving.pool.entities();
     for (row, entity) in candidates {
-        if (!lazy || alive.is_alive(entity))
+        if (!gated || gate.admits(lazy, entity))
             && (F::PASSED_BY_CHANGE_WALK || F::matches_at(filter, entity, dense, row))
         {
             // SAFETY: the fetch was made with this pool as driver from the world the query
             // borrows, unchanged since; `entity` is live (pools hold only live entities; a lazy
-            // pool's dead rows fail the check) and `row` is its row in the driver; candidates
+            // pool's dead rows fail the check), and `row` is its row in the driver; candidates
             // name each row once, and disjoint calls share none (caller).
             if let Some(item) = unsafe { Q::fetch(data, entity, row) } {
                 f(item);
@@ -221,19 +226,21 @@ pub(crate) unsafe fn visit_candidates_in<'w, Q: QueryData, F: QueryFilter>(
 ///
 /// # Safety
 /// - `components` is the world a query borrows, unchanged since; the caller holds that query's
-///   access, and every entity of `entities` is alive in it;
+///   access, and every entity of `entities` is alive in it; `gate` is that query's;
 /// - no other call, running or with items still in use, visits any of these entities.
 #[inline]
 pub(crate) unsafe fn visit_entities<'w, Q: QueryData, F: QueryFilter>(
     components: &'w Components,
+    gate: Gate<'w>,
     ticks: Ticks,
     entities: impl IntoIterator<Item = Entity>,
     mut f: impl FnMut(Q::Item<'w>),
 ) {
     let data = Q::init_fetch(components, None, ticks);
     let filter = F::init_fetch(components, ticks);
+    let gated = gate.is_needed(false);
     for entity in entities {
-        if F::matches(&filter, entity) {
+        if F::matches(&filter, entity) && (!gated || gate.skip.admits(entity)) {
             // SAFETY: the fetch has no driver, so `row` is unused and every component is looked
             // up; `entity` is alive and visited once (caller).
             if let Some(item) = unsafe { Q::fetch(&data, entity, usize::MAX) } {

@@ -68,6 +68,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     ) -> T {
         assert!(chunk_rows > 0, "par_fold_chunked needs chunks of at least one row");
         let (components, alive, ticks) = (self.components, self.entities, self.ticks);
+        let gate = self.gate();
         // Folds one chunk from `identity()` through `visit`, which feeds it the chunk's items.
         let fold_chunk = |visit: &mut Visit<'_, Q::Item<'_>>| {
             let mut acc = Some(identity());
@@ -84,7 +85,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                     // by one call, and the accumulator's type cannot hold an item (it is fixed
                     // outside the item lifetime).
                     fold_chunk(&mut |g| unsafe {
-                        visit_rows::<Q, F>(components, alive, ticks, driving, index * chunk_rows, entities, g)
+                        visit_rows::<Q, F>(components, gate, ticks, driving, index * chunk_rows, entities, g)
                     })
                 };
                 in_chunks(rows, chunk_rows, chunk, identity(), &mut reduce)
@@ -95,7 +96,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                     // SAFETY: this query's change walk over the world it borrows, unchanged
                     // since; each row once, the chunks disjoint; as above for the accumulator.
                     fold_chunk(&mut |g| unsafe {
-                        visit_candidates::<Q, F>(components, alive, ticks, driving, rows.iter().copied(), g)
+                        visit_candidates::<Q, F>(components, gate, ticks, driving, rows.iter().copied(), g)
                     })
                 };
                 in_chunks(&candidates, chunk_rows, chunk, identity(), &mut reduce)
@@ -106,7 +107,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
                     // SAFETY: live entities of the world this query borrows, each in one chunk;
                     // as above for the accumulator.
                     fold_chunk(&mut |g| unsafe {
-                        visit_entities::<Q, F>(components, ticks, entities.iter().copied(), g)
+                        visit_entities::<Q, F>(components, gate, ticks, entities.iter().copied(), g)
                     })
                 };
                 in_chunks(&entities, chunk_rows, chunk, identity(), &mut reduce)

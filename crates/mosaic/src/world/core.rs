@@ -73,6 +73,8 @@ pub struct World {
     pub(super) reader_ticks: super::reader_ticks::ReaderTicks,
     /// Many-to-many pairs: each kind's reverse index (a row subscriber).
     pub(super) pairs: crate::hierarchy::PairIndex,
+    /// The component types besides `Disabled` that queries skip by default.
+    pub(super) disabling: super::disabled::DisablingComponents,
 }
 
 impl Default for World {
@@ -93,6 +95,7 @@ impl Default for World {
             sampler: 0x2545_f491_4f6c_dd1d,
             reader_ticks: Default::default(),
             pairs: Default::default(),
+            disabling: Default::default(),
         }
     }
 }

@@ -6,6 +6,7 @@ mod command_buffer;
 mod component_sets;
 mod core;
 mod deferred;
+mod disabled;
 mod entity_ref;
 mod error;
 mod from_world;
@@ -37,6 +38,7 @@ pub(crate) use command_buffer::OpOutcome;
 pub use command_buffer::{ApplyReport, CommandBuffer};
 #[cfg(feature = "rollback")]
 pub(crate) use component_sets::SetsImage;
+pub use disabled::{Disabled, MAX_DISABLING_COMPONENTS};
 pub use entity_ref::{EntityMut, EntityRef};
 pub use error::{ComponentError, IndexError, ResourceError};
 pub use from_world::FromWorld;

@@ -84,6 +84,8 @@ impl World {
             observers: _,
             required: _,
             deferred: _,
+            // Which types disable entities is a registration too (code, as hooks are).
+            disabling: _,
             groups,
             indexes,
             sampler,
@@ -118,6 +120,7 @@ impl World {
             observers: _,
             required: _,
             deferred: _,
+            disabling: _,
             groups,
             indexes,
             sampler,

@@ -1,6 +1,7 @@
 //! Removing components by bundle: `World::remove` / `try_remove` take a whole bundle out (all or
 //! nothing, as hecs' `remove`), `World::remove_present` drops what the entity has of one (bevy's
-//! `remove`).
+//! `remove`), and `World::take` / `try_take` take a bundle out and despawn the entity (hecs'
+//! `take`).
 
 use super::{ComponentError, World};
 use crate::component::{Bundle, BundleSource, Component};
@@ -141,5 +142,60 @@ impl World {
         }
         super::spawn::check_bundle::<B>(self);
         Ok(self.holding_deferred(|world| B::remove_each(&mut EntityRows { world, entity })))
+    }
+
+    /// Despawns `entity` and hands back its components of bundle `B`, dropping the rest; or
+    /// `None`, changing nothing, if it lacks any of them. hecs' `World::take`, typed: all or
+    /// nothing, as [`World::remove`].
+    ///
+    /// `B`'s components leave first (hooks and watches see each removal, as for
+    /// [`World::remove`]), then the entity is despawned as by [`World::despawn`] (hooks fire for
+    /// the rest). O(k) in the entity's k components.
+    ///
+    /// # Panics
+    /// If `entity` is not alive, or `B` holds a type twice; see [`World::try_take`].
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Component, World};
+    ///
+    /// #[derive(Component, Debug, PartialEq)]
+    /// struct Item(&'static str);
+    /// #[derive(Component, Debug, PartialEq)]
+    /// struct Count(u32);
+    /// #[derive(Component)]
+    /// struct Dropped;
+    ///
+    /// let mut world = World::new();
+    /// let e = world.spawn((Item("arrow"), Count(12), Dropped));
+    /// assert_eq!(world.take::<(Item, Count)>(e), Some((Item("arrow"), Count(12))));
+    /// assert!(!world.is_alive(e)); // despawned, `Dropped` dropped
+    /// ```
+    #[track_caller]
+    pub fn take<B: Bundle>(&mut self, entity: Entity) -> Option<B> {
+        match self.try_take(entity) {
+            Ok(values) => Some(values),
+            Err(ComponentError::MissingComponent { .. }) => None,
+            Err(error) => panic!("cannot take `{}`: {error}", std::any::type_name::<B>()),
+        }
+    }
+
+    /// Despawns `entity` and hands back its components of bundle `B`; the fallible form of
+    /// [`World::take`].
+    ///
+    /// # Errors
+    /// [`ComponentError::Entity`] if `entity` is not alive; [`ComponentError::MissingComponent`]
+    /// naming the first component of `B` (in bundle order) that it lacks, with the entity left
+    /// untouched.
+    ///
+    /// # Panics
+    /// If `B` holds the same component type twice.
+    pub fn try_take<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
+        let values = self.try_remove::<B>(entity)?;
+        // A hook on one of `B`'s removals may have despawned the entity already.
+        if self.is_alive(entity) {
+            self.despawn(entity);
+        }
+        Ok(values)
     }
 }

@@ -14,6 +14,7 @@ mod derive_bundle;
 mod derive_query;
 mod despawn;
 mod determinism;
+mod disabled;
 mod disjoint_access;
 mod drop;
 mod enum_query;
