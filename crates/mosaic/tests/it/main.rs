@@ -30,6 +30,7 @@ mod insert_remove;
 mod layout;
 mod layouts;
 mod lazy;
+mod lifecycle_property;
 mod observers;
 mod pairs;
 mod panic_safety;
