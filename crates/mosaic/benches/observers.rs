@@ -4,6 +4,9 @@
 //!
 //! Each round times, in turn:
 //! - `boxed`: 10^5 calls of a boxed closure that adds the event's value to a counter;
+//! - `boxed_world`: the same closure reaching the counter as a resource of the world
+//!   (`Vec<Box<dyn FnMut(&mut World, Entity, u64)>>`), what a hand-written event bus over a
+//!   world does;
 //! - `trigger`: 10^5 `World::trigger_targets` of an entity event with one observer doing the
 //!   same through `ResMut` (the observer of that one entity, as `World::observe` makes);
 //! - `propagate8`: 10^5 triggers at the leaf of an 8-deep chain, an `#[event(propagate)]`
@@ -53,7 +56,14 @@ fn main() {
     }
     chain.add_observer(|b: On<Bubble>, mut total: ResMut<u64>| *total += b.0);
 
-    let (mut t_boxed, mut t_trigger, mut t_propagate) = (Vec::new(), Vec::new(), Vec::new());
+    let mut by_hand = World::new();
+    by_hand.insert_resource(0u64);
+    let by_hand_target = by_hand.spawn_empty();
+    let mut handlers: Vec<Box<dyn FnMut(&mut World, Entity, u64)>> =
+        vec![Box::new(|world: &mut World, _: Entity, v: u64| *world.resource_mut::<u64>() += v)];
+
+    let (mut t_boxed, mut t_world, mut t_trigger, mut t_propagate) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..rounds {
         let start = Instant::now();
         for i in 0..TRIGGERS {
@@ -62,6 +72,14 @@ fn main() {
             }
         }
         t_boxed.push(start.elapsed());
+
+        let start = Instant::now();
+        for i in 0..TRIGGERS {
+            for f in handlers.iter_mut() {
+                f(&mut by_hand, black_box(by_hand_target), black_box(i));
+            }
+        }
+        t_world.push(start.elapsed());
 
         let start = Instant::now();
         for i in 0..TRIGGERS {
@@ -83,9 +101,12 @@ fn main() {
     let per = |d: Duration| d.as_secs_f64() * 1e9 / TRIGGERS as f64;
     println!("| way | ns per trigger (median of {rounds} rounds) | / boxed |");
     println!("|---|---|---|");
-    for (name, samples) in
-        [("boxed", &mut t_boxed), ("trigger", &mut t_trigger), ("propagate8", &mut t_propagate)]
-    {
+    for (name, samples) in [
+        ("boxed", &mut t_boxed),
+        ("boxed_world", &mut t_world),
+        ("trigger", &mut t_trigger),
+        ("propagate8", &mut t_propagate),
+    ] {
         let m = median(samples);
         println!("| {name} | {:.1} | {:.2} |", per(m), m.as_secs_f64() / boxed.as_secs_f64());
     }

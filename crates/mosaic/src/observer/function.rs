@@ -101,7 +101,7 @@ impl<E: Event, B: Bundle, M: 'static, F: ObserverFunction<E, B, M>> ObserverRunn
     fn run(&mut self, world: &World, trigger: &mut TriggerContext<'_>) {
         let clock = world.components().clock();
         let last_run = self.last_run.get().unwrap_or_else(|| clock.oldest());
-        let this_run = clock.advance();
+        let this_run = trigger.this_run;
         let ticks = clock.ticks(last_run, this_run);
         // An observer whose parameters cannot be fetched now (a missing resource, an unmet
         // `Single`) is skipped for this event, as bevy skips it.

@@ -267,11 +267,9 @@ impl World {
     /// world.trigger_targets(Bubble(Vec::new()), leaf);
     /// ```
     pub fn trigger_targets<E: Event>(&mut self, mut event: E, targets: impl TriggerTargets) {
-        let mut list = SmallVec::<[Entity; 8]>::new();
-        targets.for_each_target(&mut |e| list.push(e));
-        for target in list {
+        targets.for_each_target(&mut |target| {
             self.trigger_erased(TypeId::of::<E>(), &mut event, Some(target), E::AUTO_PROPAGATE, E::traverse);
-        }
+        });
     }
 
     /// Number of observers the world has. O(1).

@@ -23,7 +23,7 @@ use super::row_events::{RowChange, RowSubscriber};
 use super::{CommandBuffer, World};
 use crate::component::ComponentId;
 use crate::entity::Entity;
-use crate::storage::RowEvents;
+use crate::storage::{RowEvents, Tick};
 
 /// The lifecycle events an observer can watch a component for, in the order a change fires them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -66,6 +66,8 @@ pub(crate) struct TriggerContext<'a> {
     pub(crate) observer: Option<Entity>,
     /// Whether the event goes on to the next entity of its traversal after this level.
     pub(crate) propagate: bool,
+    /// The tick the observers of this trigger run at (one per trigger or lifecycle event).
+    pub(crate) this_run: Tick,
 }
 
 /// A type-erased observer: a function of system parameters (made by `crate::observer`).
@@ -116,8 +118,10 @@ pub(crate) struct Observers {
     free: Vec<u32>,
     /// Observer entity -> slot.
     by_entity: FxHashMap<Entity, u32>,
-    /// Custom event type -> its observers.
-    custom: FxHashMap<TypeId, CustomEntry>,
+    /// Custom event type -> its index in `events`.
+    custom: FxHashMap<TypeId, usize>,
+    /// The observers of each custom event type seen (by the index `custom` gives).
+    events: Vec<CustomEntry>,
     /// Per component id, per [`Lifecycle`] kind (as `usize`): the observers, in registration order.
     lifecycle: Vec<[Vec<u32>; 5]>,
     /// Watched entity -> the observers that watch it (removed with it when it is despawned).
@@ -232,9 +236,9 @@ impl RowSubscriber for Observers {
                     let entity = entry.entity;
                     world.deferred_despawn(entity);
                 } else if let ObserverKey::Custom(event) = entry.key
-                    && let Some(custom) = world.observers.custom.get_mut(&event)
+                    && let Some(&index) = world.observers.custom.get(&event)
                 {
-                    custom.by_target.remove(&change.entity);
+                    world.observers.events[index].by_target.remove(&change.entity);
                 }
             }
         }
@@ -267,7 +271,12 @@ impl World {
         let mut refresh = SmallVec::<[ComponentId; 2]>::new();
         match &key {
             ObserverKey::Custom(event) => {
-                let entry = observers.custom.entry(*event).or_default();
+                let events = &mut observers.events;
+                let index = *observers.custom.entry(*event).or_insert_with(|| {
+                    events.push(CustomEntry::default());
+                    events.len() - 1
+                });
+                let entry = &mut events[index];
                 if watched.is_empty() {
                     entry.global.push(slot);
                 } else {
@@ -319,7 +328,8 @@ impl World {
         let mut refresh = SmallVec::<[ComponentId; 2]>::new();
         match entry.key {
             ObserverKey::Custom(event) => {
-                if let Some(custom) = observers.custom.get_mut(&event) {
+                if let Some(&index) = observers.custom.get(&event) {
+                    let custom = &mut observers.events[index];
                     custom.global.retain(|&s| s != slot);
                     for target in &entry.watched {
                         if let Some(list) = custom.by_target.get_mut(target) {
@@ -368,6 +378,7 @@ impl World {
         if count == 0 {
             return;
         }
+        let this_run = self.components.clock().advance();
         crate::observer::lifecycle_event(kind, entity, |event| {
             for at in 0..count {
                 let Some(&slot) = self.observers.of(id, kind).get(at) else { break };
@@ -376,7 +387,7 @@ impl World {
                     _ => false,
                 };
                 if watches {
-                    self.run_lifecycle_observer(slot, event, entity, Some(id));
+                    self.run_lifecycle_observer(slot, event, entity, Some(id), this_run);
                 }
             }
         });
@@ -389,6 +400,7 @@ impl World {
         event: &mut dyn Any,
         entity: Entity,
         component: Option<ComponentId>,
+        this_run: Tick,
     ) {
         let mut trigger = TriggerContext {
             event,
@@ -397,6 +409,7 @@ impl World {
             component,
             observer: None,
             propagate: false,
+            this_run,
         };
         self.run_observer(slot, &mut trigger);
     }
@@ -416,9 +429,10 @@ impl World {
         if slots.is_empty() {
             return;
         }
+        let this_run = self.components.clock().advance();
         crate::observer::lifecycle_event(Lifecycle::Despawn, entity, |event| {
             for slot in slots {
-                self.run_lifecycle_observer(slot, event, entity, None);
+                self.run_lifecycle_observer(slot, event, entity, None, this_run);
             }
         });
     }
@@ -426,7 +440,8 @@ impl World {
     /// Triggers custom event `event` (of type id `event_type`) at `target` (`None`: globally),
     /// following `traverse` while an observer asks to propagate (or `auto_propagate`). Runs the
     /// global observers, then those of the target, each in registration order, level by level;
-    /// then applies what they deferred. O(observers run + levels).
+    /// then applies what they deferred. O(observers run + levels); one hash lookup when `E`
+    /// has no observer.
     pub(crate) fn trigger_erased(
         &mut self,
         event_type: TypeId,
@@ -435,29 +450,28 @@ impl World {
         auto_propagate: bool,
         traverse: fn(&World, Entity) -> Option<Entity>,
     ) {
+        let Some(&index) = self.observers.custom.get(&event_type) else { return };
+        // One tick for the whole trigger: every observer it runs stamps its writes with it.
+        let this_run = self.components.clock().advance();
         let mut at = target;
         // A traversal that loops (a relation cycle) stops after this many levels.
         let mut levels = 0u32;
         loop {
             let mut propagate = auto_propagate;
-            let Some(entry) = self.observers.custom.get(&event_type) else { break };
-            let mut slots: SmallVec<[u32; 8]> = entry.global.iter().copied().collect();
-            if let Some(target) = at
-                && let Some(list) = entry.by_target.get(&target)
-            {
-                slots.extend(list.iter().copied());
+            // The lists cannot change while observers run (they see the world shared and defer
+            // their changes to the end of the trigger), so they are walked by position.
+            let global = self.observers.events[index].global.len();
+            for at_slot in 0..global {
+                let slot = self.observers.events[index].global[at_slot];
+                propagate = self.run_custom_observer(slot, event, at, target, propagate, this_run);
             }
-            for slot in slots {
-                let mut trigger = TriggerContext {
-                    event: &mut *event,
-                    target: at,
-                    original: target,
-                    component: None,
-                    observer: None,
-                    propagate,
-                };
-                self.run_observer(slot, &mut trigger);
-                propagate = trigger.propagate;
+            if let Some(entity) = at
+                && let Some(list) = self.observers.events[index].by_target.get(&entity)
+            {
+                let list: SmallVec<[u32; 4]> = list.iter().copied().collect();
+                for slot in list {
+                    propagate = self.run_custom_observer(slot, event, at, target, propagate, this_run);
+                }
             }
             levels += 1;
             let next = match at {
@@ -470,5 +484,30 @@ impl World {
             }
         }
         self.flush_deferred();
+    }
+
+    /// Runs observer `slot` for custom `event` at `at`; returns whether the event propagates
+    /// after this level as the observer left it.
+    #[inline]
+    fn run_custom_observer(
+        &mut self,
+        slot: u32,
+        event: &mut dyn Any,
+        at: Option<Entity>,
+        original: Option<Entity>,
+        propagate: bool,
+        this_run: Tick,
+    ) -> bool {
+        let mut trigger = TriggerContext {
+            event,
+            target: at,
+            original,
+            component: None,
+            observer: None,
+            propagate,
+            this_run,
+        };
+        self.run_observer(slot, &mut trigger);
+        trigger.propagate
     }
 }
