@@ -32,6 +32,11 @@ struct Hit(u64);
 #[event(propagate)]
 struct Bubble(u64);
 
+/// The hand-written baseline: a boxed closure adding a value to a counter.
+type Handler = Box<dyn FnMut(&mut u64, u64)>;
+/// The same reaching the counter as a resource of a world.
+type WorldHandler = Box<dyn FnMut(&mut World, Entity, u64)>;
+
 /// Triggers per round.
 const TRIGGERS: u64 = 100_000;
 
@@ -39,7 +44,7 @@ fn main() {
     let rounds: usize = arg("--rounds").and_then(|r| r.parse().ok()).unwrap_or(21);
 
     let mut counter = 0u64;
-    let mut boxed: Vec<Box<dyn FnMut(&mut u64, u64)>> = vec![Box::new(|total: &mut u64, v: u64| *total += v)];
+    let mut boxed: Vec<Handler> = vec![Box::new(|total: &mut u64, v: u64| *total += v)];
 
     let mut world = World::new();
     world.insert_resource(0u64);
@@ -59,7 +64,7 @@ fn main() {
     let mut by_hand = World::new();
     by_hand.insert_resource(0u64);
     let by_hand_target = by_hand.spawn_empty();
-    let mut handlers: Vec<Box<dyn FnMut(&mut World, Entity, u64)>> =
+    let mut handlers: Vec<WorldHandler> =
         vec![Box::new(|world: &mut World, _: Entity, v: u64| *world.resource_mut::<u64>() += v)];
 
     let (mut t_boxed, mut t_world, mut t_trigger, mut t_propagate) =
