@@ -312,11 +312,13 @@ impl World {
     /// is stale afterwards (generations move on as for [`World::despawn`]), and the next spawns
     /// reuse the lowest indices first.
     ///
-    /// Hooks and watches fire for each entity as for [`World::despawn`] (entities are despawned
-    /// from the highest index down); entities that hooks spawn meanwhile stay. With no hook,
-    /// watch, group or value index on any component, the pools are emptied wholesale: O(slots + components), no per-entity
-    /// lookups; otherwise O(sum of the entities' components). Also drops the dead rows lazily
-    /// cleaned pools keep.
+    /// Hooks, observers and watches fire for each entity as for [`World::despawn`] (entities
+    /// are despawned from the highest index down); entities that hooks spawn meanwhile stay.
+    /// Observers are entities, so they are despawned too (bevy's `clear_entities` does the
+    /// same): add them again after a clear. With no hook, observer, watch, group, value index or
+    /// pair on any component, the pools are emptied wholesale: O(slots + components), no
+    /// per-entity lookups; otherwise O(sum of the entities' components). Also drops the dead
+    /// rows lazily cleaned pools keep.
     ///
     /// # Panics
     /// If a component's `Drop` panics: every entity is still despawned and every pool emptied
