@@ -278,7 +278,71 @@ impl World {
     }
 }
 
+impl crate::EntityMut<'_> {
+    /// Adds an observer of this entity: [`World::observe`] on it. Returns `self` for chaining;
+    /// the observer's entity is not returned (use [`World::observe`] to keep it). bevy's
+    /// `EntityWorldMut::observe`.
+    ///
+    /// # Panics
+    /// If the observer's parameters alias.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Event, On, ResMut, World};
+    ///
+    /// #[derive(Event)]
+    /// struct Poke;
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(0u32);
+    /// let e = world.spawn_empty();
+    /// world.entity_mut(e).observe(|_: On<Poke>, mut n: ResMut<u32>| *n += 1);
+    /// world.trigger_targets(Poke, e);
+    /// assert_eq!(*world.resource::<u32>(), 1);
+    /// ```
+    #[track_caller]
+    pub fn observe<E: Event, B: Bundle, M: 'static>(
+        &mut self,
+        observer: impl ObserverFunction<E, B, M>,
+    ) -> &mut Self {
+        let (world, entity) = self.world_and_id();
+        world.observe(entity, observer);
+        self
+    }
+}
+
 impl CommandBuffer {
+    /// Records [`World::add_observer`], run when the buffer is applied (bevy's
+    /// `Commands::add_observer`).
+    ///
+    /// # Panics
+    /// When applied, if the observer's parameters alias.
+    pub fn add_observer<E: Event, B: Bundle, M: 'static>(
+        &mut self,
+        observer: impl ObserverFunction<E, B, M>,
+    ) {
+        self.queue(move |world: &mut World| {
+            world.add_observer(observer);
+        });
+    }
+
+    /// Records [`World::observe`] of `entity`, run when the buffer is applied; skipped if
+    /// `entity` is not alive by then.
+    ///
+    /// # Panics
+    /// When applied, if the observer's parameters alias.
+    pub fn observe<E: Event, B: Bundle, M: 'static>(
+        &mut self,
+        entity: Entity,
+        observer: impl ObserverFunction<E, B, M>,
+    ) {
+        self.queue(move |world: &mut World| {
+            if world.is_alive(entity) {
+                world.observe(entity, observer);
+            }
+        });
+    }
+
     /// Records [`World::trigger`] of `event`, run when the buffer is applied.
     ///
     /// # Examples

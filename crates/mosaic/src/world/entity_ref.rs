@@ -49,6 +49,12 @@ pub struct EntityMut<'w> {
 }
 
 impl EntityMut<'_> {
+    /// The world and the entity, for the layers above the world that add operations on one
+    /// entity (observers).
+    pub(crate) fn world_and_id(&mut self) -> (&mut World, Entity) {
+        (self.world, self.entity)
+    }
+
     /// The entity's handle.
     #[inline]
     pub fn id(&self) -> Entity {

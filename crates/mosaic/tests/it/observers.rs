@@ -373,3 +373,21 @@ fn rollback_keeps_observers_and_refuses_a_changed_set() {
     world.despawn(extra);
     ring.restore(0, &mut world).unwrap();
 }
+
+#[test]
+fn observers_added_through_entity_mut_and_commands() {
+    let mut world = World::new();
+    world.insert_resource(0u32);
+    let e = world.spawn_empty();
+    world.entity_mut(e).observe(|_: On<EventA>, mut n: ResMut<u32>| *n += 1);
+    let mut commands = CommandBuffer::new();
+    commands.add_observer(|_: On<EventA>, mut n: ResMut<u32>| *n += 10);
+    commands.observe(e, |_: On<EventA>, mut n: ResMut<u32>| *n += 100);
+    let gone = world.spawn_empty();
+    commands.observe(gone, |_: On<EventA>, mut n: ResMut<u32>| *n += 1000);
+    world.despawn(gone);
+    commands.apply(&mut world);
+    assert_eq!(world.observer_count(), 3);
+    world.trigger_targets(EventA, e);
+    assert_eq!(*world.resource::<u32>(), 111);
+}
