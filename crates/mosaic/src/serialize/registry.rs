@@ -58,7 +58,7 @@ pub(crate) struct Entry {
 
 impl Entry {
     /// The entry of type `T` under `name`, with its RON and binary functions.
-    fn new<T: 'static>(
+    pub(crate) fn new<T: 'static>(
         name: &str,
         (save, load): (SaveFn, LoadFn),
         (save_binary, load_binary): (SaveBinaryFn, LoadBinaryFn),
@@ -93,6 +93,20 @@ impl Entry {
 pub(crate) trait Pending {
     /// The entity indices the data is for, in the order read (components only).
     fn indices(&self) -> Box<dyn Iterator<Item = u32> + '_>;
+    /// Checks what the generic validation does not see (a pair kind's own invariants), with
+    /// `name` the registered name, `is_live` telling live saved entity indices and `is_marked`
+    /// the indices the snapshot marks as pair targets.
+    ///
+    /// # Errors
+    /// The first problem found.
+    fn check(
+        &self,
+        _name: &str,
+        _is_live: &dyn Fn(u32) -> bool,
+        _is_marked: &dyn Fn(u32) -> bool,
+    ) -> Result<(), SnapshotError> {
+        Ok(())
+    }
     /// Puts the data into `world`: row `i` of a column goes to `entity_of(index)`. `map`, when
     /// given, rewrites entity handles inside values that implement [`MapEntities`].
     fn apply(
@@ -229,7 +243,7 @@ where
 }
 
 /// Decodes all of `bytes` as a `V`.
-fn decode_all<V: DeserializeOwned>(bytes: &[u8]) -> Result<V, SnapshotError> {
+pub(crate) fn decode_all<V: DeserializeOwned>(bytes: &[u8]) -> Result<V, SnapshotError> {
     let (value, rest) = postcard::take_from_bytes(bytes).map_err(SnapshotError::DecodePostcard)?;
     if rest.is_empty() { Ok(value) } else { Err(SnapshotError::TrailingBytes(rest.len())) }
 }
@@ -325,6 +339,8 @@ pub struct SnapshotRegistry {
     pub(crate) resources: Vec<Entry>,
     /// Sorted by name.
     pub(crate) relations: Vec<super::relation::RelationEntry>,
+    /// Many-to-many pair kinds ([`SnapshotRegistry::register_pair`]), sorted by name.
+    pub(crate) pairs: Vec<Entry>,
 }
 
 impl std::fmt::Debug for SnapshotRegistry {
@@ -335,6 +351,7 @@ impl std::fmt::Debug for SnapshotRegistry {
             .field("components", &names(&self.components))
             .field("resources", &names(&self.resources))
             .field("relations", &self.relation_names().collect::<Vec<_>>())
+            .field("pairs", &names(&self.pairs))
             .finish()
     }
 }
@@ -344,7 +361,7 @@ impl std::fmt::Debug for SnapshotRegistry {
 /// # Panics
 /// If the name or the type is already registered there.
 #[track_caller]
-fn add(entries: &mut Vec<Entry>, entry: Entry, kind: &str) {
+pub(crate) fn add(entries: &mut Vec<Entry>, entry: Entry, kind: &str) {
     if let Some(other) = entries.iter().find(|e| e.type_id == entry.type_id) {
         panic!(
             "{kind} `{}` is already registered, as `{}`; register each type once",

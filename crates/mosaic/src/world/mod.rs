@@ -45,9 +45,9 @@ pub use from_world::FromWorld;
 pub use group::{GroupError, GroupId};
 pub(crate) use group::{Groups, OwningGroup};
 pub use hooks::{Hook, HookContext, HookId};
-pub(crate) use observers::{Lifecycle, ObserverKey, ObserverRunner, TriggerContext};
 pub use index::ComponentIndex;
 pub(crate) use index::Indexes;
+pub(crate) use observers::{Lifecycle, ObserverKey, ObserverRunner, TriggerContext};
 #[cfg(feature = "serialize")]
 pub(crate) use parts::Parts;
 #[cfg(feature = "rollback")]

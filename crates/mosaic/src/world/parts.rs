@@ -127,6 +127,16 @@ impl World {
             reader_ticks,
             pairs,
         } = self;
-        PartsMut { entities, components, component_sets, resources, groups, indexes, reader_ticks, sampler, pairs }
+        PartsMut {
+            entities,
+            components,
+            component_sets,
+            resources,
+            groups,
+            indexes,
+            reader_ticks,
+            sampler,
+            pairs,
+        }
     }
 }

@@ -32,6 +32,7 @@ mod layouts;
 mod lazy;
 mod observers;
 mod pairs;
+mod pairs_snapshot;
 mod panic_safety;
 mod par_iter;
 mod param_set;
