@@ -416,3 +416,30 @@ fn a_format_5_snapshot_still_loads_and_a_future_one_is_refused() {
     let v7 = edit(&compact, &v6, "format:7,");
     assert!(matches!(load_error(&registry, &v7), SnapshotError::Version { found: 7, expected: 6 }));
 }
+
+#[cfg(feature = "rollback")]
+#[test]
+fn the_world_hash_covers_values_of_kinds_registered_for_it_only() {
+    use mosaic::rollback::RollbackRegistry;
+
+    #[derive(Clone, Hash)]
+    struct Debt(u32);
+    impl PairRelation for Debt {}
+
+    let mut world = World::new();
+    let [a, b] = [(); 2].map(|()| world.spawn_empty());
+    world.add_pair_with(a, b, Debt(1));
+    let plain = RollbackRegistry::new();
+    let mut with_values = RollbackRegistry::new();
+    with_values.register_pair::<Debt>("debt");
+    assert_eq!(with_values.pair_names().collect::<Vec<_>>(), ["debt"]);
+    let (plain_before, before) = (plain.hash(&world), with_values.hash(&world));
+    assert_ne!(plain_before, before, "registration adds the values");
+    world.add_pair_with(a, b, Debt(2));
+    assert_eq!(plain.hash(&world), plain_before, "unregistered: values are left out");
+    assert_ne!(with_values.hash(&world), before, "registered: the value counts");
+    world.add_pair_with(a, b, Debt(1));
+    assert_eq!(with_values.hash(&world), before);
+    world.remove_pair::<Debt>(a, b);
+    assert_eq!(with_values.hash(&world), plain.hash(&world), "no pairs: nothing written");
+}
