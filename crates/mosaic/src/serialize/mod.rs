@@ -73,5 +73,6 @@ mod save;
 pub use by_name::{NamedData, NamedPool};
 pub use entity::{EntityMap, MapEntities};
 pub use error::SnapshotError;
+pub use pairs::NamedPairs;
 pub use registry::SnapshotRegistry;
 pub use save::{FORMAT_VERSION, OLDEST_FORMAT_VERSION};

@@ -7,6 +7,7 @@ use rustc_hash::FxHashSet;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::by_name::NamedData;
 use super::registry::{Entry, Pending, add, decode_all};
 use super::{SnapshotError, SnapshotRegistry};
 use crate::entity::Entity;
@@ -49,9 +50,51 @@ fn save_kind_binary<R: PairRelation + Serialize>(world: &World) -> Option<Result
     Some(postcard::to_extend(&KindRows::<R> { world, _marker: PhantomData }, buffer))
 }
 
-/// One kind's pairs as read: `(source index, [(target index, slot, value)])` per source.
+/// One source's values of one kind, as a sequence in its targets' order.
+struct ValuesOut<'a, R>(&'a [PairEntry<R>]);
+
+impl<R: PairRelation + Serialize> Serialize for ValuesOut<'_, R> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|e| &e.value))
+    }
+}
+
+fn pairs_of_source<R: PairRelation + Serialize>(
+    world: &World,
+    source: Entity,
+) -> Option<(Vec<Entity>, Box<dyn erased_serde::Serialize + '_>)> {
+    let targets = world.components().pool_of::<Targets<R>>()?.get::<Targets<R>>(source)?;
+    Some((targets.targets().collect(), Box::new(ValuesOut(&targets.entries))))
+}
+
+/// One registered pair kind of one source: what an inspector shows on an entity's page.
+pub struct NamedPairs<'a> {
+    /// The name the kind is registered under.
+    pub name: &'a str,
+    /// The Rust type name (`std::any::type_name`), for display only: not stable across builds.
+    pub type_name: &'static str,
+    /// The source's targets of the kind, in the order described on [`Targets`].
+    pub targets: Vec<Entity>,
+    /// The pairs' values, a sequence in the order of [`NamedPairs::targets`].
+    pub values: Box<dyn erased_serde::Serialize + 'a>,
+}
+
+impl std::fmt::Debug for NamedPairs<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NamedPairs")
+            .field("name", &self.name)
+            .field("type_name", &self.type_name)
+            .field("targets", &self.targets)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One source's pairs as read: its index, and `(target index, slot, value)` per pair.
+type SourceRow<R> = (u32, Vec<(u32, u32, R)>);
+
+/// One kind's pairs as read, per source.
 struct PendingPairs<R> {
-    rows: Vec<(u32, Vec<(u32, u32, R)>)>,
+    rows: Vec<SourceRow<R>>,
 }
 
 fn load_kind<R: PairRelation + DeserializeOwned>(
@@ -196,12 +239,13 @@ impl SnapshotRegistry {
     where
         R: PairRelation + Serialize + DeserializeOwned,
     {
-        let entry = Entry::new::<R>(
+        let mut entry = Entry::new::<R>(
             name,
             (save_kind::<R>, load_kind::<R>),
             (save_kind_binary::<R>, load_kind_binary::<R>),
             load_kind::<R>,
         );
+        entry.pairs_of = Some(pairs_of_source::<R>);
         add(&mut self.pairs, entry, "pair kind");
         self
     }
@@ -209,5 +253,59 @@ impl SnapshotRegistry {
     /// The registered pair kind names, sorted.
     pub fn pair_names(&self) -> impl Iterator<Item = &str> {
         self.pairs.iter().map(|e| e.name.as_str())
+    }
+
+    /// Each registered pair kind `world` has set up, sorted by name: [`NamedData::rows`] is its
+    /// sources (entities with at least one pair of it), [`NamedData::value_bytes`] the size of
+    /// one value, and the data serializes as in a snapshot (per source index, its `(target
+    /// index, slot, value)`s). Nothing is serialized until a [`NamedData::data`] is.
+    /// O(registered pair kinds) to yield them all.
+    pub fn pair_data<'a>(&'a self, world: &'a World) -> impl Iterator<Item = NamedData<'a>> + 'a {
+        self.pairs.iter().filter_map(move |entry| {
+            let kind = world.pair_index().kinds.iter().find(|k| k.type_id == entry.type_id)?;
+            Some(NamedData {
+                name: &entry.name,
+                type_name: entry.type_name,
+                rows: world.components().pool(kind.pool).len(),
+                value_bytes: entry.size,
+                data: (entry.save)(world)?,
+            })
+        })
+    }
+
+    /// The pairs `source` has, one [`NamedPairs`] per registered kind it has any of, sorted by
+    /// name: the targets and the values. Kinds not registered are left out. O(registered pair
+    /// kinds + pairs of `source`).
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::hierarchy::PairRelation;
+    /// use mosaic::{SnapshotRegistry, World};
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Clone, Serialize, Deserialize)]
+    /// struct Owes(u32);
+    /// impl PairRelation for Owes {}
+    ///
+    /// let mut world = World::new();
+    /// let [ann, ben, cid] = [(); 3].map(|()| world.spawn_empty());
+    /// world.add_pair_with(ann, ben, Owes(10));
+    /// world.add_pair_with(ann, cid, Owes(5));
+    /// let mut registry = SnapshotRegistry::new();
+    /// registry.register_pair::<Owes>("owes");
+    /// let pairs: Vec<_> = registry.pairs_of(&world, ann).collect();
+    /// assert_eq!((pairs[0].name, pairs[0].targets.as_slice()), ("owes", &[ben, cid][..]));
+    /// assert_eq!(ron::to_string(&pairs[0].values).unwrap(), "[(10),(5)]");
+    /// assert_eq!(registry.pairs_of(&world, ben).count(), 0);
+    /// ```
+    pub fn pairs_of<'a>(
+        &'a self,
+        world: &'a World,
+        source: Entity,
+    ) -> impl Iterator<Item = NamedPairs<'a>> + 'a {
+        self.pairs.iter().filter_map(move |entry| {
+            let (targets, values) = (entry.pairs_of?)(world, source)?;
+            Some(NamedPairs { name: &entry.name, type_name: entry.type_name, targets, values })
+        })
     }
 }

@@ -32,6 +32,10 @@ pub(crate) type LoadBinaryFn = fn(&[u8]) -> Result<Box<dyn Pending>, SnapshotErr
 /// Reads one value (not a column) of a registered type, as a row for entity index 0.
 pub(crate) type LoadOneFn =
     for<'de> fn(&mut dyn erased_serde::Deserializer<'de>) -> Result<Box<dyn Pending>, erased_serde::Error>;
+/// One source's pairs of one kind: its targets, and their values as a sequence in the same
+/// order (pair kinds only), or `None` when it has none.
+pub(crate) type PairsOfFn =
+    for<'a> fn(&'a World, Entity) -> Option<(Vec<Entity>, Box<dyn erased_serde::Serialize + 'a>)>;
 /// Rewrites the entity handles inside one value.
 type MapFn<T> = fn(&mut T, &mut dyn FnMut(Entity) -> Entity);
 
@@ -54,6 +58,8 @@ pub(crate) struct Entry {
     pub(crate) save_one: Option<SaveOneFn>,
     /// Every live row, for [`SnapshotRegistry::for_each_value`] (`None` for resources).
     pub(crate) visit: Option<VisitFn>,
+    /// One source's pairs, for [`SnapshotRegistry::pairs_of`] (pair kinds only).
+    pub(crate) pairs_of: Option<PairsOfFn>,
 }
 
 impl Entry {
@@ -76,6 +82,7 @@ impl Entry {
             load_one,
             save_one: None,
             visit: None,
+            pairs_of: None,
         }
     }
 }
