@@ -436,8 +436,8 @@ impl SnapshotRegistry {
     /// restored: every entity keeps its handle (generation included), so handles stored in
     /// components, resources or elsewhere stay valid, and later spawns reuse slots as the saved
     /// world would have. Into any other world, each saved entity is spawned anew; handles inside
-    /// components registered with [`SnapshotRegistry::register_mapped`] and hierarchy links are
-    /// rewritten to the new ids (handles to entities not in the snapshot become dead handles), and
+    /// components registered with [`SnapshotRegistry::register_mapped`], hierarchy links, and the
+    /// sources and targets of relations and pairs are rewritten to the new ids (handles to entities not in the snapshot become dead handles), and
     /// the returned [`EntityMap`] tells where each saved entity went.
     ///
     /// Each saved pool (the relationship pool included) takes its saved row order, the world's
@@ -454,7 +454,10 @@ impl SnapshotRegistry {
     ///
     /// # Errors
     /// [`SnapshotError::DecodeRon`] for malformed or truncated text or a value that does not fit
-    /// its type; [`SnapshotError::Version`]; [`SnapshotError::Unknown`] for an unregistered name;
+    /// its type; [`SnapshotError::Version`] for a format other than
+    /// [`OLDEST_FORMAT_VERSION`](super::OLDEST_FORMAT_VERSION) to
+    /// [`FORMAT_VERSION`](super::FORMAT_VERSION); [`SnapshotError::Unknown`] for an unregistered name;
+    /// [`SnapshotError::Relation`] for relations or pairs that break their kind's rules;
     /// [`SnapshotError::DuplicateName`], [`SnapshotError::DuplicateEntity`],
     /// [`SnapshotError::MissingEntity`], [`SnapshotError::HierarchyCycle`],
     /// [`SnapshotError::Sampler`] and [`SnapshotError::Allocator`] for inconsistent data;

@@ -222,6 +222,8 @@ impl SnapshotRegistry {
     ///
     /// # Errors
     /// [`SnapshotError::EncodeRon`] if a registered type's `Serialize` fails.
+    /// [`SnapshotError::UnregisteredRelation`] or [`SnapshotError::UnregisteredPair`] if the
+    /// world holds pairs of a relation or pair kind the registry does not name.
     pub fn save_ron(&self, world: &mut World) -> Result<String, SnapshotError> {
         world.flush();
         world.sweep_lazy();
@@ -238,6 +240,8 @@ impl SnapshotRegistry {
     ///
     /// # Errors
     /// [`SnapshotError::EncodePostcard`] if a registered type's `Serialize` fails.
+    /// [`SnapshotError::UnregisteredRelation`] or [`SnapshotError::UnregisteredPair`] if the
+    /// world holds pairs of a relation or pair kind the registry does not name.
     pub fn save_binary(&self, world: &mut World) -> Result<Vec<u8>, SnapshotError> {
         world.flush();
         world.sweep_lazy();
