@@ -122,6 +122,20 @@ async function refreshEntity() {
     }
     box.append(div);
   }
+  // Pairs of registered kinds: each target as a link, with the pair's value (read only).
+  for (const [name, pairs] of Object.entries(entity.pairs || {})) {
+    const div = document.createElement("div");
+    div.className = "component";
+    div.dataset.pair = name;
+    div.append(text("h3", `(${name}, *)`));
+    for (const pair of pairs) {
+      const line = document.createElement("div");
+      line.append(link(pair.target), " ");
+      if (pair.value !== null) line.append(text("small", JSON.stringify(pair.value)));
+      div.append(line);
+    }
+    box.append(div);
+  }
 }
 
 async function refreshTree() {

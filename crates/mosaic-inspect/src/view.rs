@@ -49,6 +49,15 @@ pub(crate) struct ComponentSummary {
     pub(crate) bytes: usize,
 }
 
+/// One registered many-to-many pair kind of a world.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct PairKindSummary {
+    pub(crate) name: String,
+    pub(crate) type_name: &'static str,
+    /// Entities with at least one pair of the kind.
+    pub(crate) sources: usize,
+}
+
 /// One system's row of the schedule view.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct SystemView {
@@ -94,8 +103,8 @@ pub(crate) fn ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 1e6).round() / 1e3
 }
 
-/// `GET /api/world`: entity count, the registered components with their pools, the resources as
-/// JSON. O(registered rows + resources).
+/// `GET /api/world`: entity count, the registered components with their pools, the registered
+/// pair kinds with their sources, the resources as JSON. O(registered rows + resources).
 pub(crate) fn summary(source: &Source<'_>) -> Value {
     let (world, registry) = (source.world, source.registry);
     let mut errors = source.errors.clone();
@@ -107,6 +116,14 @@ pub(crate) fn summary(source: &Source<'_>) -> Value {
             pool_rows: column.rows,
             entities: registry.component_pool(world, column.name).map_or(0, |pool| pool.entities().count()),
             bytes: column.rows * column.value_bytes,
+        })
+        .collect();
+    let pairs: Vec<PairKindSummary> = registry
+        .pair_data(world)
+        .map(|kind| PairKindSummary {
+            name: kind.name.to_owned(),
+            type_name: kind.type_name,
+            sources: kind.rows,
         })
         .collect();
     let mut resources = serde_json::Map::new();
@@ -127,6 +144,7 @@ pub(crate) fn summary(source: &Source<'_>) -> Value {
         "frame": source.frame,
         "entities": world.entities().len(),
         "components": components,
+        "pairs": pairs,
         "resources": resources,
         "paused": source.paused,
         "writes": source.writes,
@@ -143,9 +161,10 @@ pub(crate) fn live_entity(world: &World, id: &str) -> Option<Entity> {
     world.entities().alive_at(index).filter(|e| e.generation() == generation)
 }
 
-/// `entity` with its parent, children and registered components as JSON (`{id, index,
-/// generation, parent, children, components: {name: value}}`, names sorted). O(registered
-/// components + children). A value that cannot be JSON is `null`.
+/// `entity` with its parent, children, registered components and pairs as JSON (`{id, index,
+/// generation, parent, children, components: {name: value}, pairs: {kind name: [{target,
+/// value}]}}`, names sorted, each kind's targets in the entity's order). O(registered components
+/// and pair kinds + children + pairs of the entity). A value that cannot be JSON is `null`.
 pub(crate) fn entity(source: &Source<'_>, entity: Entity) -> Value {
     let (world, registry) = (source.world, source.registry);
     let mut components = serde_json::Map::new();
@@ -154,6 +173,17 @@ pub(crate) fn entity(source: &Source<'_>, entity: Entity) -> Value {
             components.insert(name.to_owned(), serde_json::to_value(&*value).unwrap_or(Value::Null));
         }
     }
+    let mut pairs = serde_json::Map::new();
+    for kind in registry.pairs_of(world, entity) {
+        let values = match serde_json::to_value(&*kind.values) {
+            Ok(Value::Array(values)) => values,
+            _ => Vec::new(),
+        };
+        let list = kind.targets.iter().enumerate().map(|(i, target)| {
+            json!({ "target": target.to_string(), "value": values.get(i).cloned().unwrap_or(Value::Null) })
+        });
+        pairs.insert(kind.name.to_owned(), Value::Array(list.collect()));
+    }
     json!({
         "id": entity.to_string(),
         "index": entity.index(),
@@ -161,6 +191,7 @@ pub(crate) fn entity(source: &Source<'_>, entity: Entity) -> Value {
         "parent": world.parent(entity).map(|p| p.to_string()),
         "children": world.children(entity).map(|c| c.to_string()).collect::<Vec<_>>(),
         "components": components,
+        "pairs": pairs,
     })
 }
 

@@ -28,6 +28,11 @@ struct Health(u32);
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct Score(u64);
 
+/// A many-to-many pair kind with a value, shown on its sources' pages.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Owes(u32);
+impl mosaic::hierarchy::PairRelation for Owes {}
+
 fn drift(mut query: Query<&mut Position>) {
     query.for_each(|p| p.x += 1.0);
 }
@@ -37,7 +42,8 @@ fn registry() -> SnapshotRegistry {
     registry
         .register::<Position>("position")
         .register::<Health>("health")
-        .register_resource::<Score>("score");
+        .register_resource::<Score>("score")
+        .register_pair::<Owes>("owes");
     registry
 }
 
@@ -50,6 +56,7 @@ fn start(writes: bool) -> Game {
         let child = world.spawn(Position { x: 1.0, y: 2.0 });
         world.spawn(Health(3));
         world.set_parent(child, root).unwrap();
+        world.add_pair_with(child, root, Owes(7));
         world.insert_resource(Score(42));
         // Three events held by a reader that never reads: a backlog of 3.
         let _idle_reader = world.add_event::<u32>().register_reader();
@@ -109,6 +116,8 @@ fn reads_world_entities_hierarchy_schedule_and_frames() {
     assert_eq!(world["components"][1]["entities"], 2);
     assert_eq!(world["components"][1]["bytes"], 16); // 2 rows of 8-byte positions
     assert_eq!(world["resources"]["score"], 42);
+    assert_eq!(world["pairs"][0]["name"], "owes");
+    assert_eq!(world["pairs"][0]["sources"], 1);
     assert_eq!(world["writes"], false);
 
     let (_, page) = game.json("GET", "/api/entities?with=position&page_size=1", "");
@@ -121,6 +130,9 @@ fn reads_world_entities_hierarchy_schedule_and_frames() {
     assert_eq!(status, 200);
     assert_eq!(entity["entity"]["components"]["position"]["y"], 2.0);
     assert_eq!(entity["entity"]["parent"], "0v1");
+    assert_eq!(entity["entity"]["pairs"]["owes"], json!([{ "target": "0v1", "value": 7 }]));
+    let (_, root) = game.json("GET", "/api/entities/0v1", "");
+    assert_eq!(root["entity"]["pairs"], json!({}), "a target shows no pairs of its own");
 
     // The map: every entity with a position as a point, coloured by its health (none: `null`).
     let (status, map) = game.json("GET", "/api/map?component=position&color=health", "");

@@ -67,6 +67,8 @@ pub use transform::{
 
 #[cfg(any(feature = "serialize", feature = "rollback"))]
 pub(crate) use ops::OrderState;
+#[cfg(feature = "serialize")]
+pub(crate) use pairs::PairEntry;
 pub(crate) use pairs::PairIndex;
 #[cfg(feature = "rollback")]
 pub(crate) use pairs::PairsImage;

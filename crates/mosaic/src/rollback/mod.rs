@@ -29,7 +29,13 @@
 //! 5. each relation kind ([`World::relate`](crate::World::relate)) with a pair, a target mark or
 //!    an index entry, by the relation type's name: its pairs (source and target) in row order, its
 //!    target marks, and its index (each target's sources in relate order);
-//! 6. each registered resource that is hashed, by name.
+//! 6. each many-to-many pair kind ([`World::add_pair`](crate::World::add_pair)) with a pair, by
+//!    type name: its sources in row order, each pair's source, target and slot, and the reverse
+//!    index in target order; then the pair target marks; then, for each kind registered with
+//!    [`register_pair`](RollbackRegistry::register_pair), by name, the pairs' values through
+//!    [`Hash`](std::hash::Hash) (an unregistered kind's values are left out: they need not be
+//!    `Hash`);
+//! 7. each registered resource that is hashed, by name.
 //!
 //! Row order counts: it decides the order in which queries visit entities, and so what the next
 //! frames compute. The hash leaves out unregistered components and resources, events, hooks,

@@ -449,11 +449,19 @@ impl WorldPart for Pairs {
         world.restore_pairs(image);
     }
 
-    fn hash(world: &World, _: &RollbackRegistry, hasher: &mut StableHasher) {
+    /// The pairs' structure (`World::hash_pairs`), then the values of the kinds registered with
+    /// [`RollbackRegistry::register_pair`] that have pairs, by registered name.
+    fn hash(world: &World, registry: &RollbackRegistry, hasher: &mut StableHasher) {
         world.hash_pairs(&mut |name, words| {
             std::hash::Hasher::write(hasher, name.as_bytes());
             hasher.write_word(hash_words(6, words.iter().copied()));
         });
+        for entry in &registry.pairs {
+            if let Some(values) = (entry.hash)(world) {
+                std::hash::Hasher::write(hasher, entry.name.as_bytes());
+                hasher.write_word(values);
+            }
+        }
     }
 
     fn compare(_: &RollbackRegistry, a: &PairsImage, b: &PairsImage) -> Option<StateDifference> {

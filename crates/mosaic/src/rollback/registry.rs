@@ -66,6 +66,15 @@ pub(crate) struct ResourceEntry {
     pub(crate) set_ticks: fn(&World, (Tick, Tick)),
 }
 
+/// One registered many-to-many pair kind whose values the world hash covers.
+pub(crate) struct PairEntry {
+    pub(crate) name: String,
+    pub(crate) type_name: &'static str,
+    /// The stable hash of the values of every pair of the kind, in [`World::pairs`] order;
+    /// `None` when the world has none.
+    pub(crate) hash: fn(&World) -> Option<u64>,
+}
+
 /// One registered input resource.
 pub(crate) struct InputEntry {
     pub(crate) name: String,
@@ -123,6 +132,8 @@ pub struct RollbackRegistry {
     pub(crate) resources: Vec<ResourceEntry>,
     /// Sorted by name.
     pub(crate) inputs: Vec<InputEntry>,
+    /// Pair kinds whose values are hashed, sorted by name.
+    pub(crate) pairs: Vec<PairEntry>,
 }
 
 impl std::fmt::Debug for RollbackRegistry {
@@ -131,6 +142,7 @@ impl std::fmt::Debug for RollbackRegistry {
             .field("components", &self.components.iter().map(|e| &e.name).collect::<Vec<_>>())
             .field("resources", &self.resources.iter().map(|e| &e.name).collect::<Vec<_>>())
             .field("inputs", &self.inputs.iter().map(|e| &e.name).collect::<Vec<_>>())
+            .field("pairs", &self.pairs.iter().map(|e| &e.name).collect::<Vec<_>>())
             .finish()
     }
 }
@@ -484,6 +496,62 @@ impl RollbackRegistry {
         };
         add(&mut self.inputs, entry, |e| (e.name.as_str(), e.type_name), "input");
         self
+    }
+
+    /// Adds the values of pair kind `R` ([`World::add_pair_with`]) to the world hash
+    /// ([`RollbackRegistry::hash`], the ring's hashes and desync checks), under `name`: each
+    /// pair's value through [`Hash`] with the stable hasher, in [`World::pairs`] order (so its
+    /// `Hash` must be deterministic). Without it the hash covers a kind's pairs (sources,
+    /// targets, slots, the reverse index) but not their values, since `R` need not be `Hash`.
+    /// Pairs are saved and restored by rollback whether registered or not. Hashing costs
+    /// O(pairs of `R`).
+    ///
+    /// Desync reports ([`StateDifference`](super::StateDifference)) compare pairs without their
+    /// values: two runs whose pairs differ only in a value hash differently but are not told
+    /// apart by the report.
+    ///
+    /// # Panics
+    /// If `name` or `R` is already registered as a pair kind.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::World;
+    /// use mosaic::hierarchy::PairRelation;
+    /// use mosaic::rollback::RollbackRegistry;
+    ///
+    /// #[derive(Clone, Hash)]
+    /// struct Owes(u32);
+    /// impl PairRelation for Owes {}
+    ///
+    /// let mut world = World::new();
+    /// let [a, b] = [(); 2].map(|()| world.spawn_empty());
+    /// world.add_pair_with(a, b, Owes(1));
+    /// let mut registry = RollbackRegistry::new();
+    /// registry.register_pair::<Owes>("owes");
+    /// let before = registry.hash(&world);
+    /// world.add_pair_with(a, b, Owes(2));
+    /// assert_ne!(registry.hash(&world), before, "the value counts");
+    /// ```
+    #[track_caller]
+    pub fn register_pair<R: crate::hierarchy::PairRelation + Hash>(&mut self, name: &str) -> &mut Self {
+        let entry = PairEntry {
+            name: name.to_owned(),
+            type_name: std::any::type_name::<R>(),
+            hash: |world| {
+                let mut values = world.pairs::<R>().map(|(_, _, value)| value).peekable();
+                values.peek()?;
+                let mut hasher = StableHasher::with_seed(7);
+                values.for_each(|value| value.hash(&mut hasher));
+                Some(std::hash::Hasher::finish(&hasher))
+            },
+        };
+        add(&mut self.pairs, entry, |e| (e.name.as_str(), e.type_name), "pair kind");
+        self
+    }
+
+    /// The names of the pair kinds whose values are hashed, sorted.
+    pub fn pair_names(&self) -> impl Iterator<Item = &str> {
+        self.pairs.iter().map(|e| e.name.as_str())
     }
 
     /// The registered component names, sorted.

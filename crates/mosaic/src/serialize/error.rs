@@ -20,7 +20,11 @@ pub enum SnapshotError {
     #[error("{0} bytes follow the end of the binary snapshot; it is corrupt or not a snapshot")]
     TrailingBytes(usize),
     /// The snapshot's format version is not the one this library reads.
-    #[error("snapshot format version {found} is not supported (this library reads version {expected})")]
+    #[error(
+        "snapshot format version {found} is not supported (this library writes version {expected} \
+         and reads versions {} to {expected})",
+        super::save::OLDEST_FORMAT_VERSION
+    )]
     Version {
         /// The version in the snapshot.
         found: u32,
@@ -29,11 +33,12 @@ pub enum SnapshotError {
     },
     /// The snapshot names a component or resource the registry does not know.
     #[error(
-        "the snapshot has a {kind} named `{name}`, which is not registered; register it with \
-         `SnapshotRegistry::register` (or `register_resource`) under that name before loading"
+        "the snapshot has a {kind} named `{name}`, which is not registered; register it under that \
+         name before loading, with `SnapshotRegistry::register` (`register_resource`, \
+         `register_relation`, `register_pair` for the other kinds)"
     )]
     Unknown {
-        /// `"component"`, `"resource"` or `"relation"`.
+        /// `"component"`, `"resource"`, `"relation"` or `"pair kind"`.
         kind: &'static str,
         /// The unknown name.
         name: String,
@@ -41,7 +46,7 @@ pub enum SnapshotError {
     /// A component or resource name appears twice, or names are not in sorted order.
     #[error("the snapshot lists the {kind} `{name}` twice or out of name order; it is corrupt")]
     DuplicateName {
-        /// `"component"`, `"resource"` or `"relation"`.
+        /// `"component"`, `"resource"`, `"relation"` or `"pair kind"`.
         kind: &'static str,
         /// The repeated or misplaced name.
         name: String,
@@ -72,22 +77,25 @@ pub enum SnapshotError {
         /// The relation type's name.
         relation: &'static str,
     },
-    /// The world holds many-to-many pairs ([`World::add_pair`](crate::World::add_pair)), which
-    /// snapshots do not carry yet; the save refuses rather than lose them.
+    /// The world holds many-to-many pairs ([`World::add_pair`](crate::World::add_pair)) of a
+    /// kind the registry does not name, which the snapshot would lose.
     #[error(
-        "the world holds many-to-many pairs of `{relation}`, which snapshots cannot save yet; \
-         remove them before saving, or keep the state with rollback images instead"
+        "the world holds pairs of `{relation}`, which the snapshot registry does not name; add \
+         `registry.register_pair::<{relation}>(\"name\");` (the name is what the snapshot calls \
+         the kind) before saving and loading"
     )]
-    PairsNotSaved {
-        /// The relation type's name.
+    UnregisteredPair {
+        /// The pair kind's type name (`std::any::type_name::<R>()`).
         relation: &'static str,
     },
-    /// A relation's pairs, target marks and index do not agree.
+    /// A relation's pairs, target marks and index do not agree, or a pair kind's pairs break
+    /// its rules (a pair listed twice, an exclusive kind with two targets, a symmetric pair
+    /// without its mirror, an unmarked target, slots that are not `0..n` per target).
     #[error(
         "relation `{relation}` is inconsistent at entity index {index}: {problem}; the snapshot is corrupt"
     )]
     Relation {
-        /// The relation's registered name.
+        /// The relation's or pair kind's registered name.
         relation: String,
         /// The entity index where the problem shows.
         index: u32,

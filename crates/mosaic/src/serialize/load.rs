@@ -12,7 +12,7 @@ use super::hierarchy::SavedHierarchy;
 use super::order::{self, SavedOrder};
 use super::registry::{Entry, Pending};
 use super::relation::SavedRelation;
-use super::save::FORMAT_VERSION;
+use super::save::{FORMAT_VERSION, OLDEST_FORMAT_VERSION};
 use super::{EntityMap, SnapshotError, SnapshotRegistry};
 use crate::entity::{Entities, Entity};
 use crate::hierarchy::Relationship;
@@ -27,6 +27,10 @@ struct Parsed {
     sampler: u64,
     hierarchy: SavedHierarchy,
     relations: Vec<SavedRelation>,
+    /// Pair kinds in the saved world's set-up order (empty before format 6).
+    pairs: Vec<Loaded>,
+    /// Pair target marks' entity indices, in their pool's row order.
+    pair_marks: Vec<u32>,
     components: Vec<Loaded>,
     resources: Vec<Loaded>,
 }
@@ -61,6 +65,8 @@ enum Field {
     Sampler,
     Hierarchy,
     Relations,
+    Pairs,
+    PairMarks,
     Components,
     Resources,
 }
@@ -74,6 +80,8 @@ const FIELDS: &[&str] = &[
     "sampler",
     "hierarchy",
     "relations",
+    "pairs",
+    "pair_marks",
     "components",
     "resources",
 ];
@@ -95,7 +103,7 @@ impl<'de> DeserializeSeed<'de> for SnapshotSeed<'_> {
 
 impl SnapshotSeed<'_> {
     fn check_format<E: de::Error>(&self, found: u32) -> Result<(), E> {
-        if found == FORMAT_VERSION {
+        if (OLDEST_FORMAT_VERSION..=FORMAT_VERSION).contains(&found) {
             Ok(())
         } else {
             Err(stash(self.stash, SnapshotError::Version { found, expected: FORMAT_VERSION }))
@@ -107,6 +115,16 @@ impl SnapshotSeed<'_> {
             entries: &self.registry.components,
             kind: "component",
             ordered: true,
+            stash: self.stash,
+            binary: self.binary,
+        }
+    }
+
+    fn pairs(&self) -> EntriesSeed<'_> {
+        EntriesSeed {
+            entries: &self.registry.pairs,
+            kind: "pair kind",
+            ordered: false,
             stash: self.stash,
             binary: self.binary,
         }
@@ -131,19 +149,37 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Parsed, A::Error> {
-        let missing = |i| de::Error::invalid_length(i, &"a snapshot of 10 fields");
+        let missing = |i| de::Error::invalid_length(i, &"a snapshot of 12 fields (10 before format 6)");
         let format: u32 = seq.next_element()?.ok_or_else(|| missing(0))?;
         self.check_format(format)?;
+        let world = seq.next_element()?.ok_or_else(|| missing(1))?;
+        let generations = seq.next_element()?.ok_or_else(|| missing(2))?;
+        let free = seq.next_element()?.ok_or_else(|| missing(3))?;
+        let entities = seq.next_element()?.ok_or_else(|| missing(4))?;
+        let sampler = seq.next_element()?.ok_or_else(|| missing(5))?;
+        let hierarchy = seq.next_element()?.ok_or_else(|| missing(6))?;
+        let relations = seq.next_element()?.ok_or_else(|| missing(7))?;
+        let (pairs, pair_marks) = if format >= 6 {
+            (
+                seq.next_element_seed(self.pairs())?.ok_or_else(|| missing(8))?,
+                seq.next_element()?.ok_or_else(|| missing(9))?,
+            )
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let at = if format >= 6 { 10 } else { 8 };
         Ok(Parsed {
-            world: seq.next_element()?.ok_or_else(|| missing(1))?,
-            generations: seq.next_element()?.ok_or_else(|| missing(2))?,
-            free: seq.next_element()?.ok_or_else(|| missing(3))?,
-            entities: seq.next_element()?.ok_or_else(|| missing(4))?,
-            sampler: seq.next_element()?.ok_or_else(|| missing(5))?,
-            hierarchy: seq.next_element()?.ok_or_else(|| missing(6))?,
-            relations: seq.next_element()?.ok_or_else(|| missing(7))?,
-            components: seq.next_element_seed(self.components())?.ok_or_else(|| missing(8))?,
-            resources: seq.next_element_seed(self.resources())?.ok_or_else(|| missing(9))?,
+            world,
+            generations,
+            free,
+            entities,
+            sampler,
+            hierarchy,
+            relations,
+            pairs,
+            pair_marks,
+            components: seq.next_element_seed(self.components())?.ok_or_else(|| missing(at))?,
+            resources: seq.next_element_seed(self.resources())?.ok_or_else(|| missing(at + 1))?,
         })
     }
 
@@ -156,7 +192,7 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
         }
         let (mut format, mut world, mut generations, mut free, mut entities) = (None, None, None, None, None);
         let (mut sampler, mut hierarchy, mut components, mut resources) = (None, None, None, None);
-        let mut relations = None;
+        let (mut relations, mut pairs, mut pair_marks) = (None, None, None);
         while let Some(field) = map.next_key::<Field>()? {
             match field {
                 Field::Format => {
@@ -171,6 +207,8 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
                 Field::Sampler => once(&mut sampler, map.next_value()?, "sampler")?,
                 Field::Hierarchy => once(&mut hierarchy, map.next_value()?, "hierarchy")?,
                 Field::Relations => once(&mut relations, map.next_value()?, "relations")?,
+                Field::Pairs => once(&mut pairs, map.next_value_seed(self.pairs())?, "pairs")?,
+                Field::PairMarks => once(&mut pair_marks, map.next_value()?, "pair_marks")?,
                 Field::Components => {
                     once(&mut components, map.next_value_seed(self.components())?, "components")?
                 }
@@ -179,7 +217,12 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
                 }
             }
         }
-        format.ok_or_else(|| de::Error::missing_field("format"))?;
+        let format = format.ok_or_else(|| de::Error::missing_field("format"))?;
+        // Format 5 had no pairs.
+        if format < 6 {
+            pairs = pairs.or_else(|| Some(Vec::new()));
+            pair_marks = pair_marks.or_else(|| Some(Vec::new()));
+        }
         Ok(Parsed {
             world: world.ok_or_else(|| de::Error::missing_field("world"))?,
             generations: generations.ok_or_else(|| de::Error::missing_field("generations"))?,
@@ -188,6 +231,8 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
             sampler: sampler.ok_or_else(|| de::Error::missing_field("sampler"))?,
             hierarchy: hierarchy.ok_or_else(|| de::Error::missing_field("hierarchy"))?,
             relations: relations.ok_or_else(|| de::Error::missing_field("relations"))?,
+            pairs: pairs.ok_or_else(|| de::Error::missing_field("pairs"))?,
+            pair_marks: pair_marks.ok_or_else(|| de::Error::missing_field("pair_marks"))?,
             components: components.ok_or_else(|| de::Error::missing_field("components"))?,
             resources: resources.ok_or_else(|| de::Error::missing_field("resources"))?,
         })
@@ -343,10 +388,45 @@ fn validate(parsed: &Parsed, live: &[bool]) -> Result<(), SnapshotError> {
         }
     }
     parsed.hierarchy.validate(&is_live, live.len())?;
+    validate_pairs(parsed, live, &mut mark)?;
     if parsed.sampler == 0 {
         return Err(SnapshotError::Sampler);
     }
     Ok(())
+}
+
+/// Checks the pair kinds and the target marks: each kind once, each mark live and once, then
+/// each kind's own rules (`Pending::check`). `mark` is all zeros, one per slot, and left so.
+fn validate_pairs(parsed: &Parsed, live: &[bool], mark: &mut [u8]) -> Result<(), SnapshotError> {
+    let is_live = |index: u32| live.get(index as usize).copied().unwrap_or(false);
+    let mut names: Vec<&str> = parsed.pairs.iter().map(|p| p.name.as_str()).collect();
+    names.sort_unstable();
+    if let Some(pair) = names.windows(2).find(|pair| pair[0] == pair[1]) {
+        return Err(SnapshotError::DuplicateName { kind: "pair kind", name: pair[1].to_owned() });
+    }
+    let place = || "the pair target marks".to_owned();
+    let mut result = Ok(());
+    for &index in &parsed.pair_marks {
+        if !is_live(index) {
+            result = Err(SnapshotError::MissingEntity { index, place: place() });
+            break;
+        }
+        if mark[index as usize] != 0 {
+            result = Err(SnapshotError::DuplicateEntity { index, place: place() });
+            break;
+        }
+        mark[index as usize] = 1;
+    }
+    let is_marked = |index: u32| mark.get(index as usize) == Some(&1);
+    if result.is_ok() {
+        result = parsed.pairs.iter().try_for_each(|kind| kind.data.check(&kind.name, &is_live, &is_marked));
+    }
+    for &index in &parsed.pair_marks {
+        if let Some(m) = mark.get_mut(index as usize) {
+            *m = 0;
+        }
+    }
+    result
 }
 
 impl SnapshotRegistry {
@@ -356,8 +436,8 @@ impl SnapshotRegistry {
     /// restored: every entity keeps its handle (generation included), so handles stored in
     /// components, resources or elsewhere stay valid, and later spawns reuse slots as the saved
     /// world would have. Into any other world, each saved entity is spawned anew; handles inside
-    /// components registered with [`SnapshotRegistry::register_mapped`] and hierarchy links are
-    /// rewritten to the new ids (handles to entities not in the snapshot become dead handles), and
+    /// components registered with [`SnapshotRegistry::register_mapped`], hierarchy links, and the
+    /// sources and targets of relations and pairs are rewritten to the new ids (handles to entities not in the snapshot become dead handles), and
     /// the returned [`EntityMap`] tells where each saved entity went.
     ///
     /// Each saved pool (the relationship pool included) takes its saved row order, the world's
@@ -374,7 +454,10 @@ impl SnapshotRegistry {
     ///
     /// # Errors
     /// [`SnapshotError::DecodeRon`] for malformed or truncated text or a value that does not fit
-    /// its type; [`SnapshotError::Version`]; [`SnapshotError::Unknown`] for an unregistered name;
+    /// its type; [`SnapshotError::Version`] for a format other than
+    /// [`OLDEST_FORMAT_VERSION`](super::OLDEST_FORMAT_VERSION) to
+    /// [`FORMAT_VERSION`](super::FORMAT_VERSION); [`SnapshotError::Unknown`] for an unregistered name;
+    /// [`SnapshotError::Relation`] for relations or pairs that break their kind's rules;
     /// [`SnapshotError::DuplicateName`], [`SnapshotError::DuplicateEntity`],
     /// [`SnapshotError::MissingEntity`], [`SnapshotError::HierarchyCycle`],
     /// [`SnapshotError::Sampler`] and [`SnapshotError::Allocator`] for inconsistent data;
@@ -460,6 +543,8 @@ fn apply(registry: &SnapshotRegistry, world: &mut World, parsed: Parsed) -> Resu
         sampler,
         hierarchy,
         relations,
+        pairs,
+        pair_marks,
         components,
         resources,
         generations,
@@ -540,6 +625,12 @@ fn apply(registry: &SnapshotRegistry, world: &mut World, parsed: Parsed) -> Resu
     }
     hierarchy.apply(world, &entity_of, pristine);
     registry.apply_relations(world, relations, &entity_of);
+    if !pair_marks.is_empty() {
+        world.load_pair_marks(pair_marks.into_iter().map(&entity_of));
+    }
+    for kind in pairs {
+        kind.data.apply(world, &entity_of, None);
+    }
     for resource in resources {
         resource.data.apply(world, &entity_of, None);
     }

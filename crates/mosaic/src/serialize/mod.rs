@@ -17,6 +17,12 @@
 //!   row order, the marks on its targets, and its index (each target's sources in relate order);
 //!   a world holding pairs of an unregistered kind is refused
 //!   ([`SnapshotError::UnregisteredRelation`]) rather than saved without them;
+//! - every many-to-many pair kind ([`World::add_pair`](crate::World::add_pair)) registered with
+//!   [`SnapshotRegistry::register_pair`], in the order the world set the kinds up: per source (in
+//!   the row order of its `Targets<R>` pool) its targets in order, each with its slot in the
+//!   target's list of sources and the pair's value; and the pair target marks in row order. The
+//!   reverse index (`World::sources`) is rebuilt from the slots, so it keeps its order. A world
+//!   holding pairs of an unregistered kind is refused ([`SnapshotError::UnregisteredPair`]);
 //! - one column per registered component, sorted by name, rows `(entity index, value)` in index
 //!   order, and the pool's row order (the entity indices in the order queries visit them);
 //! - the registered resources the world has, sorted by name.
@@ -43,7 +49,9 @@
 //! `sampler` (`u64`, not 0), `hierarchy` (`Hierarchy(links: [(u32, u32)], order: [u32], state:
 //! Option<OrderState(dirty: [Entity], overflow: bool, aligned: (u64, u64), propagation: (u8, u8))>)`, `state` `None` if
 //! the world never used a hierarchy), `relations` (`[Relation(name, pairs: [(u32, u32)], marks:
-//! [u32], index: [(u32, [u32])])]`, by entity index), `components` (`[(name, [(u32, value)], order: [u32])]`),
+//! [u32], index: [(u32, [u32])])]`, by entity index), `pairs` (`[(name, [(u32, [(u32, u32,
+//! value)])])]`: per kind, per source index its `(target index, slot, value)`s; a byte string of
+//! postcard per kind in the binary format), `pair_marks` (`[u32]`), `components` (`[(name, [(u32, value)], order: [u32])]`),
 //! `resources` (`[(name, value)]`). In the binary format each `[(u32, value)]` and resource
 //! `value` is a byte string holding its own postcard encoding, written and read by code compiled
 //! for the type (the text format nests the values, read through `erased_serde`). An
@@ -57,6 +65,7 @@ mod error;
 mod hierarchy;
 mod load;
 mod order;
+mod pairs;
 mod registry;
 mod relation;
 mod save;
@@ -64,5 +73,6 @@ mod save;
 pub use by_name::{NamedData, NamedPool};
 pub use entity::{EntityMap, MapEntities};
 pub use error::SnapshotError;
+pub use pairs::NamedPairs;
 pub use registry::SnapshotRegistry;
-pub use save::FORMAT_VERSION;
+pub use save::{FORMAT_VERSION, OLDEST_FORMAT_VERSION};

@@ -32,6 +32,10 @@ pub(crate) type LoadBinaryFn = fn(&[u8]) -> Result<Box<dyn Pending>, SnapshotErr
 /// Reads one value (not a column) of a registered type, as a row for entity index 0.
 pub(crate) type LoadOneFn =
     for<'de> fn(&mut dyn erased_serde::Deserializer<'de>) -> Result<Box<dyn Pending>, erased_serde::Error>;
+/// One source's pairs of one kind: its targets, and their values as a sequence in the same
+/// order (pair kinds only), or `None` when it has none.
+pub(crate) type PairsOfFn =
+    for<'a> fn(&'a World, Entity) -> Option<(Vec<Entity>, Box<dyn erased_serde::Serialize + 'a>)>;
 /// Rewrites the entity handles inside one value.
 type MapFn<T> = fn(&mut T, &mut dyn FnMut(Entity) -> Entity);
 
@@ -54,11 +58,13 @@ pub(crate) struct Entry {
     pub(crate) save_one: Option<SaveOneFn>,
     /// Every live row, for [`SnapshotRegistry::for_each_value`] (`None` for resources).
     pub(crate) visit: Option<VisitFn>,
+    /// One source's pairs, for [`SnapshotRegistry::pairs_of`] (pair kinds only).
+    pub(crate) pairs_of: Option<PairsOfFn>,
 }
 
 impl Entry {
     /// The entry of type `T` under `name`, with its RON and binary functions.
-    fn new<T: 'static>(
+    pub(crate) fn new<T: 'static>(
         name: &str,
         (save, load): (SaveFn, LoadFn),
         (save_binary, load_binary): (SaveBinaryFn, LoadBinaryFn),
@@ -76,6 +82,7 @@ impl Entry {
             load_one,
             save_one: None,
             visit: None,
+            pairs_of: None,
         }
     }
 }
@@ -93,6 +100,20 @@ impl Entry {
 pub(crate) trait Pending {
     /// The entity indices the data is for, in the order read (components only).
     fn indices(&self) -> Box<dyn Iterator<Item = u32> + '_>;
+    /// Checks what the generic validation does not see (a pair kind's own invariants), with
+    /// `name` the registered name, `is_live` telling live saved entity indices and `is_marked`
+    /// the indices the snapshot marks as pair targets.
+    ///
+    /// # Errors
+    /// The first problem found.
+    fn check(
+        &self,
+        _name: &str,
+        _is_live: &dyn Fn(u32) -> bool,
+        _is_marked: &dyn Fn(u32) -> bool,
+    ) -> Result<(), SnapshotError> {
+        Ok(())
+    }
     /// Puts the data into `world`: row `i` of a column goes to `entity_of(index)`. `map`, when
     /// given, rewrites entity handles inside values that implement [`MapEntities`].
     fn apply(
@@ -229,7 +250,7 @@ where
 }
 
 /// Decodes all of `bytes` as a `V`.
-fn decode_all<V: DeserializeOwned>(bytes: &[u8]) -> Result<V, SnapshotError> {
+pub(crate) fn decode_all<V: DeserializeOwned>(bytes: &[u8]) -> Result<V, SnapshotError> {
     let (value, rest) = postcard::take_from_bytes(bytes).map_err(SnapshotError::DecodePostcard)?;
     if rest.is_empty() { Ok(value) } else { Err(SnapshotError::TrailingBytes(rest.len())) }
 }
@@ -325,6 +346,8 @@ pub struct SnapshotRegistry {
     pub(crate) resources: Vec<Entry>,
     /// Sorted by name.
     pub(crate) relations: Vec<super::relation::RelationEntry>,
+    /// Many-to-many pair kinds ([`SnapshotRegistry::register_pair`]), sorted by name.
+    pub(crate) pairs: Vec<Entry>,
 }
 
 impl std::fmt::Debug for SnapshotRegistry {
@@ -335,6 +358,7 @@ impl std::fmt::Debug for SnapshotRegistry {
             .field("components", &names(&self.components))
             .field("resources", &names(&self.resources))
             .field("relations", &self.relation_names().collect::<Vec<_>>())
+            .field("pairs", &names(&self.pairs))
             .finish()
     }
 }
@@ -344,7 +368,7 @@ impl std::fmt::Debug for SnapshotRegistry {
 /// # Panics
 /// If the name or the type is already registered there.
 #[track_caller]
-fn add(entries: &mut Vec<Entry>, entry: Entry, kind: &str) {
+pub(crate) fn add(entries: &mut Vec<Entry>, entry: Entry, kind: &str) {
     if let Some(other) = entries.iter().find(|e| e.type_id == entry.type_id) {
         panic!(
             "{kind} `{}` is already registered, as `{}`; register each type once",

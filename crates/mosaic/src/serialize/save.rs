@@ -9,8 +9,13 @@ use super::{SnapshotError, SnapshotRegistry};
 use crate::entity::Entity;
 use crate::world::{Parts, World};
 
-/// The snapshot format this library writes and reads.
-pub const FORMAT_VERSION: u32 = 5;
+/// The snapshot format this library writes (and reads, with the older versions down to
+/// [`OLDEST_FORMAT_VERSION`]). Version 6 added the many-to-many pairs (`pairs`, `pair_marks`).
+pub const FORMAT_VERSION: u32 = 6;
+
+/// The oldest snapshot format this library still reads: version 5, the format before pairs (a
+/// version 5 snapshot loads as a world without pairs).
+pub const OLDEST_FORMAT_VERSION: u32 = 5;
 
 /// A named resource, written as a `(name, data)` pair.
 type Named<'a> = (&'a str, Box<dyn erased_serde::Serialize + 'a>);
@@ -30,6 +35,8 @@ struct SnapshotOut<'a> {
     sampler: u64,
     hierarchy: SavedHierarchy,
     relations: Vec<SavedRelation>,
+    pairs: Vec<Named<'a>>,
+    pair_marks: Vec<u32>,
     components: Vec<Column<'a>>,
     resources: Vec<Named<'a>>,
 }
@@ -104,6 +111,34 @@ fn columns<'a>(
         .collect()
 }
 
+/// The registered pair kinds `world` has set up, in set-up order (the order
+/// [`World::pairs_to`] lists kinds in), each `(name, pairs)`.
+///
+/// # Errors
+/// [`SnapshotError::UnregisteredPair`] for a kind holding pairs that is not registered.
+fn pair_kinds<'a>(
+    registry: &'a SnapshotRegistry,
+    index: &crate::hierarchy::PairIndex,
+    world: &'a World,
+    binary: bool,
+    size: &mut usize,
+) -> Result<Vec<Named<'a>>, SnapshotError> {
+    let mut out = Vec::new();
+    for kind in &index.kinds {
+        let Some(entry) = registry.pairs.iter().find(|e| e.type_id == kind.type_id) else {
+            if world.components().pool(kind.pool).is_empty() {
+                continue;
+            }
+            return Err(SnapshotError::UnregisteredPair { relation: kind.name });
+        };
+        if let Some(data) = data(entry, world, binary, size) {
+            *size += entry.name.len() + 5;
+            out.push((entry.name.as_str(), data?));
+        }
+    }
+    Ok(out)
+}
+
 impl SnapshotRegistry {
     /// The snapshot of `world`, and about how many bytes its binary form takes.
     fn snapshot_out<'a>(
@@ -129,14 +164,23 @@ impl SnapshotRegistry {
             // Not written: a load counts every value as added, and readers' windows start anew.
             reader_ticks: _,
             sampler,
-            // Not written yet: a world holding pairs is refused (the target marks alone are
-            // left over from removed pairs and carry nothing).
+            // Written through the registry: the registered pair kinds, in `pair_kinds` below;
+            // the reverse index is rebuilt on load from each pair's slot.
             pairs,
         } = world.parts();
-        if let Some(kind) = pairs.kinds.iter().find(|k| !world.components().pool(k.pool).is_empty()) {
-            return Err(SnapshotError::PairsNotSaved { relation: kind.name });
-        }
         let mut size = 16;
+        let pair_kinds = pair_kinds(self, pairs, world, binary, &mut size)?;
+        let pair_marks: Vec<u32> = pairs.mark.map_or_else(Vec::new, |mark| {
+            world
+                .components()
+                .pool(mark)
+                .entities()
+                .iter()
+                .filter(|&&e| world.is_alive(e))
+                .map(|e| e.index())
+                .collect()
+        });
+        size += 5 * pair_marks.len() + 5;
         let relations = self.saved_relations(world)?;
         size += relations
             .iter()
@@ -153,6 +197,8 @@ impl SnapshotRegistry {
             sampler,
             hierarchy: SavedHierarchy::of(world),
             relations,
+            pairs: pair_kinds,
+            pair_marks,
             components,
             resources,
         };
@@ -176,6 +222,8 @@ impl SnapshotRegistry {
     ///
     /// # Errors
     /// [`SnapshotError::EncodeRon`] if a registered type's `Serialize` fails.
+    /// [`SnapshotError::UnregisteredRelation`] or [`SnapshotError::UnregisteredPair`] if the
+    /// world holds pairs of a relation or pair kind the registry does not name.
     pub fn save_ron(&self, world: &mut World) -> Result<String, SnapshotError> {
         world.flush();
         world.sweep_lazy();
@@ -192,6 +240,8 @@ impl SnapshotRegistry {
     ///
     /// # Errors
     /// [`SnapshotError::EncodePostcard`] if a registered type's `Serialize` fails.
+    /// [`SnapshotError::UnregisteredRelation`] or [`SnapshotError::UnregisteredPair`] if the
+    /// world holds pairs of a relation or pair kind the registry does not name.
     pub fn save_binary(&self, world: &mut World) -> Result<Vec<u8>, SnapshotError> {
         world.flush();
         world.sweep_lazy();

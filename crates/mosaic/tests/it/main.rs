@@ -33,6 +33,7 @@ mod lazy;
 mod lifecycle_property;
 mod observers;
 mod pairs;
+mod pairs_snapshot;
 mod panic_safety;
 mod par_iter;
 mod param_set;

@@ -448,13 +448,13 @@ mod snapshot {
     use super::*;
 
     #[test]
-    fn pairs_are_refused_not_dropped_and_a_world_without_them_round_trips() {
+    fn unregistered_pairs_are_refused_not_dropped_and_a_world_without_them_round_trips() {
         let registry = SnapshotRegistry::new();
         let mut world = World::new();
         let [a, b] = spawn_n(&mut world);
         world.add_pair::<Likes>(a, b);
         let error = registry.save_ron(&mut world).unwrap_err();
-        assert!(matches!(error, SnapshotError::PairsNotSaved { relation } if relation.ends_with("Likes")));
+        assert!(matches!(error, SnapshotError::UnregisteredPair { relation } if relation.ends_with("Likes")));
         assert!(registry.save_binary(&mut world).is_err());
         world.remove_pair::<Likes>(a, b);
         let text = registry.save_ron(&mut world).unwrap();

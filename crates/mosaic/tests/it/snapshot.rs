@@ -231,6 +231,9 @@ struct Raw {
     sampler: u64,
     hierarchy: RawHierarchy,
     relations: Vec<RawRelation>,
+    /// Pair kinds (`register_pair`); these tests write none (`pairs_snapshot.rs` covers them).
+    pairs: Vec<(String, ())>,
+    pair_marks: Vec<u32>,
     components: Vec<RawColumn>,
     resources: Vec<(String, u64)>,
 }
@@ -286,6 +289,8 @@ struct RawBinary<'a> {
     sampler: u64,
     hierarchy: &'a RawHierarchy,
     relations: &'a [RawRelation],
+    pairs: &'a [(String, ())],
+    pair_marks: &'a [u32],
     components: Vec<(&'a str, Bytes, &'a [u32])>,
     resources: Vec<(&'a str, Bytes)>,
 }
@@ -307,6 +312,8 @@ impl Raw {
             sampler: self.sampler,
             hierarchy: &self.hierarchy,
             relations: &self.relations,
+            pairs: &self.pairs,
+            pair_marks: &self.pair_marks,
             components: self
                 .components
                 .iter()
@@ -341,6 +348,8 @@ fn raw() -> Raw {
             }),
         },
         relations: vec![],
+        pairs: vec![],
+        pair_marks: vec![],
         components: vec![(
             "position".into(),
             vec![(0, Pos { x: 1.0, y: 2.0 }), (1, Pos { x: 3.0, y: 4.0 })],

@@ -22,6 +22,8 @@
 //! exclusive kind with their own API. A [`PairRelation`] may also be exclusive
 //! ([`PairRelation::EXCLUSIVE`]): adding a pair then replaces the source's other target.
 
+#[cfg(feature = "serialize")]
+mod load;
 mod ops;
 mod store;
 #[cfg(feature = "rollback")]

@@ -107,9 +107,8 @@ impl World {
             return k;
         }
         let pool = self.register_component::<Targets<R>>();
-        let mark = self.register_component::<PairTarget>();
+        self.init_pair_mark();
         let index = self.pair_index_mut();
-        index.mark = Some(mark);
         index.kinds.push(PairKind {
             name: std::any::type_name::<R>(),
             type_id: TypeId::of::<R>(),
@@ -127,8 +126,18 @@ impl World {
             },
         });
         self.refresh_row_events(pool);
-        self.refresh_row_events(mark);
         index_len(self) - 1
+    }
+
+    /// Sets up the target marker's pool once per world (flagged for the despawn cleanup).
+    /// O(1) after the first call.
+    pub(crate) fn init_pair_mark(&mut self) {
+        if self.pair_index().mark.is_some() {
+            return;
+        }
+        let mark = self.register_component::<PairTarget>();
+        self.pair_index_mut().mark = Some(mark);
+        self.refresh_row_events(mark);
     }
 
     /// The first pair that refuses the despawn of `entity` ([`OnDeleteTarget::Refuse`]), as
