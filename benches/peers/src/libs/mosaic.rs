@@ -4,7 +4,8 @@
 
 use std::any::Any;
 
-use mosaic::{Changed, ColumnBatch, Entity, ExecutorKind, Query, Schedule, SnapshotRegistry, With, World};
+use mosaic::hierarchy::PairRelation;
+use mosaic::{Changed, ColumnBatch, Entity, Event, ExecutorKind, On, Query, Schedule, SnapshotRegistry, With, World};
 
 use crate::components::{START_VELOCITY, heavy_step, start_position, tagged};
 use crate::library::{
@@ -36,8 +37,9 @@ pub enum Variant {
     /// save and restore the entity allocator and each pool's row order.
     Snapshot,
     /// `add_remove` and `simple_insert` in a world that also has a hierarchy, a hook on another
-    /// type and an owning group of two other types, as real programs do: what those features
-    /// cost the structural changes of types that use none of them.
+    /// type, an owning group of two other types, an observer of a custom event, a many-to-many
+    /// relation and a value index on another type, as real programs do: what those features cost
+    /// the structural changes of types that use none of them.
     Observed,
     /// `simple_insert` through a column-wise batch (`ColumnBatch`, `spawn_column_batch`), beside
     /// hecs' `spawn_column_batch` (the `hecs (column batch)` row).
@@ -52,10 +54,21 @@ struct Hooked;
 struct GroupedA;
 #[derive(::mosaic::Component)]
 struct GroupedB;
+/// The observed world's custom event, with one observer (never triggered by the workloads).
+#[derive(Event)]
+struct Ping;
+/// The observed world's many-to-many relation, with one pair.
+#[derive(Clone, Default)]
+struct Likes;
+impl PairRelation for Likes {}
+/// The observed world's indexed type, on one entity.
+#[derive(::mosaic::Component, Clone, PartialEq, Eq, Hash)]
+struct Team(u32);
 
-/// A world with a hierarchy (one parent and child), an `on_add` hook on `Hooked` and an owning
-/// group of (`GroupedA`, `GroupedB`), each in use by an entity; none of them touches the
-/// workloads' types.
+/// A world with a hierarchy (one parent and child), an `on_add` hook on `Hooked`, an owning
+/// group of (`GroupedA`, `GroupedB`), an observer of `Ping`, a `Likes` pair (parent to child)
+/// and a value index of `Team`, each in use by an entity; none of them touches the workloads'
+/// types.
 fn observed_world() -> World {
     let mut world = World::new();
     let parent = world.spawn_empty();
@@ -67,6 +80,12 @@ fn observed_world() -> World {
     world.spawn(Hooked);
     world.group::<(GroupedA, GroupedB)>();
     world.spawn((GroupedA, GroupedB));
+    world.add_observer(|_: On<Ping>| {
+        std::hint::black_box(());
+    });
+    world.add_pair::<Likes>(parent, child);
+    world.add_index::<Team>();
+    world.spawn(Team(1));
     world
 }
 
@@ -261,7 +280,8 @@ impl Library for Mosaic {
             }
             Variant::Observed => {
                 "`add_remove` and `simple_insert` only, as the plain row, in a world that also has a \
-                 hierarchy, an `on_add` hook on another type and an owning group of two other types"
+                 hierarchy, an `on_add` hook on another type, an owning group of two other types, an \
+                 observer of a custom event, a many-to-many relation and a value index on another type"
             }
             Variant::ColumnBatch => {
                 "`simple_insert` only: each run collects one `Vec` per component from the same rows, a column \

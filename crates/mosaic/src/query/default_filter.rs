@@ -31,6 +31,21 @@ impl<'w> Skip<'w> {
     /// O(t) in the query's t terms, to see which disabling types it names.
     #[inline]
     pub(crate) fn of<Q: QueryData, F: QueryFilter>(world: &'w World) -> Self {
+        // The common case first, inline: no disabling type registered besides `Disabled`, and no
+        // entity holds `Disabled`. Every query pays this when it is built, so it is kept to a
+        // slot lookup and a length test: with the general walk below inline, the peer suite's
+        // frag_iter (one query over 520 rows) ran 827 -> 887 instructions per query.
+        let disabled = world.components().pool_of::<Disabled>();
+        if world.disabling_components().is_empty() && disabled.is_none_or(SparseSet::is_empty) {
+            return Self::default();
+        }
+        Self::of_any::<Q, F>(world)
+    }
+
+    /// [`Skip::of`] when some disabling pool may hold an entity. O(t) in the query's t terms.
+    #[cold]
+    #[inline(never)]
+    fn of_any<Q: QueryData, F: QueryFilter>(world: &'w World) -> Self {
         let components = world.components();
         let mut skip = Self::default();
         let mut n = 0;

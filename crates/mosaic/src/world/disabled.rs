@@ -180,6 +180,7 @@ impl World {
     }
 
     /// The component types besides [`Disabled`] that disable entities, with their ids.
+    #[inline]
     pub(crate) fn disabling_components(&self) -> &[(TypeId, ComponentId)] {
         &self.disabling.ids
     }
