@@ -5,7 +5,9 @@
 use std::any::Any;
 
 use mosaic::hierarchy::PairRelation;
-use mosaic::{Changed, ColumnBatch, Entity, Event, ExecutorKind, On, Query, Schedule, SnapshotRegistry, With, World};
+use mosaic::{
+    Changed, ColumnBatch, Entity, Event, ExecutorKind, On, Query, Schedule, SnapshotRegistry, With, World,
+};
 
 use crate::components::{START_VELOCITY, heavy_step, start_position, tagged};
 use crate::library::{

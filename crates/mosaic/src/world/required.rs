@@ -104,6 +104,9 @@ pub(crate) struct Required {
     of: Vec<Vec<Requirement>>,
     /// By component id: whether its derive's declarations were read.
     read: Vec<bool>,
+    /// Whether requirements are being inserted now: the inserted components' own requirements
+    /// are already in the closure being applied, so their adds do not start another.
+    applying: bool,
 }
 
 impl std::fmt::Debug for Required {
@@ -150,19 +153,45 @@ impl RowSubscriber for Required {
 
     fn before(_: &mut World, _: &RowChange<'_>) {}
 
-    /// Inserts the missing requirements of each added component, in the change's order.
+    /// Inserts the missing requirements of the added components, breadth first: every
+    /// requirement at depth 1 (in the change's order, then declaration order) before any at
+    /// depth 2, so when two paths require the same component the shallower one's constructor
+    /// makes it (bevy's rule: the requirement nearest the inserted component wins).
     fn after(world: &mut World, change: &RowChange<'_>) {
-        for &id in change.added {
-            if world.required.of(id).is_empty() {
-                continue;
-            }
-            let requirements = world.required.of(id).to_vec();
-            for requirement in requirements {
-                if !world.is_alive(change.entity) {
-                    return;
+        if world.required.applying || change.added.iter().all(|&id| world.required.of(id).is_empty()) {
+            return;
+        }
+        // The closure, breadth first, each component once.
+        let mut order: Vec<Requirement> = Vec::new();
+        let mut seen: Vec<ComponentId> = change.added.to_vec();
+        let mut frontier: Vec<ComponentId> = change.added.to_vec();
+        while !frontier.is_empty() {
+            let mut next = Vec::new();
+            for id in frontier {
+                for requirement in world.required.of(id) {
+                    if !seen.contains(&requirement.id) {
+                        seen.push(requirement.id);
+                        next.push(requirement.id);
+                        order.push(requirement.clone());
+                    }
                 }
-                (requirement.insert)(world, change.entity);
             }
+            frontier = next;
+        }
+        /// Clears the flag when the inserts end, also by panic.
+        struct Applying<'a>(&'a mut World);
+        impl Drop for Applying<'_> {
+            fn drop(&mut self) {
+                self.0.required.applying = false;
+            }
+        }
+        world.required.applying = true;
+        let guard = Applying(world);
+        for requirement in order {
+            if !guard.0.is_alive(change.entity) {
+                break;
+            }
+            (requirement.insert)(guard.0, change.entity);
         }
     }
 }

@@ -143,3 +143,23 @@ fn hooks_of_the_requirer_see_its_requirements() {
     world.spawn(X);
     assert_eq!(*seen.lock().unwrap(), [Some(7)]);
 }
+
+#[test]
+fn the_shallowest_requirement_makes_the_value() {
+    // bevy's `runtime_required_components_override`: A requires B (depth 1) and C; C requires B
+    // with another value (depth 2). The depth-1 constructor wins whatever the declaration order.
+    #[derive(Component)]
+    struct A;
+    #[derive(Component, Debug, PartialEq)]
+    struct B(u32);
+    #[derive(Component, Default)]
+    struct C;
+    let mut world = World::new();
+    world.register_required_components_with::<C, B>(|| B(2)).unwrap();
+    world.register_required_components::<A, C>().unwrap();
+    world.register_required_components_with::<A, B>(|| B(1)).unwrap();
+    let e = world.spawn(A);
+    assert_eq!(world.get::<B>(e), Ok(&B(1)));
+    let f = world.spawn(C);
+    assert_eq!(world.get::<B>(f), Ok(&B(2)));
+}
