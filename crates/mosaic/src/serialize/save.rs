@@ -132,6 +132,9 @@ impl SnapshotRegistry {
             // Not written yet: a world holding pairs is refused (the target marks alone are
             // left over from removed pairs and carry nothing).
             pairs,
+            // Written through the registry: the registered relation kinds, in `relations` below
+            // (a world holding pairs of a kind not registered is refused there).
+            relations: _,
         } = world.parts();
         if let Some(kind) = pairs.kinds.iter().find(|k| !world.components().pool(k.pool).is_empty()) {
             return Err(SnapshotError::PairsNotSaved { relation: kind.name });
