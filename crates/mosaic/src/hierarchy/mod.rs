@@ -25,8 +25,8 @@
 //! `transform`) then computes every `GlobalTransform` in one linear pass.
 //!
 //! Relationship pairs (flecs' `(R, target)`): [`World::relate`](crate::World::relate) gives a
-//! source a [`Pair<R>`] naming its target; hooks keep an index from each target to its sources,
-//! so [`World::related`](crate::World::related) answers without scanning, and despawning a target
+//! source a [`Pair<R>`] naming its target; the world keeps an index from each target to its
+//! sources (plain data in a world field, kept by a row subscriber on the pairs' pools), so [`World::related`](crate::World::related) answers without scanning, and despawning a target
 //! removes its sources' pairs or despawns the sources, as [`Relation::CLEANUP`] says.
 //!
 //! Many-to-many pairs (flecs' pairs with several targets per kind, values, and the exclusive,
@@ -49,6 +49,7 @@ mod param;
 #[cfg(feature = "transform")]
 mod propagate;
 mod relation;
+mod relation_index;
 #[cfg(feature = "transform")]
 mod transform;
 
@@ -74,7 +75,6 @@ pub(crate) use pairs::PairIndex;
 pub(crate) use pairs::PairsImage;
 #[cfg(feature = "rollback")]
 pub(crate) use relation::RelationImage;
-#[cfg(any(feature = "rollback", feature = "serialize"))]
-pub(crate) use relation::RelationKinds;
 #[cfg(feature = "serialize")]
 pub(crate) use relation::{RelationState, relation_state, set_relation_state};
+pub(crate) use relation_index::RelationIndex;

@@ -4,7 +4,6 @@
 use std::any::TypeId;
 
 use super::iter::{Ancestors, Children, Descendants};
-use super::relation::RelationIndex;
 use super::{Pair, Relation, Relationship};
 use crate::entity::Entity;
 use crate::schedule::{Access, AccessItem, AccessTarget, ParamConflict, SystemParam};
@@ -103,7 +102,8 @@ unsafe impl SystemParam for Hierarchy<'_> {
 
 /// Read access to one relation kind `R` in a system: each source's target and each target's
 /// sources, as [`World::target`] and [`World::related`] give them. Declares a read of
-/// [`Pair<R>`] and of the relation's index, which only structural changes write.
+/// [`Pair<R>`]; the relation's index is plain data in the world, which only structural changes
+/// (under `&mut World`, between batches) write.
 ///
 /// # Examples
 /// ```
@@ -134,7 +134,7 @@ unsafe impl SystemParam for Hierarchy<'_> {
 /// assert_eq!(world.resource::<Vec<usize>>(), &vec![3]);
 /// ```
 pub struct Relations<'w, R: Relation> {
-    /// Only `Pair<R>`'s pool and the relation's index are read through it.
+    /// Only `Pair<R>`'s pool and the world's relation index are read through it.
     world: &'w World,
     _relation: std::marker::PhantomData<fn() -> R>,
 }
@@ -151,22 +151,16 @@ impl<R: Relation> Relations<'_, R> {
     }
 }
 
-// SAFETY: declares reads of `Pair<R>` and of `RelationIndex<R>`; the methods read only those
-// (and entity liveness, which changes only between batches).
+// SAFETY: declares a read of `Pair<R>`; the methods read only that pool, the world's relation
+// index and entity liveness. The index, like liveness, changes only through structural changes,
+// which take `&mut World` and so never run while a system holds this parameter's `&World`.
 #[allow(unsafe_code)]
 unsafe impl<R: Relation> SystemParam for Relations<'_, R> {
     type State = ();
     type Item<'w, 's> = Relations<'w, R>;
 
     fn add_access(access: &mut Access) -> Result<(), ParamConflict> {
-        let param = std::any::type_name::<Self>();
-        access.add(component_read::<Pair<R>>(param))?;
-        access.add(AccessItem {
-            target: AccessTarget::Resource(TypeId::of::<RelationIndex<R>>()),
-            name: std::any::type_name::<RelationIndex<R>>(),
-            write: false,
-            param,
-        })
+        access.add(component_read::<Pair<R>>(std::any::type_name::<Self>()))
     }
     fn init_state(_: &mut World) {}
     unsafe fn get_param<'w>(_: &mut (), world: &'w World, _: Ticks) -> Relations<'w, R> {

@@ -1,13 +1,13 @@
 //! Relationship pairs (flecs' `(Relation, target)`): a component on the source naming its target,
-//! an index from each target to its sources kept by hooks, and cleanup when a target dies.
+//! an index from each target to its sources, and cleanup when a target dies. The index and the
+//! cleanup live in the world's relation index (`relation_index.rs`), a row subscriber.
 
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Mutex, PoisonError};
 
 use rustc_hash::FxHashMap;
 
 use super::HierarchyError;
+use super::relation_index::{RelationKind, RelationOps};
 use crate::Component;
 use crate::entity::Entity;
 use crate::world::World;
@@ -66,17 +66,23 @@ pub trait Relation: Send + Sync + 'static {
 #[derive(Component)]
 #[component(immutable)]
 pub struct Pair<R: Relation> {
-    /// The target's bits (`0`: none); atomic so the remove hook can empty the value through
-    /// `&World`.
-    target: AtomicU64,
+    /// The target; `None` once the value has left the world (the world's row subscriber for
+    /// relations empties it as the pair is removed, through `&mut World`).
+    target: Option<Entity>,
     _relation: PhantomData<fn() -> R>,
 }
 
 impl<R: Relation> Pair<R> {
-    /// The target, or `None` for a value taken out of the world.
+    /// The target, or `None` for a value taken out of the world. O(1).
     #[inline]
     pub fn target(&self) -> Option<Entity> {
-        Entity::from_bits(self.target.load(Relaxed))
+        self.target
+    }
+
+    /// A pair naming `target`, for [`World::relate`] and snapshot loading only (a pair inserted
+    /// any other way is dropped unless the index is told, which only the world does).
+    fn new(target: Entity) -> Self {
+        Self { target: Some(target), _relation: PhantomData }
     }
 }
 
@@ -86,8 +92,8 @@ impl<R: Relation> std::fmt::Debug for Pair<R> {
     }
 }
 
-/// Marks an entity that is (or was) the target of some `Pair<R>`: its remove hook runs the
-/// cleanup when the target is despawned.
+/// Marks an entity that is (or was) the target of some `Pair<R>`: its pool is flagged so that
+/// the entity's despawn reaches the cleanup.
 #[derive(Component)]
 struct Targeted<R: Relation>(PhantomData<fn() -> R>);
 
@@ -96,85 +102,50 @@ impl<R: Relation> Pair<R> {
     /// the index).
     #[cfg(feature = "rollback")]
     fn duplicate(&self) -> Self {
-        Self { target: AtomicU64::new(self.target.load(Relaxed)), _relation: PhantomData }
+        Self { target: self.target, _relation: PhantomData }
     }
 }
 
-/// Per relation kind: target -> its sources, in the order they were related. A resource; hooks
-/// update it through `&World`, hence the mutex.
-pub(super) struct RelationIndex<R> {
-    sources: Mutex<FxHashMap<Entity, Vec<Entity>>>,
-    _relation: PhantomData<fn() -> R>,
-}
-
-impl<R: Relation> RelationIndex<R> {
-    fn with<T>(&self, f: impl FnOnce(&mut FxHashMap<Entity, Vec<Entity>>) -> T) -> T {
-        f(&mut self.sources.lock().unwrap_or_else(PoisonError::into_inner))
-    }
-
-    /// Takes `source` out of `target`'s list. O(k) in the target's sources.
-    fn unlink(&self, target: Entity, source: Entity) {
-        self.with(|map| {
-            if let Some(list) = map.get_mut(&target) {
-                if let Some(at) = list.iter().position(|&s| s == source) {
-                    list.remove(at);
-                }
-                if list.is_empty() {
-                    map.remove(&target);
-                }
-            }
-        });
+impl RelationOps {
+    /// The operations of relation `R`.
+    fn of<R: Relation>() -> Self {
+        Self {
+            target: |pool, source| pool.get::<Pair<R>>(source).and_then(Pair::target),
+            take_target: |pool, source| pool.get_mut::<Pair<R>>(source).and_then(|p| p.target.take()),
+            remove_pair: |commands, source| commands.remove::<Pair<R>>(source),
+            #[cfg(feature = "rollback")]
+            save: save_relation::<R>,
+            #[cfg(feature = "rollback")]
+            restore: restore_relation::<R>,
+            #[cfg(feature = "rollback")]
+            hash: hash_relation::<R>,
+        }
     }
 }
 
 impl World {
-    /// Sets up the index and hooks of relation `R`, once per world.
-    fn init_relation<R: Relation>(&mut self) {
-        if self.contains_resource::<RelationIndex<R>>() {
-            return;
+    /// Sets up relation `R` once per world: registers `Pair<R>` and the target marks and files
+    /// the kind in the world's relation index, which flags those two pools for its row
+    /// subscriber. Returns the kind's slot. O(kinds).
+    fn init_relation<R: Relation>(&mut self) -> usize {
+        let pair = self.register_component::<Pair<R>>();
+        if let Some(k) = self.relation_index().kind_of(pair) {
+            return k;
         }
-        self.insert_resource(RelationIndex::<R> { sources: Mutex::default(), _relation: PhantomData });
-        #[cfg(any(feature = "rollback", feature = "serialize"))]
-        {
-            self.register_component::<Pair<R>>();
-            self.register_component::<Targeted<R>>();
-            if !self.contains_resource::<RelationKinds>() {
-                self.insert_resource(RelationKinds::default());
-            }
-            self.resource_mut::<RelationKinds>().0.push(RelationKind::of::<R>());
-        }
-        self.on_add::<Pair<R>>(|ctx| {
-            let pair = ctx.world.get::<Pair<R>>(ctx.entity).expect("on_add runs after the insert");
-            match pair.target().filter(|&t| ctx.world.is_alive(t)) {
-                Some(target) => ctx.world.resource::<RelationIndex<R>>().with(|map| {
-                    map.entry(target).or_default().push(ctx.entity);
-                }),
-                // An empty value (taken out of a world) or a dead target: drop the pair.
-                None => ctx.commands.remove::<Pair<R>>(ctx.entity),
-            }
+        let mark = self.register_component::<Targeted<R>>();
+        let index = self.relation_index_mut();
+        index.kinds.push(RelationKind {
+            name: std::any::type_name::<R>(),
+            pair,
+            mark,
+            cleanup: R::CLEANUP,
+            sources: FxHashMap::default(),
+            ops: RelationOps::of::<R>(),
         });
-        let unlink = |ctx: &mut crate::world::HookContext<'_>| {
-            let pair = ctx.world.get::<Pair<R>>(ctx.entity).expect("hooks run while the pair is there");
-            if let Some(target) = pair.target() {
-                ctx.world.resource::<RelationIndex<R>>().unlink(target, ctx.entity);
-            }
-            pair.target.store(0, Relaxed);
-        };
-        self.on_remove::<Pair<R>>(unlink);
-        // Only an empty value can replace a pair (no other can be made): unlink, then drop it.
-        self.on_replace::<Pair<R>>(move |ctx| {
-            unlink(ctx);
-            ctx.commands.remove::<Pair<R>>(ctx.entity);
-        });
-        self.on_remove::<Targeted<R>>(|ctx| {
-            let sources = ctx.world.resource::<RelationIndex<R>>().with(|map| map.get(&ctx.entity).cloned());
-            for source in sources.unwrap_or_default() {
-                match R::CLEANUP {
-                    Cleanup::RemovePair => ctx.commands.remove::<Pair<R>>(source),
-                    Cleanup::DespawnSource => ctx.commands.despawn(source),
-                }
-            }
-        });
+        let k = index.kinds.len() - 1;
+        self.refresh_row_events(pair);
+        self.refresh_row_events(mark);
+        k
     }
 
     /// Relates `source` to `target` by `R`: adds the pair `(R, target)` to `source`, replacing
@@ -203,7 +174,7 @@ impl World {
         if !self.contains::<Targeted<R>>(target) {
             self.insert(target, Targeted::<R>(PhantomData));
         }
-        self.insert(source, Pair::<R> { target: AtomicU64::new(target.to_bits()), _relation: PhantomData });
+        self.insert(source, Pair::<R>::new(target));
         Ok(())
     }
 
@@ -217,43 +188,17 @@ impl World {
 
     /// The target of `source`'s pair of relation `R`, if any. O(1).
     pub fn target<R: Relation>(&self, source: Entity) -> Option<Entity> {
-        self.get::<Pair<R>>(source).ok().and_then(|pair| pair.target())
+        self.get::<Pair<R>>(source).ok().and_then(Pair::target)
     }
 
     /// The sources related to `target` by `R`, in the order they were related. Reads the index
-    /// the hooks keep: O(k) in those sources, however many entities the world has. Empty for a
+    /// the world keeps (a field of the world, kept by its row subscriber for relations): O(k) in
+    /// those sources plus O(relation kinds), however many entities the world has. Empty for a
     /// dead target (cleanup runs when it is despawned).
     pub fn related<R: Relation>(&self, target: Entity) -> Vec<Entity> {
-        self.get_resource::<RelationIndex<R>>()
-            .and_then(|index| index.with(|map| map.get(&target).cloned()))
-            .unwrap_or_default()
+        let Some(pair) = self.components().id::<Pair<R>>() else { return Vec::new() };
+        self.relation_index().sources(pair, target).to_vec()
     }
-}
-
-/// Every relation kind a world has set up, for rollback (which saves, restores and hashes each
-/// one's pairs, target marks and index as one part) and snapshots (which refuse a world holding
-/// pairs of a kind they were not told how to name). A resource: registrations, not state.
-#[cfg(any(feature = "rollback", feature = "serialize"))]
-#[derive(Default)]
-pub(crate) struct RelationKinds(pub(crate) Vec<RelationKind>);
-
-/// One relation kind, type-erased.
-#[cfg(any(feature = "rollback", feature = "serialize"))]
-pub(crate) struct RelationKind {
-    /// `R`'s type name: orders relations in the hash and names them in reports.
-    pub(crate) name: &'static str,
-    /// The pools of `Pair<R>` and of the target marks, which this part covers.
-    pub(crate) pools: [std::any::TypeId; 2],
-    /// Copies the relation's state out of a world.
-    #[cfg(feature = "rollback")]
-    pub(crate) save: fn(&World, &mut RelationImage),
-    /// Puts a saved state back (an empty one for a relation the image does not know).
-    #[cfg(feature = "rollback")]
-    pub(crate) restore: fn(&mut World, Option<&RelationImage>),
-    /// Feeds the relation's state to `word` as 64-bit words: each pair's source and target, the
-    /// target marks, and the index in target order.
-    #[cfg(feature = "rollback")]
-    pub(crate) hash: fn(&World, &mut dyn FnMut(u64)),
 }
 
 /// A relation's saved state: the pools of `Pair<R>` and the target marks, and the index.
@@ -293,22 +238,6 @@ fn word(entity: Entity) -> u64 {
     u64::from(entity.index()) | (u64::from(entity.generation()) << 32)
 }
 
-#[cfg(any(feature = "rollback", feature = "serialize"))]
-impl RelationKind {
-    fn of<R: Relation>() -> Self {
-        Self {
-            name: std::any::type_name::<R>(),
-            pools: [std::any::TypeId::of::<Pair<R>>(), std::any::TypeId::of::<Targeted<R>>()],
-            #[cfg(feature = "rollback")]
-            save: save_relation::<R>,
-            #[cfg(feature = "rollback")]
-            restore: restore_relation::<R>,
-            #[cfg(feature = "rollback")]
-            hash: hash_relation::<R>,
-        }
-    }
-}
-
 /// A relation kind's state as snapshots carry it: its pairs `(source, target)` in the pool's
 /// row order, the target marks in their pool's row order, and the index (each target's sources
 /// in relate order, targets sorted by index).
@@ -320,6 +249,23 @@ pub(crate) struct RelationState {
     pub(crate) index: Vec<(Entity, Vec<Entity>)>,
 }
 
+/// The kind of relation `R` in `world`'s relation index, if set up. O(kinds).
+#[cfg(any(feature = "rollback", feature = "serialize"))]
+fn kind_in<R: Relation>(world: &World) -> Option<&RelationKind> {
+    let index = world.relation_index();
+    let pair = world.components().id::<Pair<R>>()?;
+    index.kind_of(pair).map(|k| &index.kinds[k])
+}
+
+/// The index of `kind` as `(target, sources)`, targets sorted by `key`. O(index log targets).
+#[cfg(any(feature = "rollback", feature = "serialize"))]
+fn sorted_index(kind: Option<&RelationKind>, key: fn(Entity) -> u64) -> Vec<(Entity, Vec<Entity>)> {
+    let mut index: Vec<(Entity, Vec<Entity>)> =
+        kind.map(|kind| kind.sources.iter().map(|(&t, s)| (t, s.clone())).collect()).unwrap_or_default();
+    index.sort_unstable_by_key(|&(t, _)| key(t));
+    index
+}
+
 /// The snapshot state of relation `R` in `world`. O(pairs + marks).
 #[cfg(feature = "serialize")]
 pub(crate) fn relation_state<R: Relation>(world: &World) -> RelationState {
@@ -329,11 +275,7 @@ pub(crate) fn relation_state<R: Relation>(world: &World) -> RelationState {
         pool.entities().iter().zip(targets).filter_map(|(&s, t)| Some((s, t?))).collect()
     });
     let marks = components.pool_of::<Targeted<R>>().map_or_else(Vec::new, |pool| pool.entities().to_vec());
-    let mut index: Vec<(Entity, Vec<Entity>)> = world
-        .get_resource::<RelationIndex<R>>()
-        .map(|index| index.with(|map| map.iter().map(|(&t, s)| (t, s.clone())).collect()))
-        .unwrap_or_default();
-    index.sort_unstable_by_key(|&(t, _)| t.index());
+    let index = sorted_index(kind_in::<R>(world), |t| u64::from(t.index()));
     RelationState { pairs, marks, index }
 }
 
@@ -343,21 +285,20 @@ pub(crate) fn relation_state<R: Relation>(world: &World) -> RelationState {
 /// included. O(pairs + marks).
 #[cfg(feature = "serialize")]
 pub(crate) fn set_relation_state<R: Relation>(world: &mut World, state: RelationState) {
-    world.init_relation::<R>();
+    let k = world.init_relation::<R>();
     for mark in state.marks {
         world.insert(mark, Targeted::<R>(PhantomData));
     }
     for (source, target) in state.pairs {
-        world.insert(source, Pair::<R> { target: AtomicU64::new(target.to_bits()), _relation: PhantomData });
+        world.insert(source, Pair::<R>::new(target));
     }
-    world.resource::<RelationIndex<R>>().with(|map| {
-        map.clear();
-        map.extend(state.index);
-    });
+    let sources = &mut world.relation_index_mut().kinds[k].sources;
+    sources.clear();
+    sources.extend(state.index);
 }
 
 #[cfg(feature = "rollback")]
-fn save_relation<R: Relation>(world: &World, image: &mut RelationImage) {
+fn save_relation<R: Relation>(world: &World, kind: &RelationKind, image: &mut RelationImage) {
     let components = world.components();
     match components.pool_of::<Pair<R>>() {
         Some(pool) => {
@@ -376,14 +317,12 @@ fn save_relation<R: Relation>(world: &World, image: &mut RelationImage) {
         None => image.targeted.save_empty::<Targeted<R>>(),
     }
     image.index.clear();
-    if let Some(index) = world.get_resource::<RelationIndex<R>>() {
-        index.with(|map| image.index.extend(map.iter().map(|(&t, s)| (t, s.clone()))));
-        image.index.sort_unstable_by_key(|&(t, _)| word(t));
-    }
+    image.index.extend(kind.sources.iter().map(|(&t, s)| (t, s.clone())));
+    image.index.sort_unstable_by_key(|&(t, _)| word(t));
 }
 
 #[cfg(feature = "rollback")]
-fn restore_relation<R: Relation>(world: &mut World, image: Option<&RelationImage>) {
+fn restore_relation<R: Relation>(world: &mut World, k: usize, image: Option<&RelationImage>) {
     let pair = world.register_component::<Pair<R>>();
     let targeted = world.register_component::<Targeted<R>>();
     match image {
@@ -404,16 +343,13 @@ fn restore_relation<R: Relation>(world: &mut World, image: Option<&RelationImage
             world.components_mut().pool_mut(targeted).clear();
         }
     }
-    if let Some(index) = world.get_resource::<RelationIndex<R>>() {
-        index.with(|map| {
-            map.clear();
-            map.extend(image.into_iter().flat_map(|i| &i.index).map(|(t, s)| (*t, s.clone())));
-        });
-    }
+    let sources = &mut world.relation_index_mut().kinds[k].sources;
+    sources.clear();
+    sources.extend(image.into_iter().flat_map(|i| &i.index).map(|(t, s)| (*t, s.clone())));
 }
 
 #[cfg(feature = "rollback")]
-fn hash_relation<R: Relation>(world: &World, out: &mut dyn FnMut(u64)) {
+fn hash_relation<R: Relation>(world: &World, kind: &RelationKind, out: &mut dyn FnMut(u64)) {
     let components = world.components();
     match components.pool_of::<Pair<R>>() {
         Some(pool) => {
@@ -432,11 +368,7 @@ fn hash_relation<R: Relation>(world: &World, out: &mut dyn FnMut(u64)) {
         }
         None => out(0),
     }
-    let mut index: Vec<(Entity, Vec<Entity>)> = world
-        .get_resource::<RelationIndex<R>>()
-        .map(|index| index.with(|map| map.iter().map(|(&t, s)| (t, s.clone())).collect()))
-        .unwrap_or_default();
-    index.sort_unstable_by_key(|&(t, _)| word(t));
+    let index = sorted_index(Some(kind), word);
     out(index.len() as u64);
     for (target, sources) in index {
         out(word(target));

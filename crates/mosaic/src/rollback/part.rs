@@ -13,7 +13,7 @@ use super::registry::{SavedResource, entity_word};
 use super::{RollbackError, RollbackRegistry, StateDifference};
 use crate::component::ComponentId;
 use crate::entity::EntitiesImage;
-use crate::hierarchy::{OrderState, PairsImage, RelationImage, RelationKinds, Relationship};
+use crate::hierarchy::{OrderState, PairsImage, RelationImage, Relationship};
 use crate::storage::{PoolImage, Tick};
 use crate::world::{ReaderTicksImage, SetsImage, World};
 
@@ -347,7 +347,8 @@ impl WorldPart for Hierarchy {
     }
 }
 
-/// Every relation kind the world set up (`World::relate`): its pairs, target marks and index.
+/// Every relation kind the world set up (`World::relate`): its pairs, target marks and index (the
+/// index read from the world's relation index, `World::parts().relations`).
 pub(crate) struct Relations;
 
 impl WorldPart for Relations {
@@ -355,38 +356,34 @@ impl WorldPart for Relations {
     type Image = Vec<(&'static str, RelationImage)>;
 
     fn save(world: &World, _: &RollbackRegistry, image: &mut Self::Image) {
-        let Some(kinds) = world.get_resource::<RelationKinds>() else {
-            image.clear();
-            return;
-        };
+        let kinds = &world.parts().relations.kinds;
         // Kinds are only ever added, so the image's slots line up with the first kinds.
-        image.truncate(kinds.0.len());
-        for (i, kind) in kinds.0.iter().enumerate() {
+        image.truncate(kinds.len());
+        for (i, kind) in kinds.iter().enumerate() {
             if image.len() <= i {
                 image.push((kind.name, RelationImage::default()));
             }
             image[i].0 = kind.name;
-            (kind.save)(world, &mut image[i].1);
+            (kind.ops.save)(world, kind, &mut image[i].1);
         }
     }
 
     fn restore(world: &mut World, _: &RollbackRegistry, image: &Self::Image) {
-        let Some(kinds) = world.get_resource::<RelationKinds>() else { return };
-        let kinds: SmallVec<[_; 4]> = kinds.0.iter().map(|k| (k.name, k.restore)).collect();
-        for (name, restore) in kinds {
+        let kinds: SmallVec<[_; 4]> =
+            world.parts_mut().relations.kinds.iter().map(|k| (k.name, k.ops.restore)).collect();
+        for (k, (name, restore)) in kinds.into_iter().enumerate() {
             // A kind set up after the save had no pairs then.
             let saved = image.iter().find(|(n, _)| *n == name).map(|(_, i)| i);
-            restore(world, saved);
+            restore(world, k, saved);
         }
     }
 
     fn hash(world: &World, _: &RollbackRegistry, hasher: &mut StableHasher) {
-        let Some(kinds) = world.get_resource::<RelationKinds>() else { return };
-        let mut kinds: SmallVec<[_; 4]> = kinds.0.iter().collect();
+        let mut kinds: SmallVec<[_; 4]> = world.parts().relations.kinds.iter().collect();
         kinds.sort_unstable_by_key(|k| k.name);
         for kind in kinds {
             let mut words = Vec::new();
-            (kind.hash)(world, &mut |w| words.push(w));
+            (kind.ops.hash)(world, kind, &mut |w| words.push(w));
             // A kind with no pair, mark or index entry is the same state as no kind at all.
             if words.iter().all(|&w| w == 0) {
                 continue;

@@ -574,16 +574,9 @@ impl RollbackRegistry {
     pub(crate) fn unregistered_pool(&self, world: &World) -> Option<&'static str> {
         // O(pools * entries) lookups and no allocation: both counts are small.
         let relationship = world.components().id::<crate::hierarchy::Relationship>();
-        let relations = world.get_resource::<crate::hierarchy::RelationKinds>();
-        let relation = |index: usize| {
-            relations.is_some_and(|kinds| {
-                kinds
-                    .0
-                    .iter()
-                    .flat_map(|k| k.pools)
-                    .any(|t| world.components().id_by_type(t).is_some_and(|id| id.index() == index))
-            })
-        };
+        let relations = world.relation_index();
+        let relation =
+            |index: usize| relations.kinds.iter().any(|k| k.pair.index() == index || k.mark.index() == index);
         // The observer registry's markers are checked by the `ObserverSet` part.
         let observer_marks = [
             world.components().id::<crate::observer::Observer>(),

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{SnapshotError, SnapshotRegistry};
 use crate::entity::Entity;
-use crate::hierarchy::{Pair, Relation, RelationKinds, RelationState, relation_state, set_relation_state};
+use crate::hierarchy::{Pair, Relation, RelationState, relation_state, set_relation_state};
 use crate::world::World;
 
 /// One relation kind as written and read. Field order is the format.
@@ -100,14 +100,13 @@ impl SnapshotRegistry {
     /// # Errors
     /// [`SnapshotError::UnregisteredRelation`] if the world holds pairs of a kind not registered.
     pub(crate) fn saved_relations(&self, world: &World) -> Result<Vec<SavedRelation>, SnapshotError> {
-        if let Some(kinds) = world.get_resource::<RelationKinds>() {
-            for kind in &kinds.0 {
-                let components = world.components();
-                let has_pairs =
-                    components.id_by_type(kind.pools[0]).is_some_and(|id| !components.pool(id).is_empty());
-                if has_pairs && !self.relations.iter().any(|e| e.pair == kind.pools[0]) {
-                    return Err(SnapshotError::UnregisteredRelation { relation: kind.name });
-                }
+        let components = world.components();
+        for kind in &world.relation_index().kinds {
+            let has_pairs = !components.pool(kind.pair).is_empty();
+            let registered =
+                || self.relations.iter().any(|e| components.id_by_type(e.pair) == Some(kind.pair));
+            if has_pairs && !registered() {
+                return Err(SnapshotError::UnregisteredRelation { relation: kind.name });
             }
         }
         let index = Entity::index;

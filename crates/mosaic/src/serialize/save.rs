@@ -167,6 +167,9 @@ impl SnapshotRegistry {
             // Written through the registry: the registered pair kinds, in `pair_kinds` below;
             // the reverse index is rebuilt on load from each pair's slot.
             pairs,
+            // Written through the registry: the registered relation kinds, in `relations` below
+            // (a world holding pairs of a kind not registered is refused there).
+            relations: _,
         } = world.parts();
         let mut size = 16;
         let pair_kinds = pair_kinds(self, pairs, world, binary, &mut size)?;

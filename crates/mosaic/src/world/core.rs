@@ -73,6 +73,8 @@ pub struct World {
     pub(super) reader_ticks: super::reader_ticks::ReaderTicks,
     /// Many-to-many pairs: each kind's reverse index (a row subscriber).
     pub(super) pairs: crate::hierarchy::PairIndex,
+    /// One-target relations (`World::relate`): each kind's target index (a row subscriber).
+    pub(super) relations: crate::hierarchy::RelationIndex,
     /// The component types besides `Disabled` that queries skip by default.
     pub(super) disabling: super::disabled::DisablingComponents,
 }
@@ -95,6 +97,7 @@ impl Default for World {
             sampler: 0x2545_f491_4f6c_dd1d,
             reader_ticks: Default::default(),
             pairs: Default::default(),
+            relations: Default::default(),
             disabling: Default::default(),
         }
     }
@@ -179,6 +182,27 @@ impl World {
     #[inline]
     pub(crate) fn pairs_and_components_mut(&mut self) -> (&mut crate::hierarchy::PairIndex, &mut Components) {
         (&mut self.pairs, &mut self.components)
+    }
+
+    /// The one-target relations' kinds and target index. O(1).
+    #[inline]
+    pub(crate) fn relation_index(&self) -> &crate::hierarchy::RelationIndex {
+        &self.relations
+    }
+
+    /// The one-target relations' kinds and target index, mutably. O(1).
+    #[inline]
+    pub(crate) fn relation_index_mut(&mut self) -> &mut crate::hierarchy::RelationIndex {
+        &mut self.relations
+    }
+
+    /// The relations' index, the pools (where the pairs' targets are) and the deferred command
+    /// buffer (where the relations' row subscriber queues cleanup) at once. O(1).
+    #[inline]
+    pub(crate) fn relation_parts_mut(
+        &mut self,
+    ) -> (&mut crate::hierarchy::RelationIndex, &mut Components, &mut super::CommandBuffer) {
+        (&mut self.relations, &mut self.components, self.deferred.buffer_mut())
     }
 
     /// The resource map, for system parameters that reach a resource through `&World` under the

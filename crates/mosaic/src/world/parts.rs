@@ -15,7 +15,7 @@ use super::reader_ticks::ReaderTicks;
 use super::resources::Resources;
 use crate::component::Components;
 use crate::entity::Entities;
-use crate::hierarchy::PairIndex;
+use crate::hierarchy::{PairIndex, RelationIndex};
 
 /// Shared borrows of every part of a world that holds state.
 #[allow(dead_code, reason = "every part is listed, whether or not a given pass reads it")]
@@ -26,7 +26,7 @@ pub(crate) struct Parts<'a> {
     pub(crate) components: &'a Components,
     /// Each entity's component set (derivable from the pools; kept for speed).
     pub(crate) component_sets: &'a ComponentSets,
-    /// The resources (the hierarchy's and relations' bookkeeping among them).
+    /// The resources (the hierarchy's bookkeeping among them).
     pub(crate) resources: &'a Resources,
     /// The owning groups and their lengths.
     pub(crate) groups: &'a Groups,
@@ -38,6 +38,8 @@ pub(crate) struct Parts<'a> {
     pub(crate) sampler: u64,
     /// Many-to-many pairs' reverse index (the forward side is in the pools).
     pub(crate) pairs: &'a PairIndex,
+    /// One-target relations' kinds and target index (the pairs themselves are in the pools).
+    pub(crate) relations: &'a RelationIndex,
 }
 
 /// Exclusive borrows of every part of a world that holds state (see [`Parts`]).
@@ -62,6 +64,8 @@ pub(crate) struct PartsMut<'a> {
     pub(crate) sampler: &'a mut u64,
     /// Many-to-many pairs' reverse index.
     pub(crate) pairs: &'a mut PairIndex,
+    /// One-target relations' kinds and target index.
+    pub(crate) relations: &'a mut RelationIndex,
 }
 
 impl World {
@@ -91,6 +95,7 @@ impl World {
             sampler,
             reader_ticks,
             pairs,
+            relations,
         } = self;
         Parts {
             entities,
@@ -102,6 +107,7 @@ impl World {
             reader_ticks,
             sampler: *sampler,
             pairs,
+            relations,
         }
     }
 
@@ -126,6 +132,7 @@ impl World {
             sampler,
             reader_ticks,
             pairs,
+            relations,
         } = self;
         PartsMut {
             entities,
@@ -137,6 +144,7 @@ impl World {
             reader_ticks,
             sampler,
             pairs,
+            relations,
         }
     }
 }

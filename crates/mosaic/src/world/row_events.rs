@@ -5,8 +5,8 @@
 //! every row change:
 //! - the **component sets** (which components each entity has): every pool has them, so the
 //!   world's row primitives update them directly, at the cost of one cached edge;
-//! - **subscribers** ([`RowSubscriber`]): owning groups, component hooks, watches and value
-//!   indexes today; each
+//! - **subscribers** ([`RowSubscriber`]): owning groups, component hooks, watches, value
+//!   indexes, observers, required components, many-to-many pairs and one-target relations; each
 //!   says which [`RowEvents`] it wants of which pools, and each pool carries the union of what its
 //!   subscribers want. A change of a pool that nobody listens to tests that one byte and takes the
 //!   plain path; only the pools a subscriber names pay for it (EnTT's per-storage signals,
@@ -32,7 +32,7 @@ use super::required::Required;
 use super::watches::Watches;
 use crate::component::ComponentId;
 use crate::entity::Entity;
-use crate::hierarchy::PairIndex;
+use crate::hierarchy::{PairIndex, RelationIndex};
 use crate::storage::RowEvents;
 
 /// One structural change of one entity, as its subscribers see it.
@@ -116,11 +116,14 @@ pub(crate) trait RowSubscriber {
 impl World {
     /// Runs every subscriber's [`RowSubscriber::before`] for `change`: pairs first (a despawn
     /// their cleanup policy refuses panics before anything happened), then watches (their
-    /// "leave" callbacks see the entity whole), then hooks, then groups (which move the entity's
+    /// "leave" callbacks see the entity whole), then one-target relations (unlink the pairs that
+    /// go and queue a despawned target's cleanup, where their hooks used to run: before user
+    /// hooks), then hooks, then groups (which move the entity's
     /// rows out of the packed range before they go), then indexes (which need nothing before).
     pub(crate) fn emit_before(&mut self, change: &RowChange<'_>) {
         PairIndex::before(self, change);
         Watches::before(self, change);
+        RelationIndex::before(self, change);
         Hooks::before(self, change);
         Observers::before(self, change);
         Groups::before(self, change);
@@ -129,12 +132,14 @@ impl World {
 
     /// Runs every subscriber's [`RowSubscriber::after`] for `change`, in the reverse order of
     /// [`World::emit_before`] (indexes refile the entity and groups pack the new rows before
-    /// hooks and watches see them; pairs clean up after a despawned target last), then applies
+    /// relations, hooks and watches see them; relations file new pairs before user hooks run;
+    /// pairs clean up after a despawned target last), then applies
     /// the commands they recorded.
     pub(crate) fn emit_after(&mut self, change: &RowChange<'_>) {
         Indexes::after(self, change);
         Groups::after(self, change);
         Required::after(self, change);
+        RelationIndex::after(self, change);
         Hooks::after(self, change);
         Observers::after(self, change);
         Watches::after(self, change);
@@ -151,7 +156,8 @@ impl World {
             | Required::events(self, id)
             | Groups::events(self, id)
             | Indexes::events(self, id)
-            | PairIndex::events(self, id);
+            | PairIndex::events(self, id)
+            | RelationIndex::events(self, id);
         if self.components.pool(id).row_events() != events {
             self.components.pool_mut(id).set_row_events(events);
             self.component_sets.set_component_events(id, events);
