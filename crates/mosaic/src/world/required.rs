@@ -275,7 +275,7 @@ impl World {
     /// ```
     /// use mosaic::{Component, World};
     ///
-    /// #[derive(Component)]
+    /// #[derive(Component, Default)]
     /// struct Player;
     /// #[derive(Component, Default, Debug, PartialEq)]
     /// struct Score(u32);
