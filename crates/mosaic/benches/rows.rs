@@ -80,6 +80,37 @@ fn spawn_despawn(world: &mut World, iters: usize) {
     }
 }
 
+/// Change detection on the written type: each iteration writes `B` on every other entity of
+/// 10^4 through a query, then counts the `Changed<B>` rows; with `indexed`, `B` has a value
+/// index (by a key of its value) that is looked up after the writes, which catches it up.
+fn change_detect(indexed: bool, iters: usize) -> f32 {
+    let mut world = World::new();
+    world.track_changes::<B>();
+    if indexed {
+        world.add_index_by_key::<B, u32>(|b| b.0 as u32);
+    }
+    world.spawn_batch((0..N).map(|i| (A(i as f32), B(0.0))));
+    world.clear_trackers();
+    let mut total = 0usize;
+    for round in 0..iters {
+        measured(|| {
+            let mut i = 0usize;
+            world.query::<&mut B>().for_each(|b| {
+                if i.is_multiple_of(2) {
+                    b.0 = (round % 7) as f32;
+                }
+                i += 1;
+            });
+            total += world.query_filtered::<&B, mosaic::Changed<B>>().count();
+            if indexed {
+                total += world.index_by_key::<B, u32>().get(&0).len();
+            }
+            world.clear_trackers();
+        });
+    }
+    total as f32
+}
+
 /// The measured part of a workload: callgrind counts only inside this function
 /// (`--toggle-collect='*measured*'`), so setup and teardown stay out, as in the peer suite.
 #[inline(never)]
@@ -243,6 +274,14 @@ fn main() {
             spawn_despawn(&mut world, iters);
             world.len() as f32
         }
+        "indexed_add_remove" => {
+            let mut world = World::new();
+            world.add_index_by_key::<B, u32>(|b| b.0 as u32);
+            add_remove(&mut world, iters);
+            world.index_by_key::<B, u32>().len() as f32
+        }
+        "change_detect" => change_detect(false, iters),
+        "indexed_change_detect" => change_detect(true, iters),
         other => observed(other, iters).unwrap_or_else(|| panic!("unknown workload {other}")),
     };
     println!("{sum}");

@@ -26,6 +26,11 @@ impl RowEvents {
     /// A row leaving (remove, despawn): subscribers run before it goes, with the value readable,
     /// and after.
     pub const REMOVE: Self = Self(1 << 2);
+    /// Some subscriber wants its events one row at a time, around the write. Without it, every
+    /// subscriber of the pool takes a batch after the rows changed (value indexes), so the batch
+    /// primitives (`insert_batch`, `remove_batch`, spawn batches) keep their plain loops and
+    /// hand the subscribers the rows once.
+    pub const PER_ROW: Self = Self(1 << 3);
 
     /// Whether no kind is in the set.
     #[inline(always)]

@@ -540,7 +540,8 @@ impl World {
         let id = self.components.register::<T>();
         self.settle_registrations();
         self.components.pool_mut(id).reserve(rows.size_hint().0);
-        if !self.components.pool(id).row_events().is_empty() {
+        let events = self.components.pool(id).row_events();
+        if events.contains(RowEvents::PER_ROW) {
             for (entity, value) in rows {
                 if let Err(error) = self.check_alive(entity) {
                     on_dead(entity, error);
@@ -552,16 +553,37 @@ impl World {
         }
         // No subscriber can appear during the loop (no callback runs: the iterator and the
         // replaced values' drops have no access to the world), so the pool is found once.
-        let pool = self.components.pool_mut(id);
+        if events.is_empty() {
+            let pool = self.components.pool_mut(id);
+            for (entity, value) in rows {
+                if let Err(error) = self.entities.check(entity) {
+                    on_dead(entity, error);
+                    continue;
+                }
+                if T::insert(pool, entity, value).is_none() {
+                    self.component_sets.add(entity.index(), id);
+                }
+            }
+            return;
+        }
+        // The subscribers all take batches (value indexes): they hear of the rows once, after.
+        let mut written = Vec::new();
+        let World { components, entities, component_sets, indexes, .. } = self;
+        // A dead entity panics through `on_dead` mid-loop: the batch listeners are then told
+        // nothing, so they are marked stale (rebuilt on next use) instead of left behind.
+        let indexes = super::index::InvalidateOnUnwind::new(indexes);
+        let pool = components.pool_mut(id);
         for (entity, value) in rows {
-            if let Err(error) = self.entities.check(entity) {
+            if let Err(error) = entities.check(entity) {
                 on_dead(entity, error);
                 continue;
             }
             if T::insert(pool, entity, value).is_none() {
-                self.component_sets.add(entity.index(), id);
+                component_sets.add(entity.index(), id);
             }
+            written.push(entity);
         }
+        indexes.into_inner().file_rows(components.pool(id), id, &written);
     }
 
     /// Removes live `entity`'s `T` (component `id`) and returns it, or `None` if it has none:
@@ -639,6 +661,30 @@ impl World {
                     drop(value);
                 }
             }
+            return removed;
+        }
+        if let Some(id) = id
+            && !self.components.pool(id).row_events().contains(RowEvents::PER_ROW)
+        {
+            // Every subscriber takes batches (value indexes): the plain loop, then the removed
+            // rows handed to them once.
+            let mut gone = Vec::new();
+            let World { components, entities: alive, component_sets, indexes, .. } = self;
+            // As in `insert_rows`: a panic mid-loop marks the batch listeners stale.
+            let indexes = super::index::InvalidateOnUnwind::new(indexes);
+            let pool = components.pool_mut(id);
+            for entity in entities {
+                if let Err(error) = alive.check(entity) {
+                    dead(entity, error);
+                }
+                if let Some(value) = T::remove(pool, entity) {
+                    component_sets.remove(entity.index(), id);
+                    removed += 1;
+                    gone.push(entity);
+                    drop(value);
+                }
+            }
+            indexes.into_inner().unfile_rows(id, &gone);
             return removed;
         }
         for entity in entities {

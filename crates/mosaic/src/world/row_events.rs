@@ -150,14 +150,21 @@ impl World {
     /// Recomputes the row events component `id`'s pool is flagged with, and the component sets'
     /// unions: call whenever a subscriber of that pool comes or goes. O(distinct component sets).
     pub(crate) fn refresh_row_events(&mut self, id: ComponentId) {
-        let events = Watches::events(self, id)
+        // Listeners that need each change as it happens, around the write (old values,
+        // callbacks, moved rows).
+        let per_row = Watches::events(self, id)
             | Hooks::events(self, id)
             | Observers::events(self, id)
             | Required::events(self, id)
             | Groups::events(self, id)
-            | Indexes::events(self, id)
             | PairIndex::events(self, id)
             | RelationIndex::events(self, id);
+        // Listeners that take a batch after the rows changed.
+        let batch = Indexes::events(self, id);
+        let mut events = per_row | batch;
+        if !per_row.is_empty() {
+            events |= RowEvents::PER_ROW;
+        }
         if self.components.pool(id).row_events() != events {
             self.components.pool_mut(id).set_row_events(events);
             self.component_sets.set_component_events(id, events);

@@ -10,7 +10,7 @@ use super::component_sets::{ComponentSets, EMPTY, SetId};
 use super::row_events::{Ids, RowChange};
 use crate::component::{Bundle, BundleSink, Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, EntityError, ReservedIter};
-use crate::storage::SparseSet;
+use crate::storage::{RowEvents, SparseSet};
 use crate::world::ComponentError;
 
 /// Most entities a batch spawn reserves up front from the iterator's size hint; beyond this the
@@ -380,7 +380,8 @@ impl World {
         for &id in &ids {
             self.components.pool_mut(id).reserve(reserve);
         }
-        if self.component_sets.events(set).is_empty() {
+        let events = self.component_sets.events(set);
+        if events.is_empty() {
             // No subscriber can appear during the loop (the iterator has no access to the
             // world), so none is looked for per entity.
             let pools = self.components.pools_mut();
@@ -391,6 +392,28 @@ impl World {
                 sets.replace(entity.index(), set); // first, as in `put_bundle_into`
                 bundle.put_each(&mut SpawnSink { pools, ids: &ids, next: 0, entity });
                 on_spawn(entity);
+            }
+            return;
+        }
+        if !events.contains(RowEvents::PER_ROW) {
+            // Every subscriber takes batches (value indexes): the plain loop, then the spawned
+            // rows handed to them once.
+            let mut spawned = Vec::new();
+            let World { components, entities, component_sets: sets, indexes, .. } = self;
+            // A panic mid-loop (exhausted ids, a panicking iterator) marks them stale instead.
+            let indexes = super::index::InvalidateOnUnwind::new(indexes);
+            let pools = components.pools_mut();
+            for bundle in iter {
+                let entity =
+                    alloc_entity(entities, sets).unwrap_or_else(|error| panic!("cannot spawn: {error}"));
+                sets.replace(entity.index(), set); // first, as in `put_bundle_into`
+                bundle.put_each(&mut SpawnSink { pools, ids: &ids, next: 0, entity });
+                spawned.push(entity);
+                on_spawn(entity);
+            }
+            let indexes = indexes.into_inner();
+            for &id in &ids {
+                indexes.file_rows(components.pool(id), id, &spawned);
             }
             return;
         }

@@ -326,3 +326,38 @@ mod snapshot {
         assert_eq!(a, want);
     }
 }
+
+#[test]
+fn batches_reach_the_index_once_and_a_panicking_batch_leaves_it_exact() {
+    let mut world = World::new();
+    world.add_index::<Team>();
+    // Spawn, insert and remove batches on a pool whose only listener is the index take the
+    // plain loops and file the rows once.
+    let reds = world.spawn_batch((0..4).map(|_| Team::Red));
+    let blank: Vec<Entity> = (0..3).map(|_| world.spawn_empty()).collect();
+    world.insert_batch(blank.iter().map(|&e| (e, Team::Blue)));
+    world.insert_batch(reds[..2].iter().map(|&e| (e, Team::Green)));
+    assert_eq!(world.remove_batch::<Team>([reds[3], blank[0]]), 2);
+    let index = world.index::<Team>();
+    assert_eq!(index.get(&Team::Red), [reds[2]]);
+    assert_eq!(index.get(&Team::Green).len(), 2);
+    assert_eq!(index.get(&Team::Blue).len(), 2);
+    assert_eq!(index.key_of(reds[3]), None);
+
+    // A dead entity mid-batch panics after some rows were written: the index must still equal
+    // the pool afterwards.
+    let dead = world.spawn_empty();
+    world.despawn(dead);
+    let live = world.spawn_empty();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        world.insert_batch([(live, Team::Red), (dead, Team::Red)]);
+    }));
+    assert!(result.is_err());
+    assert_eq!(world.get::<Team>(live), Ok(&Team::Red));
+    assert!(world.index::<Team>().get(&Team::Red).contains(&live), "the written row is filed");
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        world.remove_batch::<Team>([live, dead]);
+    }));
+    assert!(result.is_err());
+    assert_eq!(world.index::<Team>().key_of(live), None, "the removed row is unfiled");
+}

@@ -181,6 +181,54 @@ impl Indexes {
     }
 }
 
+/// Marks every index stale if dropped during a panic: a batch primitive that panics midway
+/// (a dead entity in `insert_batch`) has changed rows it will not report.
+pub(crate) struct InvalidateOnUnwind<'a>(Option<&'a mut Indexes>);
+
+impl<'a> InvalidateOnUnwind<'a> {
+    pub(crate) fn new(indexes: &'a mut Indexes) -> Self {
+        Self(Some(indexes))
+    }
+
+    /// The indexes, once the batch is through (no invalidation then).
+    pub(crate) fn into_inner(mut self) -> &'a mut Indexes {
+        self.0.take().expect("taken once")
+    }
+}
+
+impl Drop for InvalidateOnUnwind<'_> {
+    fn drop(&mut self) {
+        if let Some(indexes) = self.0.take()
+            && std::thread::panicking()
+        {
+            indexes.invalidate();
+        }
+    }
+}
+
+impl Indexes {
+    /// Refiles each of `entities` by its value of component `id` in `pool` (a batch of adds or
+    /// replaces). O(entities) per index of `id`.
+    pub(crate) fn file_rows(&mut self, pool: &SparseSet, id: ComponentId, entities: &[Entity]) {
+        for cell in self.of_mut(id) {
+            let index = cell.get_mut();
+            for &entity in entities {
+                index.file(pool, entity);
+            }
+        }
+    }
+
+    /// Unfiles each of `entities` from the indexes of component `id` (a batch of removals).
+    pub(crate) fn unfile_rows(&mut self, id: ComponentId, entities: &[Entity]) {
+        for cell in self.of_mut(id) {
+            let index = cell.get_mut();
+            for &entity in entities {
+                index.unfile(entity);
+            }
+        }
+    }
+}
+
 impl RowSubscriber for Indexes {
     fn events(world: &World, id: ComponentId) -> RowEvents {
         if world.indexes.of(id).is_empty() {
