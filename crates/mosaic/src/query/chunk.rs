@@ -191,8 +191,8 @@ impl<Q: ChunkQueryData, F: QueryFilter> Query<'_, Q, F> {
             Plan::All => return self.for_each_chunk_of_every_entity(f),
             Plan::Changed(walk) => return self.for_each_chunk_of_candidates(walk, f),
         };
-        let data = Q::init_fetch(self.components, Some(driving), self.ticks);
-        let filter = F::init_fetch(self.components, self.ticks);
+        let data = Q::init_fetch(self.components(), Some(driving), self.ticks);
+        let filter = F::init_fetch(self.components(), self.ticks);
         let entities = driving.rows();
         let aligned = Q::aligned_rows(&data).min(entities.len());
         let lazy = driving.pool.is_lazy();
@@ -228,8 +228,8 @@ impl<Q: ChunkQueryData, F: QueryFilter> Query<'_, Q, F> {
     /// lookup path. O(changed).
     fn for_each_chunk_of_candidates(&mut self, walk: ChangedWalk<'_>, mut f: impl FnMut(Q::Chunk<'_>)) {
         let (driving, candidates) = walk.collect_rows();
-        let filter = F::init_fetch(self.components, self.ticks);
-        let data = Q::init_fetch(self.components, Some(driving), self.ticks);
+        let filter = F::init_fetch(self.components(), self.ticks);
+        let data = Q::init_fetch(self.components(), Some(driving), self.ticks);
         let entities = driving.rows();
         let (lazy, gate) = (driving.pool.is_lazy(), self.gate());
         for (row, entity) in candidates {
@@ -250,13 +250,13 @@ impl<Q: ChunkQueryData, F: QueryFilter> Query<'_, Q, F> {
     /// [`Query::for_each_chunk`] when no component is required: every live entity that passes
     /// the filter, one chunk each, through the checked lookup path.
     fn for_each_chunk_of_every_entity(&mut self, mut f: impl FnMut(Q::Chunk<'_>)) {
-        let filter = F::init_fetch(self.components, self.ticks);
+        let filter = F::init_fetch(self.components(), self.ticks);
         let matching: Vec<Entity> = self
-            .entities
+            .entities()
             .iter()
-            .filter(|&entity| F::matches(&filter, entity) && self.skip.admits(entity))
+            .filter(|&entity| F::matches(&filter, entity) && self.gate().enabled(entity))
             .collect();
-        let components: &Components = self.components;
+        let components: &Components = self.components();
         let data = Q::init_fetch(components, None, self.ticks);
         for row in 0..matching.len() {
             // SAFETY: the fetch was made from the world this query borrows, unchanged since; it

@@ -189,6 +189,6 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
 
     fn combinations<const K: usize>(&self) -> QueryCombinations<'_, Q, F, K> {
         let entities: Vec<Entity> = super::matching::matching_entities(self);
-        QueryCombinations::new(self.components, self.ticks, entities)
+        QueryCombinations::new(self.components(), self.ticks, entities)
     }
 }

@@ -101,14 +101,14 @@ pub struct Query<'w, Q: QueryData, F: QueryFilter = ()> {
 /// assert_eq!(world.get::<Health>(e).unwrap().0, 20);
 /// ```
 pub struct ExclusiveQuery<'w, Q: QueryData, F: QueryFilter = ()> {
-    pub(crate) components: &'w Components,
-    pub(crate) entities: &'w Entities,
+    /// The world the query borrows: its entities, and the disabling pools `skip` names.
+    pub(crate) world: &'w World,
     pub(crate) driver: Driver<'w>,
     /// The change window: what `Added` / `Changed` compare with, and the tick `&mut` terms stamp.
     pub(crate) ticks: Ticks,
     /// The disabling pools this query skips (none while no entity is disabled, or when the
     /// query names them): decided once, when the query is built.
-    pub(crate) skip: Skip<'w>,
+    pub(crate) skip: Skip,
     _marker: PhantomData<fn() -> (Q, F)>,
 }
 
@@ -186,8 +186,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         };
         Self {
             exclusive: ExclusiveQuery {
-                components,
-                entities: world.entities(),
+                world,
                 driver,
                 ticks,
                 skip: Skip::of::<Q, F>(world),
@@ -203,12 +202,12 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
     /// `T`'s pool (each entity once, in the order of its latest change). Walking it and testing
     /// the rest of the query costs O(changes) instead of O(rows).
     pub(crate) fn change_candidates(&self) -> Option<ChangedWalk<'w>> {
-        let pool = F::change_driver(self.components)?;
+        let pool = F::change_driver(self.components())?;
         let changes = pool.changes()?;
         let walk = match self.driver {
             Driver::Empty => return None,
             Driver::Pool(driving) => driving.rows().len(),
-            Driver::All => self.entities.len() as usize,
+            Driver::All => self.entities().len() as usize,
         };
         // SAFETY: the query's filter reads `T`'s changes, so it holds read access to `T` for 'w
         // (declared to the scheduler by `Changed`/`Added`, or by borrowing the world): no query
@@ -241,17 +240,29 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
         }
     }
 
+    /// The world's component pools.
+    #[inline(always)]
+    pub(crate) fn components(&self) -> &'w Components {
+        self.world.components()
+    }
+
+    /// The world's entities.
+    #[inline(always)]
+    pub(crate) fn entities(&self) -> &'w Entities {
+        self.world.entities()
+    }
+
     /// What walks test besides the filter: liveness (for a lazily cleaned driver) and the
     /// disabling pools this query skips.
     #[inline(always)]
     pub(crate) fn gate(&self) -> Gate<'w> {
-        Gate { alive: self.entities, skip: self.skip }
+        Gate { world: self.world, skip: self.skip }
     }
 
     /// Builds an iterator whose items live for `'a`, a borrow of this query.
     #[inline]
     fn make_iter<'a>(&'a self) -> QueryIter<'a, Q, F> {
-        make_iter(self.components, self.gate(), self.plan(), self.ticks)
+        make_iter(self.components(), self.gate(), self.plan(), self.ticks)
     }
 
     /// Iterates the matching entities' items; see [`QueryIter`] for the order. The items
@@ -318,7 +329,7 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
     /// caller holds `&mut` to the query for the call.
     #[inline]
     unsafe fn for_each_unchecked(&self, mut f: impl FnMut(Q::Item<'_>)) {
-        let (components, gate, ticks) = (self.components, self.gate(), self.ticks);
+        let (components, gate, ticks) = (self.components(), self.gate(), self.ticks);
         let driving = match self.plan() {
             Plan::Rows(driving) => driving,
             Plan::Empty => return,
@@ -332,7 +343,7 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
             Plan::All => {
                 // SAFETY: every live entity once, of the world this query borrows, with this
                 // query's gate; no other item aliases (the caller's guarantee).
-                return unsafe { visit_entities::<Q, F>(components, gate, ticks, gate.alive.iter(), f) };
+                return unsafe { visit_entities::<Q, F>(components, gate, ticks, gate.alive().iter(), f) };
             }
         };
         if !F::TRIVIAL || gate.is_needed(driving.pool.is_lazy()) {
@@ -376,7 +387,9 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
     unsafe fn visit_all_rows(&self, driving: Driving<'_>, f: impl FnMut(Q::Item<'_>)) {
         // SAFETY: forwarded from the caller: this query's driver over the world it borrows,
         // unchanged since, the whole range once, no aliasing item.
-        unsafe { visit_rows::<Q, F>(self.components, self.gate(), self.ticks, driving, 0, driving.rows(), f) }
+        unsafe {
+            visit_rows::<Q, F>(self.components(), self.gate(), self.ticks, driving, 0, driving.rows(), f)
+        }
     }
 
     /// The body of both `get`s.
@@ -385,10 +398,10 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
     /// The item does not alias another live item of this query: `Q` is read-only, or the caller
     /// holds `&mut` to the query for the item's life.
     unsafe fn get_unchecked(&self, entity: Entity) -> Result<Q::Item<'_>, QueryError> {
-        self.entities.check(entity)?;
+        self.entities().check(entity)?;
         let no_match = QueryError::NoMatch { entity, query: std::any::type_name::<Q>() };
-        let components: &Components = self.components;
-        if !F::matches(&F::init_fetch(components, self.ticks), entity) || !self.skip.admits(entity) {
+        let components: &Components = self.components();
+        if !F::matches(&F::init_fetch(components, self.ticks), entity) || !self.gate().enabled(entity) {
             return Err(no_match);
         }
         let data = Q::init_fetch(components, None, self.ticks);
@@ -615,12 +628,12 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
             }
         }
         for &entity in &entities {
-            self.entities.check(entity)?;
+            self.entities().check(entity)?;
             if !self.contains(entity) {
                 return Err(QueryError::NoMatch { entity, query: std::any::type_name::<Q>() });
             }
         }
-        let data = Q::init_fetch(self.components, None, self.ticks);
+        let data = Q::init_fetch(self.components(), None, self.ticks);
         Ok(entities.map(|entity| {
             // SAFETY: the fetch was made from the borrowed, unchanged world; every entity is alive
             // and matches (checked above, so the fetch returns `Some`); with no driver `row` is
@@ -681,7 +694,7 @@ fn make_iter<'a, Q: QueryData, F: QueryFilter>(
             Q::init_fetch(components, None, ticks),
             filter,
             &[],
-            Some(gate.alive.iter()),
+            Some(gate.alive().iter()),
             gate_of(false),
         ),
         Plan::Changed(walk) => {
@@ -701,7 +714,7 @@ impl<'w, Q: QueryData, F: QueryFilter> IntoIterator for Query<'w, Q, F> {
 
     /// Iterates the items for the query's whole borrow of the world.
     fn into_iter(self) -> QueryIter<'w, Q, F> {
-        make_iter(self.components, self.gate(), self.plan(), self.ticks)
+        make_iter(self.components(), self.gate(), self.plan(), self.ticks)
     }
 }
 

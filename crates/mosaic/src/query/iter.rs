@@ -30,9 +30,16 @@ pub struct QueryIter<'w, Q: QueryData, F: QueryFilter> {
     pub(crate) aligned: usize,
     /// Every live entity, for queries that require no component.
     pub(crate) all: Option<AliveIter<'w>>,
-    /// Set when the driving pool is lazily cleaned (the flag: rows of dead entities are
-    /// skipped) or the query skips disabled entities (the gate's pools): each row is tested.
-    pub(crate) live_check: Option<(bool, Gate<'w>)>,
+    /// Set when the driving pool is lazily cleaned (`lazy`: rows of dead entities are skipped)
+    /// or the query skips disabled entities (the gate's pools): each row is tested.
+    //
+    // The gate alone, not `Option<(bool, Gate)>`: this way `None` is the null world pointer, as
+    // it was the null `&Entities` before disabling existed, rather than a third value of the
+    // flag; with the flag's niche, `simple_iter_for`'s fast loop gained two register moves per
+    // item (190,709 -> 210,749 instructions per 10,000 items).
+    pub(crate) live_check: Option<Gate<'w>>,
+    /// Whether the driving pool is lazily cleaned (read only with `live_check`).
+    pub(crate) lazy: bool,
     /// A change log's candidates, walked instead of `entities` (which is then empty, as `all` is
     /// `None`), with the window they are confirmed against.
     ///
@@ -60,12 +67,16 @@ impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, Q, F> {
     ) -> Self {
         let aligned = Q::aligned_rows(&data).min(entities.len());
         let fast = if F::TRIVIAL && live_check.is_none() && !Q::marks_changes(&data) { aligned } else { 0 };
-        Self { data, filter, entities, row: 0, fast, aligned, all, live_check, changed: None }
+        let (lazy, live_check) = match live_check {
+            Some((lazy, gate)) => (lazy, Some(gate)),
+            None => (false, None),
+        };
+        Self { data, filter, entities, row: 0, fast, aligned, all, live_check, lazy, changed: None }
     }
 
     #[inline(always)]
     fn live(&self, entity: Entity) -> bool {
-        self.live_check.is_none_or(|(lazy, gate)| gate.admits(lazy, entity))
+        self.live_check.is_none_or(|gate| gate.admits(self.lazy, entity))
     }
 
     /// The item at aligned row `row`, which the iterator has just stepped past.
@@ -110,9 +121,9 @@ impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, Q, F> {
         // A change walk first: its iterator has no rows of its own (`entities` is empty).
         if let Some(walk) = self.changed.as_mut() {
             let dense = walk.driving.pool.entities();
-            let live_check = self.live_check;
+            let (live_check, lazy) = (self.live_check, self.lazy);
             while let Some((row, entity)) = walk.next_row() {
-                if live_check.is_none_or(|(lazy, gate)| gate.admits(lazy, entity))
+                if live_check.is_none_or(|gate| gate.admits(lazy, entity))
                     && (F::PASSED_BY_CHANGE_WALK || F::matches_at(&self.filter, entity, dense, row))
                 {
                     // SAFETY: the fetch was made with this pool as driver from the world this
@@ -153,8 +164,7 @@ impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, Q, F> {
         let all = self.all.as_mut()?;
         for entity in all.by_ref() {
             // Every entity `all` yields is alive: the gate, when set, tests only disabling pools.
-            if F::matches(&self.filter, entity) && live_check.is_none_or(|(_, gate)| gate.skip.admits(entity))
-            {
+            if F::matches(&self.filter, entity) && live_check.is_none_or(|gate| gate.enabled(entity)) {
                 // SAFETY: as above; this fetch has no driver, so `row` is unused, and the
                 // allocator yields each live entity once.
                 if let Some(item) = unsafe { Q::fetch(&self.data, entity, usize::MAX) } {

@@ -1,10 +1,10 @@
 //! The items of a list of entities: [`Query::iter_many`] and [`Query::iter_many_mut`] (bevy's
 //! names and shapes).
 
-use super::default_filter::Skip;
+use super::default_filter::Gate;
 use super::{Query, QueryData, QueryFilter, ReadOnlyQueryData};
 use crate::component::Components;
-use crate::entity::{Entities, Entity};
+use crate::entity::Entity;
 use crate::storage::Ticks;
 
 /// The items of the entities a list names that the query matches, in the list's order; entities
@@ -18,9 +18,8 @@ use crate::storage::Ticks;
 /// Cost: O(c) lookups per listed entity.
 pub struct QueryManyIter<'w, Q: QueryData, F: QueryFilter, I: Iterator<Item = Entity>> {
     components: &'w Components,
-    alive: &'w Entities,
-    /// The disabling pools the query skips.
-    skip: Skip<'w>,
+    /// Liveness and the disabling pools the query skips.
+    gate: Gate<'w>,
     ticks: Ticks,
     list: I,
     fetch: Q::Fetch<'w>,
@@ -28,18 +27,17 @@ pub struct QueryManyIter<'w, Q: QueryData, F: QueryFilter, I: Iterator<Item = En
 }
 
 impl<'w, Q: QueryData, F: QueryFilter, I: Iterator<Item = Entity>> QueryManyIter<'w, Q, F, I> {
-    fn new(components: &'w Components, alive: &'w Entities, skip: Skip<'w>, ticks: Ticks, list: I) -> Self {
+    fn new(components: &'w Components, gate: Gate<'w>, ticks: Ticks, list: I) -> Self {
         let fetch = Q::init_fetch(components, None, ticks);
         let filter = F::init_fetch(components, ticks);
-        Self { components, alive, skip, ticks, list, fetch, filter }
+        Self { components, gate, ticks, list, fetch, filter }
     }
 
     /// The next listed entity that is alive, not disabled for the query, and passes the filter.
     fn next_entity(&mut self) -> Option<Entity> {
-        let (alive, skip, filter) = (self.alive, self.skip, &self.filter);
-        self.list
-            .by_ref()
-            .find(|&entity| alive.is_alive(entity) && skip.admits(entity) && F::matches(filter, entity))
+        let (gate, filter) = (self.gate, &self.filter);
+        // A listed entity may be dead: test liveness as for a lazily cleaned driver (`true`).
+        self.list.by_ref().find(|&entity| gate.admits(true, entity) && F::matches(filter, entity))
     }
 
     /// The item of the next listed entity that matches, borrowing this walk until it is dropped;
@@ -106,7 +104,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     where
         Q: ReadOnlyQueryData,
     {
-        QueryManyIter::new(self.components, self.entities, self.skip, self.ticks, list.into_iter())
+        QueryManyIter::new(self.components(), self.gate(), self.ticks, list.into_iter())
     }
 
     /// [`Query::iter_many`] with `&mut` items: a lending walk, each item borrowed from the walk
@@ -135,6 +133,6 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         &mut self,
         list: I,
     ) -> QueryManyIter<'_, Q, F, I::IntoIter> {
-        QueryManyIter::new(self.components, self.entities, self.skip, self.ticks, list.into_iter())
+        QueryManyIter::new(self.components(), self.gate(), self.ticks, list.into_iter())
     }
 }

@@ -22,7 +22,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         if Q::SELECTIVE || self.skip.is_active() {
             return self.count_up_to(usize::MAX);
         }
-        let filter = F::init_fetch(self.components, self.ticks);
+        let filter = F::init_fetch(self.components(), self.ticks);
         if let Some(mut walk) = self.change_candidates() {
             return std::iter::from_fn(|| walk.next_row())
                 .filter(|&(_, entity)| self.contains(entity))
@@ -31,8 +31,8 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         let Driver::Pool(driving) = self.driver else {
             return match self.driver {
                 Driver::Empty => 0,
-                _ if F::TRIVIAL => self.entities.len() as usize,
-                _ => self.entities.iter().filter(|&e| F::matches(&filter, e)).count(),
+                _ if F::TRIVIAL => self.entities().len() as usize,
+                _ => self.entities().iter().filter(|&e| F::matches(&filter, e)).count(),
             };
         };
         let owned: &[crate::component::ComponentId] = driving.group.map_or(&[], |(_, owned)| owned);
@@ -41,14 +41,14 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         let mut visit = |pool: Option<&'w SparseSet>| {
             if let Some(pool) = pool {
                 let vouched = std::ptr::eq(pool, driving.pool)
-                    || owned.iter().any(|&id| std::ptr::eq(self.components.pool(id), pool));
+                    || owned.iter().any(|&id| std::ptr::eq(self.components().pool(id), pool));
                 if !vouched && !others.iter().any(|&p| std::ptr::eq(p, pool)) {
                     others.push(pool);
                 }
             }
         };
-        Q::visit_required(self.components, &mut visit);
-        F::visit_required(self.components, &mut visit);
+        Q::visit_required(self.components(), &mut visit);
+        F::visit_required(self.components(), &mut visit);
         let rows = driving.rows();
         let lazy = driving.pool.is_lazy();
         if F::TRIVIAL && !lazy && others.is_empty() {
@@ -56,7 +56,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         }
         rows.iter()
             .filter(|&&e| {
-                (!lazy || self.entities.is_alive(e))
+                (!lazy || self.entities().is_alive(e))
                     && (F::TRIVIAL || F::matches(&filter, e))
                     && others.iter().all(|p| p.contains(e))
             })
@@ -70,7 +70,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         match self.driver {
             Driver::Empty => true,
             Driver::Pool(driving) => !driving.rows().iter().any(|&e| self.contains(e)),
-            Driver::All => !self.entities.iter().any(|e| self.contains(e)),
+            Driver::All => !self.entities().iter().any(|e| self.contains(e)),
         }
     }
 
@@ -87,24 +87,24 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         match self.driver {
             Driver::Empty => 0,
             Driver::Pool(driving) => driving.rows().iter().filter(|&&e| self.contains(e)).take(limit).count(),
-            Driver::All => self.entities.iter().filter(|&e| self.contains(e)).take(limit).count(),
+            Driver::All => self.entities().iter().filter(|&e| self.contains(e)).take(limit).count(),
         }
     }
 
     /// Whether `entity` is alive and matches the query (and is not disabled, unless the query
     /// names the disabling component; see [`Disabled`](crate::Disabled)). O(c).
     pub fn contains(&self, entity: Entity) -> bool {
-        self.entities.is_alive(entity)
-            && self.skip.admits(entity)
-            && F::matches(&F::init_fetch(self.components, self.ticks), entity)
+        self.entities().is_alive(entity)
+            && self.gate().enabled(entity)
+            && F::matches(&F::init_fetch(self.components(), self.ticks), entity)
             && {
                 let mut all = true;
-                Q::visit_required(self.components, &mut |pool| {
+                Q::visit_required(self.components(), &mut |pool| {
                     all &= pool.is_some_and(|pool| pool.contains(entity));
                 });
                 // An enum query may still refuse it: ask the terms, without a driver (`row` unused).
                 all && (!Q::SELECTIVE
-                    || Q::matches(&Q::init_fetch(self.components, None, self.ticks), entity, usize::MAX))
+                    || Q::matches(&Q::init_fetch(self.components(), None, self.ticks), entity, usize::MAX))
             }
     }
 }
@@ -115,6 +115,6 @@ pub(crate) fn matching_entities<Q: QueryData, F: QueryFilter>(query: &Query<'_, 
     match query.driver {
         Driver::Empty => Vec::new(),
         Driver::Pool(driving) => driving.rows().iter().copied().filter(|&e| query.contains(e)).collect(),
-        Driver::All => query.entities.iter().filter(|&e| query.contains(e)).collect(),
+        Driver::All => query.entities().iter().filter(|&e| query.contains(e)).collect(),
     }
 }

@@ -110,7 +110,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
         let site = Location::caller();
         #[cfg(feature = "parallel")]
         if rayon::current_num_threads() > 1 {
-            let (components, gate, ticks) = (self.components, self.gate(), self.ticks);
+            let (components, gate, ticks) = (self.components(), self.gate(), self.ticks);
             let spent = AtomicU64::new(0);
             // With rows enough for two chunks, the rows are cut into the chunks the pool would
             // get and each chunk records into its own buffer, whether the chunks then run on
@@ -247,7 +247,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
         f: impl Fn(Q::Item<'_>) + Send + Sync,
     ) {
         let threads = rayon::current_num_threads();
-        let (components, alive, ticks) = (self.components, self.entities, self.ticks);
+        let (components, alive, ticks) = (self.components(), self.entities(), self.ticks);
         let gate = self.gate();
         let worth = |rows: usize| threads > 1 && rows >= 2 * min_chunk && work::worth_parallel(site, rows);
         let spent = AtomicU64::new(0);

@@ -240,7 +240,7 @@ pub(crate) unsafe fn visit_entities<'w, Q: QueryData, F: QueryFilter>(
     let filter = F::init_fetch(components, ticks);
     let gated = gate.is_needed(false);
     for entity in entities {
-        if F::matches(&filter, entity) && (!gated || gate.skip.admits(entity)) {
+        if F::matches(&filter, entity) && (!gated || gate.enabled(entity)) {
             // SAFETY: the fetch has no driver, so `row` is unused and every component is looked
             // up; `entity` is alive and visited once (caller).
             if let Some(item) = unsafe { Q::fetch(&data, entity, usize::MAX) } {

@@ -67,7 +67,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
         mut reduce: impl FnMut(T, T) -> T,
     ) -> T {
         assert!(chunk_rows > 0, "par_fold_chunked needs chunks of at least one row");
-        let (components, alive, ticks) = (self.components, self.entities, self.ticks);
+        let (components, alive, ticks) = (self.components(), self.entities(), self.ticks);
         let gate = self.gate();
         // Folds one chunk from `identity()` through `visit`, which feeds it the chunk's items.
         let fold_chunk = |visit: &mut Visit<'_, Q::Item<'_>>| {

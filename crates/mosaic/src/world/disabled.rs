@@ -14,8 +14,6 @@
 
 use std::any::TypeId;
 
-use smallvec::SmallVec;
-
 use super::{ComponentError, World};
 use crate::Component;
 use crate::component::ComponentId;
@@ -58,7 +56,9 @@ pub const MAX_DISABLING_COMPONENTS: usize = 4;
 /// (a part of [`World`]).
 #[derive(Debug, Default)]
 pub(crate) struct DisablingComponents {
-    pub(crate) ids: SmallVec<[(TypeId, ComponentId); MAX_DISABLING_COMPONENTS - 1]>,
+    // A `Vec`, not a `SmallVec`: every query tests it for emptiness when it is built, and a
+    // `Vec`'s length is one load (an empty one allocates nothing).
+    pub(crate) ids: Vec<(TypeId, ComponentId)>,
 }
 
 impl World {
