@@ -129,8 +129,8 @@ fn resource_item<T: 'static>(write: bool, param: &'static str) -> AccessItem {
 
 /// `T`'s value and ticks in `world`, if it has one.
 fn shared<'w, T: Send + Sync + 'static>(world: &'w World, window: Ticks) -> Option<Res<'w, T>> {
-    let map = world.resource_map();
-    Some(Res { value: map.get::<T>()?, ticks: map.ticks::<T>()?, window })
+    let (value, ticks) = world.resource_map().get_with_ticks::<T>()?;
+    Some(Res { value, ticks, window })
 }
 
 /// `T`'s value, mutably, and ticks in `world`, if it has one.
@@ -138,11 +138,10 @@ fn shared<'w, T: Send + Sync + 'static>(world: &'w World, window: Ticks) -> Opti
 /// # Safety
 /// No other reference to the resource exists or is made for 'w (the declared write of `T`).
 unsafe fn exclusive<'w, T: Send + Sync + 'static>(world: &'w World, window: Ticks) -> Option<ResMut<'w, T>> {
-    let map = world.resource_map();
     // SAFETY: forwarded from the caller: this is the only reference to the value for 'w. The
     // ticks are atomics beside the value, shared freely.
-    let value = unsafe { map.get_mut_unchecked::<T>() }?;
-    Some(ResMut { value, ticks: map.ticks::<T>()?, window })
+    let (value, ticks) = unsafe { world.resource_map().get_mut_with_ticks_unchecked::<T>() }?;
+    Some(ResMut { value, ticks, window })
 }
 
 /// `Ok` if `world` holds a `T`, else [`ParamError::MissingResource`] naming it: the validation of

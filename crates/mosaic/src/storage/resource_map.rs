@@ -163,6 +163,35 @@ impl ResourceMap {
         Some(unsafe { &mut *cell.0.get() })
     }
 
+    /// The value of type `R` and its change ticks, with one lookup (what `Res` fetches).
+    #[inline]
+    pub fn get_with_ticks<R: Send + Sync + 'static>(&self) -> Option<(&R, &ResourceTicks)> {
+        let slot = self.map.get(&TypeId::of::<R>())?;
+        let cell: &ResourceCell<R> = slot.cell.downcast_ref()?;
+        // SAFETY: as in `get`: a `&mut` to this value exists only through `get_mut` (excluded by
+        // our `&self`) or `get_mut_unchecked` / `get_mut_with_ticks_unchecked`, whose callers
+        // promise no other reference is alive meanwhile.
+        Some((unsafe { &*cell.0.get() }, &slot.ticks))
+    }
+
+    /// The value of type `R`, mutably, and its change ticks, with one lookup, through a shared
+    /// borrow of the map (what `ResMut` fetches).
+    ///
+    /// # Safety
+    /// As [`ResourceMap::get_mut_unchecked`]: for the returned lifetime, no other reference to
+    /// this resource's value may exist or be created. (The ticks are atomics, shared freely.)
+    #[inline]
+    #[expect(clippy::mut_from_ref, reason = "interior mutability, exclusivity is the caller's obligation")]
+    pub unsafe fn get_mut_with_ticks_unchecked<R: Send + Sync + 'static>(
+        &self,
+    ) -> Option<(&mut R, &ResourceTicks)> {
+        let slot = self.map.get(&TypeId::of::<R>())?;
+        let cell: &ResourceCell<R> = slot.cell.downcast_ref()?;
+        // SAFETY: the value lives in an `UnsafeCell`, and the caller guarantees this is the only
+        // reference to it for the returned lifetime.
+        Some((unsafe { &mut *cell.0.get() }, &slot.ticks))
+    }
+
     /// Whether a value of type `R` is stored.
     #[inline]
     pub fn contains<R: Send + Sync + 'static>(&self) -> bool {
