@@ -103,11 +103,6 @@ impl<E: Event, B: Bundle, M: 'static, F: ObserverFunction<E, B, M>> ObserverRunn
         let last_run = self.last_run.get().unwrap_or_else(|| clock.oldest());
         let this_run = trigger.this_run;
         let ticks = clock.ticks(last_run, this_run);
-        // An observer whose parameters cannot be fetched now (a missing resource, an unmet
-        // `Single`) is skipped for this event, as bevy skips it.
-        if F::Param::validate(&self.state, world, ticks).is_err() {
-            return;
-        }
         let Some(event) = trigger.event.downcast_mut::<E>() else {
             unreachable!("the registry hands each observer its own event type")
         };
@@ -121,11 +116,14 @@ impl<E: Event, B: Bundle, M: 'static, F: ObserverFunction<E, B, M>> ObserverRunn
             _bundle: PhantomData,
         };
         // SAFETY: `state` was made by `init_state` on this world (the world owns this runner, made
-        // in `new` with it) and `validate` passed just above. The world is borrowed for the whole
-        // call by the registry, which holds `&mut World` and lends it shared to this one
-        // observer: no system, query or other observer runs meanwhile, so nothing accesses what
-        // the parameters declared, in any way, while they are alive.
-        let params = unsafe { F::Param::get_param(&mut self.state, world, ticks) };
+        // in `new` with it). The world is borrowed for the whole call by the registry, which
+        // holds `&mut World` and lends it shared to this one observer: no system, query or other
+        // observer runs meanwhile, so nothing accesses what the parameters declared, in any way,
+        // while they are alive.
+        let params = unsafe { F::Param::try_get_param(&mut self.state, world, ticks) };
+        // An observer whose parameters cannot be fetched now (a missing resource, an unmet
+        // `Single`) is skipped for this event, as bevy skips it.
+        let Some(params) = params else { return };
         self.func.call(on, params);
         self.last_run.set(Some(this_run));
     }

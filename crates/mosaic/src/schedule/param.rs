@@ -73,6 +73,22 @@ pub unsafe trait SystemParam: Sized {
         ticks: Ticks,
     ) -> Self::Item<'w, 's>;
 
+    /// Fetches the parameter if [`validate`](Self::validate) would pass now, else `None`: one
+    /// step where a parameter can check and fetch with one lookup (`Res`, `ResMut`); by default
+    /// `validate` then `get_param`. Observers, which run once per event, fetch this way.
+    ///
+    /// # Safety
+    /// As [`get_param`](Self::get_param), without the obligation that `validate` passed.
+    unsafe fn try_get_param<'w, 's>(
+        state: &'s mut Self::State,
+        world: &'w World,
+        ticks: Ticks,
+    ) -> Option<Self::Item<'w, 's>> {
+        Self::validate(state, world, ticks).ok()?;
+        // SAFETY: forwarded from the caller, and `validate` passed just above.
+        Some(unsafe { Self::get_param(state, world, ticks) })
+    }
+
     /// Applies deferred work (commands) at the system's sync point and reports what it did. A
     /// parameter that overrides this must call [`Access::mark_deferred`] in `add_access`, so the
     /// executor puts a sync point after the system's batch.
@@ -363,6 +379,12 @@ macro_rules! tuple_param {
                 let ($($name,)*) = state;
                 // SAFETY: forwarded from the caller to each member.
                 ($(unsafe { $name::get_param($name, world, ticks) },)*)
+            }
+            #[allow(unused_variables, non_snake_case, clippy::unused_unit)]
+            unsafe fn try_get_param<'w, 's>(state: &'s mut Self::State, world: &'w World, ticks: Ticks) -> Option<Self::Item<'w, 's>> {
+                let ($($name,)*) = state;
+                // SAFETY: forwarded from the caller to each member.
+                Some(($(unsafe { $name::try_get_param($name, world, ticks) }?,)*))
             }
             #[allow(unused_variables, non_snake_case, unused_mut)]
             fn apply(state: &mut Self::State, world: &mut World) -> ApplyReport {

@@ -169,6 +169,9 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
     unsafe fn get_param<'w>(_: &mut (), world: &'w World, ticks: Ticks) -> Res<'w, T> {
         shared(world, ticks).expect("validated before the run")
     }
+    unsafe fn try_get_param<'w>(_: &mut (), world: &'w World, ticks: Ticks) -> Option<Res<'w, T>> {
+        shared(world, ticks)
+    }
 }
 
 // SAFETY: declares a read of `T` and only reads it.
@@ -201,6 +204,10 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
         // SAFETY: the declared write of `T` means no other running system accesses `T` for 'w
         // (caller), so this is the only reference.
         unsafe { exclusive(world, ticks) }.expect("validated before the run")
+    }
+    unsafe fn try_get_param<'w>(_: &mut (), world: &'w World, ticks: Ticks) -> Option<ResMut<'w, T>> {
+        // SAFETY: as in `get_param`.
+        unsafe { exclusive(world, ticks) }
     }
 }
 
