@@ -125,7 +125,10 @@ impl World {
         PairIndex::before(self, change);
         Watches::before(self, change);
         RelationIndex::before(self, change);
-        HierarchyState::before(self, change);
+        // Tested here, so a world without hierarchies pays a load and a branch, not a call.
+        if self.hierarchy.relationship.is_some() {
+            HierarchyState::before(self, change);
+        }
         Hooks::before(self, change);
         Observers::before(self, change);
         Groups::before(self, change);
@@ -143,7 +146,9 @@ impl World {
         Groups::after(self, change);
         Required::after(self, change);
         RelationIndex::after(self, change);
-        HierarchyState::after(self, change);
+        if self.hierarchy.relationship.is_some() {
+            HierarchyState::after(self, change);
+        }
         Hooks::after(self, change);
         Observers::after(self, change);
         Watches::after(self, change);
