@@ -43,7 +43,6 @@ trait ErasedIndex: Any + Send + Sync {
     /// Brings the index up to date with `pool`'s in-place writes (or rebuilds it when stale).
     fn catch_up(&mut self, pool: &SparseSet, clock: &Clock);
     /// Marks the index stale: its next lookup rebuilds it.
-    #[cfg(any(feature = "serialize", feature = "rollback"))]
     fn invalidate(&mut self);
     /// For downcasting to the typed index.
     fn as_any(&self) -> &dyn Any;
@@ -110,7 +109,6 @@ impl<T: AosComponent, K: Eq + Hash + Clone + Send + Sync + 'static> ErasedIndex 
         self.caught = now;
     }
 
-    #[cfg(any(feature = "serialize", feature = "rollback"))]
     fn invalidate(&mut self) {
         self.stale = true;
     }
@@ -172,8 +170,8 @@ impl Indexes {
     }
 
     /// Marks every index stale: their next lookups rebuild them from the pools. For the paths
-    /// that rewrite pools without row events (rollback restore, snapshot load). O(indexes).
-    #[cfg(any(feature = "serialize", feature = "rollback"))]
+    /// that rewrite pools without row events (rollback restore, snapshot load) and for a batch
+    /// that unwinds midway. O(indexes).
     pub(crate) fn invalidate(&mut self) {
         for cell in self.of.iter_mut().flatten() {
             cell.get_mut().invalidate();
