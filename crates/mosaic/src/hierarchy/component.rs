@@ -9,7 +9,7 @@ use crate::world::World;
 /// its previous and next sibling. Siblings form a doubly linked list, so attaching, detaching and
 /// reparenting are O(1) with no per-parent heap vector.
 ///
-/// Shape: 48 bytes (five links and a count) per entity that has a parent or children (an entity with
+/// Shape: 44 bytes (five links and a count) per entity that has a parent or children (an entity with
 /// neither may keep an empty one until [`World::update_hierarchy_order`] prunes it). Read it
 /// through [`World::parent`], [`World::children`], [`World::ancestors`],
 /// [`World::descendants`], or a `Query<&Relationship>` and the accessors below; change it only
@@ -241,3 +241,7 @@ pub(crate) fn detach_children(pool: &mut SparseSet, parent: Entity, mut detached
     rp.last = None;
     rp.children = 0;
 }
+
+// The documented shape: five 8-byte links (`Option<Entity>` uses the generation's niche) and a
+// 4-byte count, 4-byte aligned.
+const _: () = assert!(std::mem::size_of::<Relationship>() == 44);
