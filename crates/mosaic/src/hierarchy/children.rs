@@ -1,8 +1,9 @@
 //! Placing children at a position of a parent's list: [`World::insert_children`] and
 //! [`World::replace_children`] (bevy's).
 
-use super::HierarchyError;
-use super::component::{link_before, link_last, rel, unlink};
+use super::component::{link_before, link_last, unlink};
+use super::iter::Children;
+use super::{HierarchyError, Relationship};
 use crate::entity::Entity;
 use crate::world::World;
 
@@ -91,12 +92,12 @@ impl World {
     /// Moves `child`, a child of `parent`, to position `index` of its list (last when `index`
     /// is past the others). Sibling order decides no row order, so nothing is marked. O(index).
     fn move_child(&mut self, parent: Entity, child: Entity, index: usize) {
-        let world: &World = self;
-        let (rp, rc) = (rel(world, parent).expect("a parent"), rel(world, child).expect("a child"));
-        unlink(world, rc);
-        match world.children(parent).nth(index) {
-            Some(at) => link_before(world, parent, rp, child, rc, at, rel(world, at).expect("a sibling")),
-            None => link_last(world, parent, rp, child, rc),
+        let id = self.components().id::<Relationship>().expect("a parent has a Relationship");
+        let pool = self.components_mut().pool_mut(id);
+        unlink(pool, child);
+        match Children::in_pool(Some(&*pool), parent).nth(index) {
+            Some(at) => link_before(pool, parent, child, at),
+            None => link_last(pool, parent, child),
         }
     }
 }

@@ -1,47 +1,15 @@
 //! The [`Relationship`] component and the link surgery every hierarchy operation is made of.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
-
 use crate::Component;
 use crate::entity::Entity;
 use crate::storage::SparseSet;
 use crate::world::World;
 
-/// An optional entity handle that can be rewritten through a shared reference.
-///
-/// Component hooks see the world read-only (`&World`), yet unlinking a despawned entity must fix
-/// its neighbours' links at once (a command applied later could compute from a state that another
-/// despawn of the same batch has changed). Hence atomics, used with relaxed ordering: every write
-/// happens inside an operation that holds `&mut World` (directly or through its hooks), so no two
-/// threads ever touch a link at the same time; the atomics only make the write through `&` legal.
-/// A relaxed load compiles to a plain load.
-#[derive(Default)]
-struct Link(AtomicU64);
-
-impl Link {
-    /// The stored handle. `0` (generation 0, which no handle has) means none.
-    #[inline]
-    fn get(&self) -> Option<Entity> {
-        Entity::from_bits(self.0.load(Relaxed))
-    }
-
-    #[inline]
-    fn set(&self, entity: Option<Entity>) {
-        self.0.store(entity.map_or(0, Entity::to_bits), Relaxed);
-    }
-}
-
-impl std::fmt::Debug for Link {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.get().fmt(f)
-    }
-}
-
 /// An entity's place in a hierarchy: its parent, its first and last child and child count, and
 /// its previous and next sibling. Siblings form a doubly linked list, so attaching, detaching and
 /// reparenting are O(1) with no per-parent heap vector.
 ///
-/// Shape: 48 bytes (five links and a count) per entity that has a parent or children (an entity with
+/// Shape: 44 bytes (five links and a count) per entity that has a parent or children (an entity with
 /// neither may keep an empty one until [`World::update_hierarchy_order`] prunes it). Read it
 /// through [`World::parent`], [`World::children`], [`World::ancestors`],
 /// [`World::descendants`], or a `Query<&Relationship>` and the accessors below; change it only
@@ -61,13 +29,17 @@ impl std::fmt::Debug for Link {
 // - no link names a dead entity, and following `parent` never comes back to the start.
 #[derive(Component, Debug, Default)]
 #[component(immutable)]
+//
+// The links are plain fields: only the hierarchy writes them, through `&mut World` (its own
+// operations and its row subscriber, `HierarchyState` in `ops.rs`), so readers through `&World`
+// (queries, the `Hierarchy` system parameter) never see a write in progress.
 pub struct Relationship {
-    parent: Link,
-    first: Link,
-    last: Link,
-    prev: Link,
-    next: Link,
-    children: AtomicU32,
+    parent: Option<Entity>,
+    first: Option<Entity>,
+    last: Option<Entity>,
+    prev: Option<Entity>,
+    next: Option<Entity>,
+    children: u32,
 }
 
 impl Relationship {
@@ -79,65 +51,59 @@ impl Relationship {
     /// The parent, if any.
     #[inline]
     pub fn parent(&self) -> Option<Entity> {
-        self.parent.get()
+        self.parent
     }
 
     /// The first child in sibling order (the earliest attached), if any.
     #[inline]
     pub fn first_child(&self) -> Option<Entity> {
-        self.first.get()
+        self.first
     }
 
     /// The last child in sibling order (the latest attached), if any.
     #[inline]
     pub fn last_child(&self) -> Option<Entity> {
-        self.last.get()
+        self.last
     }
 
     /// The sibling before this entity under the same parent, if any.
     #[inline]
     pub fn prev_sibling(&self) -> Option<Entity> {
-        self.prev.get()
+        self.prev
     }
 
     /// The sibling after this entity under the same parent, if any.
     #[inline]
     pub fn next_sibling(&self) -> Option<Entity> {
-        self.next.get()
+        self.next
     }
 
     /// Number of children, in entities.
     #[inline]
     pub fn child_count(&self) -> u32 {
-        self.children.load(Relaxed)
+        self.children
     }
 
     /// A copy of every link and the count, for rollback images (not a public `Clone`: a copy
     /// inserted elsewhere would break the links' invariants).
     #[cfg(feature = "rollback")]
     pub(crate) fn duplicate(&self) -> Self {
-        let link = |l: &Link| Link(AtomicU64::new(l.0.load(Relaxed)));
-        Self {
-            parent: link(&self.parent),
-            first: link(&self.first),
-            last: link(&self.last),
-            prev: link(&self.prev),
-            next: link(&self.next),
-            children: AtomicU32::new(self.children.load(Relaxed)),
-        }
+        let Self { parent, first, last, prev, next, children } = *self;
+        Self { parent, first, last, prev, next, children }
     }
 
     /// The links as `index | generation << 32` words (0 for none; the world tag left out) and the
     /// child count, in field order: what the rollback hash and desync finder compare.
     #[cfg(feature = "rollback")]
     pub(crate) fn words(&self) -> [u64; 6] {
-        let word = |l: &Link| l.get().map_or(0, |e| u64::from(e.index()) | (u64::from(e.generation()) << 32));
+        let word =
+            |l: Option<Entity>| l.map_or(0, |e| u64::from(e.index()) | (u64::from(e.generation()) << 32));
         [
-            word(&self.parent),
-            word(&self.first),
-            word(&self.last),
-            word(&self.prev),
-            word(&self.next),
+            word(self.parent),
+            word(self.first),
+            word(self.last),
+            word(self.prev),
+            word(self.next),
             u64::from(self.child_count()),
         ]
     }
@@ -161,97 +127,121 @@ pub(crate) fn rel(world: &World, entity: Entity) -> Option<&Relationship> {
     world.get::<Relationship>(entity).ok()
 }
 
-/// Unlinks `child` (whose relationship is `rc`) from its parent's child list, if it has a parent.
-/// O(1). Returns the former parent.
-pub(crate) fn unlink(world: &World, rc: &Relationship) -> Option<Entity> {
-    let parent = rc.parent()?;
-    let (prev, next) = (rc.prev.get(), rc.next.get());
-    let rp = rel(world, parent);
-    match prev.and_then(|p| rel(world, p)) {
-        Some(r) => r.next.set(next),
+/// The relationship of `entity` in `pool` (the pool of [`Relationship`]) mutably, if it has one.
+#[inline]
+fn rel_mut(pool: &mut SparseSet, entity: Entity) -> Option<&mut Relationship> {
+    pool.get_mut::<Relationship>(entity)
+}
+
+/// Unlinks `child` from its parent's child list, if it has a relationship and a parent. `pool`
+/// is the pool of [`Relationship`]. O(1). Returns the former parent.
+pub(crate) fn unlink(pool: &mut SparseSet, child: Entity) -> Option<Entity> {
+    let rc = rel_in(pool, child)?;
+    let parent = rc.parent?;
+    let (prev, next) = (rc.prev, rc.next);
+    match prev.and_then(|p| rel_mut(pool, p)) {
+        Some(r) => r.next = next,
         None => {
-            if let Some(rp) = rp {
-                rp.first.set(next);
+            if let Some(rp) = rel_mut(pool, parent) {
+                rp.first = next;
             }
         }
     }
-    match next.and_then(|n| rel(world, n)) {
-        Some(r) => r.prev.set(prev),
+    match next.and_then(|n| rel_mut(pool, n)) {
+        Some(r) => r.prev = prev,
         None => {
-            if let Some(rp) = rp {
-                rp.last.set(prev);
+            if let Some(rp) = rel_mut(pool, parent) {
+                rp.last = prev;
             }
         }
     }
-    if let Some(rp) = rp {
-        rp.children.fetch_sub(1, Relaxed);
+    if let Some(rp) = rel_mut(pool, parent) {
+        rp.children = rp.children.wrapping_sub(1);
     }
-    rc.parent.set(None);
-    rc.prev.set(None);
-    rc.next.set(None);
+    let rc = rel_mut(pool, child).expect("read above");
+    rc.parent = None;
+    rc.prev = None;
+    rc.next = None;
     Some(parent)
 }
 
-/// Appends `child` (relationship `rc`, no parent) to the child list of `parent` (relationship
-/// `rp`). O(1).
-pub(crate) fn link_last(world: &World, parent: Entity, rp: &Relationship, child: Entity, rc: &Relationship) {
-    debug_assert!(rc.parent().is_none(), "link_last needs a detached child");
-    let last = rp.last.get();
-    rc.parent.set(Some(parent));
-    rc.prev.set(last);
-    rc.next.set(None);
-    match last.and_then(|l| rel(world, l)) {
-        Some(rl) => rl.next.set(Some(child)),
-        None => rp.first.set(Some(child)),
+/// Appends `child` (which has a relationship and no parent) to the child list of `parent` (which
+/// has a relationship). `pool` is the pool of [`Relationship`]. O(1).
+pub(crate) fn link_last(pool: &mut SparseSet, parent: Entity, child: Entity) {
+    let last = rel_in(pool, parent).expect("link_last needs a parent with a Relationship").last;
+    let rc = rel_mut(pool, child).expect("link_last needs a child with a Relationship");
+    debug_assert!(rc.parent.is_none(), "link_last needs a detached child");
+    rc.parent = Some(parent);
+    rc.prev = last;
+    rc.next = None;
+    let first = match last.and_then(|l| rel_mut(pool, l)) {
+        Some(rl) => {
+            rl.next = Some(child);
+            None
+        }
+        None => Some(child),
+    };
+    let rp = rel_mut(pool, parent).expect("read above");
+    if first.is_some() {
+        rp.first = first;
     }
-    rp.last.set(Some(child));
-    rp.children.fetch_add(1, Relaxed);
+    rp.last = Some(child);
+    rp.children = rp.children.wrapping_add(1);
 }
 
-/// Puts `child` (relationship `rc`, no parent) into the child list of `parent` (relationship
-/// `rp`) just before its child `next` (relationship `rn`). O(1).
-pub(crate) fn link_before(
-    world: &World,
-    parent: Entity,
-    rp: &Relationship,
-    child: Entity,
-    rc: &Relationship,
-    next: Entity,
-    rn: &Relationship,
-) {
-    debug_assert!(rc.parent().is_none(), "link_before needs a detached child");
-    debug_assert_eq!(rn.parent(), Some(parent), "link_before needs a child of `parent` to go before");
-    let prev = rn.prev.get();
-    rc.parent.set(Some(parent));
-    rc.prev.set(prev);
-    rc.next.set(Some(next));
-    rn.prev.set(Some(child));
-    match prev.and_then(|p| rel(world, p)) {
-        Some(rprev) => rprev.next.set(Some(child)),
-        None => rp.first.set(Some(child)),
+/// Puts `child` (which has a relationship and no parent) into the child list of `parent` just
+/// before its child `next`; all three have relationships in `pool`, the pool of
+/// [`Relationship`]. O(1).
+pub(crate) fn link_before(pool: &mut SparseSet, parent: Entity, child: Entity, next: Entity) {
+    let rn = rel_mut(pool, next).expect("link_before needs a sibling with a Relationship");
+    debug_assert_eq!(rn.parent, Some(parent), "link_before needs a child of `parent` to go before");
+    let prev = rn.prev;
+    rn.prev = Some(child);
+    let rc = rel_mut(pool, child).expect("link_before needs a child with a Relationship");
+    debug_assert!(rc.parent.is_none(), "link_before needs a detached child");
+    rc.parent = Some(parent);
+    rc.prev = prev;
+    rc.next = Some(next);
+    let first = match prev.and_then(|p| rel_mut(pool, p)) {
+        Some(rprev) => {
+            rprev.next = Some(child);
+            false
+        }
+        None => true,
+    };
+    let rp = rel_mut(pool, parent).expect("link_before needs a parent with a Relationship");
+    if first {
+        rp.first = Some(child);
     }
-    rp.children.fetch_add(1, Relaxed);
+    rp.children = rp.children.wrapping_add(1);
 }
 
-/// Detaches every child of the entity whose relationship is `rp`: each becomes a root (no parent,
-/// no siblings) and is passed to `detached`. O(children).
-pub(crate) fn detach_children(world: &World, rp: &Relationship, mut detached: impl FnMut(Entity)) {
-    let mut next = rp.first.get();
+/// Detaches every child of `parent` (if it has a relationship in `pool`, the pool of
+/// [`Relationship`]): each becomes a root (no parent, no siblings) and is passed to `detached`.
+/// O(children).
+pub(crate) fn detach_children(pool: &mut SparseSet, parent: Entity, mut detached: impl FnMut(Entity)) {
+    let Some(rp) = rel_in(pool, parent) else { return };
+    let mut next = rp.first;
     // Bounded by the count, so a corrupted list can never loop forever.
-    let mut budget = rp.child_count();
+    let mut budget = rp.children;
     while let Some(child) = next {
         if budget == 0 {
             break;
         }
         budget -= 1;
-        let Some(rc) = rel(world, child) else { break };
-        next = rc.next.get();
-        rc.parent.set(None);
-        rc.prev.set(None);
-        rc.next.set(None);
+        let Some(rc) = rel_mut(pool, child) else { break };
+        next = rc.next;
+        rc.parent = None;
+        rc.prev = None;
+        rc.next = None;
         detached(child);
     }
-    rp.first.set(None);
-    rp.last.set(None);
-    rp.children.store(0, Relaxed);
+    let rp = rel_mut(pool, parent).expect("read above");
+    rp.first = None;
+    rp.last = None;
+    rp.children = 0;
 }
+
+// The documented shape: five 8-byte links (`Option<Entity>` uses the generation's niche) and a
+// 4-byte count, 4-byte aligned.
+const _: () = assert!(std::mem::size_of::<Relationship>() == 44);

@@ -37,6 +37,18 @@ impl Iterator for Children<'_> {
 
 impl ExactSizeIterator for Children<'_> {}
 
+impl<'w> Children<'w> {
+    /// The children of `parent` as stored in `pool`, the pool of [`Relationship`].
+    pub(crate) fn in_pool(pool: Option<&'w SparseSet>, parent: Entity) -> Self {
+        let rel = pool.and_then(|pool| rel_in(pool, parent));
+        Self {
+            pool,
+            next: rel.and_then(Relationship::first_child),
+            remaining: rel.map_or(0, |r| r.child_count() as usize),
+        }
+    }
+}
+
 /// The parent, grandparent, ... of one entity up to its root, from [`World::ancestors`].
 ///
 /// Borrows the world. Each step is O(1); the whole walk is O(depth).
@@ -126,13 +138,7 @@ impl World {
     /// The children of `entity` in sibling order (attach order); empty if it has none or is not
     /// alive. Exact size; each step O(1).
     pub fn children(&self, entity: Entity) -> Children<'_> {
-        let pool = self.relationship_pool();
-        let rel = pool.and_then(|pool| rel_in(pool, entity));
-        Children {
-            pool,
-            next: rel.and_then(Relationship::first_child),
-            remaining: rel.map_or(0, |r| r.child_count() as usize),
-        }
+        Children::in_pool(self.relationship_pool(), entity)
     }
 
     /// The ancestors of `entity`: its parent first, its root last; empty for a root or an entity

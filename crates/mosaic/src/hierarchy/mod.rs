@@ -66,6 +66,7 @@ pub use transform::{
     propagate_transforms_3d,
 };
 
+pub(crate) use ops::HierarchyState;
 #[cfg(any(feature = "serialize", feature = "rollback"))]
 pub(crate) use ops::OrderState;
 #[cfg(feature = "serialize")]

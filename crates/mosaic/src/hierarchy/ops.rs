@@ -1,41 +1,52 @@
-//! Changing a hierarchy: attach, detach, reparent, recursive despawn, and the hooks that keep
-//! links valid through plain `World::despawn` and `World::remove`.
-
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::{Mutex, PoisonError};
+//! Changing a hierarchy: attach, detach, reparent, recursive despawn, and the row subscriber
+//! that keeps links valid through plain `World::despawn`, `World::remove` and `World::insert`.
 
 use super::component::{detach_children, link_last, rel, unlink};
 use super::{HierarchyError, Relationship};
+use crate::component::ComponentId;
 use crate::entity::Entity;
+use crate::storage::RowEvents;
 use crate::world::World;
+use crate::world::row_events::{RowChange, RowSubscriber};
 
 /// Dirty entries past which marking stops and the next ordering pass sorts the whole pool: keeps
 /// the list bounded when nothing orders the pool for a long time.
 const DIRTY_CAP: usize = 1 << 16;
 
-/// Per-world hierarchy bookkeeping, kept as a resource: the entities whose place in the
-/// relationship pool may break the parents-before-children order (or that may have become empty),
-/// and (feature `transform`) scratch space for transform propagation.
-#[derive(Default)]
+/// Per-world hierarchy bookkeeping, a field of `World` (reached through `World::parts` by
+/// rollback's `Hierarchy` part): the entities whose place in the relationship pool may break the
+/// parents-before-children order (or that may have become empty), and (feature `transform`)
+/// what transform propagation keeps between runs. Written only through `&mut World`: by the
+/// hierarchy's operations, by its row subscriber (this type's [`RowSubscriber`] impl, which
+/// keeps the links valid through plain `World::despawn`, `World::remove` and `World::insert`)
+/// and by propagation.
+#[derive(Debug, Default)]
 pub(crate) struct HierarchyState {
-    /// Entities to re-place; hooks push here through `&World`, hence the mutex.
-    pub(crate) dirty: Mutex<Vec<Entity>>,
+    /// The id of [`Relationship`] once the world set hierarchies up (`World::init_hierarchy`):
+    /// from then on its pool is flagged for the row subscriber. `None` before.
+    pub(crate) relationship: Option<ComponentId>,
+    /// Entities to re-place, in marking order.
+    pub(crate) dirty: Vec<Entity>,
     /// Set when `dirty` overflowed (and was cleared): the next ordering pass sorts everything.
-    pub(crate) overflow: AtomicBool,
+    pub(crate) overflow: bool,
+    /// Between a change's `before` and `after`: the entity losing its relationship and the row
+    /// it had, to mark whatever the pool moves into that row.
+    removing: Option<(Entity, usize)>,
     /// Global transforms by relationship row, reused by every propagation.
     #[cfg(feature = "transform")]
-    pub(crate) scratch: Mutex<Vec<glam::Affine2>>,
+    pub(crate) scratch: Vec<glam::Affine2>,
     /// Rows of the local and global transform pools lined up with the relationship pool right
-    /// after propagation last reordered them: a later, shorter alignment means they drifted.
+    /// after propagation last reordered them (+ 1; 0: never): a later, shorter alignment means
+    /// they drifted.
     #[cfg(feature = "transform")]
-    pub(crate) aligned: [std::sync::atomic::AtomicUsize; 2],
+    pub(crate) aligned: [usize; 2],
     /// Global 3D transforms by relationship row, reused by every full propagation.
     #[cfg(feature = "transform")]
-    pub(crate) scratch3: Mutex<Vec<glam::Affine3A>>,
+    pub(crate) scratch3: Vec<glam::Affine3A>,
     /// As `aligned`, for the 3D transform pools (not kept by snapshots: a loaded world may
     /// reorder those pools once more than the saved one would have).
     #[cfg(feature = "transform")]
-    pub(crate) aligned3: [std::sync::atomic::AtomicUsize; 2],
+    pub(crate) aligned3: [usize; 2],
     /// Per transform kind (2D, 3D), what incremental propagation needs beside change ticks.
     #[cfg(feature = "transform")]
     pub(crate) propagation: [super::propagate::PropagationLog; 2],
@@ -43,18 +54,43 @@ pub(crate) struct HierarchyState {
 
 impl HierarchyState {
     /// Gives an emptied list's capacity back to the dirty list if that is still unallocated.
-    pub(crate) fn recycle(&self, mut list: Vec<Entity>) {
+    pub(crate) fn recycle(&mut self, mut list: Vec<Entity>) {
         list.clear();
-        let mut dirty = self.dirty.lock().unwrap_or_else(PoisonError::into_inner);
-        if dirty.capacity() == 0 {
-            *dirty = list;
+        if self.dirty.capacity() == 0 {
+            self.dirty = list;
         }
     }
 
     /// Takes the dirty list out (leaving an empty one) and whether it overflowed.
-    pub(crate) fn take_dirty(&self) -> (Vec<Entity>, bool) {
-        let list = std::mem::take(&mut *self.dirty.lock().unwrap_or_else(PoisonError::into_inner));
-        (list, self.overflow.swap(false, Relaxed))
+    pub(crate) fn take_dirty(&mut self) -> (Vec<Entity>, bool) {
+        (std::mem::take(&mut self.dirty), std::mem::take(&mut self.overflow))
+    }
+
+    /// Marks `entity` for the next ordering pass (nothing before hierarchies are set up).
+    pub(crate) fn mark(&mut self, entity: Entity) {
+        if self.relationship.is_none() {
+            return;
+        }
+        if self.dirty.len() >= DIRTY_CAP {
+            self.dirty.clear();
+            self.overflow = true;
+        }
+        if !self.overflow {
+            self.dirty.push(entity);
+        }
+    }
+
+    /// Records that `entity`'s parent changed, for incremental transform propagation.
+    #[inline]
+    pub(crate) fn reparented(&mut self, entity: Entity) {
+        #[cfg(feature = "transform")]
+        if self.relationship.is_some() {
+            for log in &mut self.propagation {
+                log.push(entity);
+            }
+        }
+        #[cfg(not(feature = "transform"))]
+        let _ = entity;
     }
 }
 
@@ -90,12 +126,13 @@ impl World {
     #[cfg(feature = "serialize")]
     #[allow(clippy::needless_update, reason = "the rollback-only fields, when that feature is on")]
     pub(crate) fn hierarchy_order_state(&self) -> Option<OrderState> {
-        let state = self.get_resource::<HierarchyState>()?;
+        let state = self.hierarchy_state();
+        state.relationship?;
         Some(OrderState {
-            dirty: state.dirty.lock().unwrap_or_else(PoisonError::into_inner).clone(),
-            overflow: state.overflow.load(Relaxed),
+            dirty: state.dirty.clone(),
+            overflow: state.overflow,
             #[cfg(feature = "transform")]
-            aligned: [state.aligned[0].load(Relaxed), state.aligned[1].load(Relaxed)],
+            aligned: state.aligned,
             #[cfg(not(feature = "transform"))]
             aligned: [0, 0],
             #[cfg(feature = "transform")]
@@ -112,16 +149,17 @@ impl World {
     #[cfg(feature = "serialize")]
     pub(crate) fn set_hierarchy_order_state(&mut self, order: OrderState) {
         self.init_hierarchy();
-        let state = self.resource::<HierarchyState>();
-        *state.dirty.lock().unwrap_or_else(PoisonError::into_inner) = order.dirty;
-        state.overflow.store(order.overflow, Relaxed);
         #[cfg(feature = "transform")]
-        for (slot, value) in state.aligned.iter().zip(order.aligned) {
-            slot.store(value, Relaxed);
-        }
+        let oldest = self.components().clock().oldest();
+        let state = self.hierarchy_state_mut();
+        state.dirty = order.dirty;
+        state.overflow = order.overflow;
         #[cfg(feature = "transform")]
-        for (log, mode) in state.propagation.iter().zip(order.propagation) {
-            log.set_mode(mode, self.components().clock().oldest());
+        {
+            state.aligned = order.aligned;
+            for (log, mode) in state.propagation.iter_mut().zip(order.propagation) {
+                log.set_mode(mode, oldest);
+            }
         }
     }
 
@@ -130,18 +168,19 @@ impl World {
     /// rollback. O(dirty entries).
     #[cfg(feature = "rollback")]
     pub(crate) fn save_hierarchy_order_into(&self, out: &mut Option<OrderState>) {
-        let Some(state) = self.get_resource::<HierarchyState>() else {
+        let state = self.parts().hierarchy;
+        if state.relationship.is_none() {
             *out = None;
             return;
-        };
+        }
         let saved = out.get_or_insert_with(OrderState::default);
-        saved.dirty.clone_from(&state.dirty.lock().unwrap_or_else(PoisonError::into_inner));
-        saved.overflow = state.overflow.load(Relaxed);
+        saved.dirty.clone_from(&state.dirty);
+        saved.overflow = state.overflow;
         #[cfg(feature = "transform")]
         {
-            saved.aligned = [state.aligned[0].load(Relaxed), state.aligned[1].load(Relaxed)];
+            saved.aligned = state.aligned;
             saved.propagation = [state.propagation[0].mode(), state.propagation[1].mode()];
-            saved.aligned3 = [state.aligned3[0].load(Relaxed), state.aligned3[1].load(Relaxed)];
+            saved.aligned3 = state.aligned3;
             for (log, out) in state.propagation.iter().zip(&mut saved.logs) {
                 log.save(out);
             }
@@ -155,91 +194,97 @@ impl World {
         if saved.is_some() {
             self.init_hierarchy();
         }
-        let Some(state) = self.get_resource::<HierarchyState>() else { return };
+        let state = self.parts_mut().hierarchy;
+        if state.relationship.is_none() {
+            return;
+        }
         let empty = OrderState::default();
         let saved = saved.unwrap_or(&empty);
-        state.dirty.lock().unwrap_or_else(PoisonError::into_inner).clone_from(&saved.dirty);
-        state.overflow.store(saved.overflow, Relaxed);
+        state.dirty.clone_from(&saved.dirty);
+        state.overflow = saved.overflow;
         #[cfg(feature = "transform")]
-        for (slot, value) in state.aligned.iter().zip(saved.aligned) {
-            slot.store(value, Relaxed);
-        }
-        #[cfg(feature = "transform")]
-        for (slot, value) in state.aligned3.iter().zip(saved.aligned3) {
-            slot.store(value, Relaxed);
-        }
-        // Change ticks are restored with the frame, so the logs are put back whole: the next
-        // propagation does what it would have done in the straight run.
-        #[cfg(feature = "transform")]
-        for (log, saved) in state.propagation.iter().zip(&saved.logs) {
-            log.restore(saved);
+        {
+            state.aligned = saved.aligned;
+            state.aligned3 = saved.aligned3;
+            // Change ticks are restored with the frame, so the logs are put back whole: the next
+            // propagation does what it would have done in the straight run.
+            for (log, saved) in state.propagation.iter_mut().zip(&saved.logs) {
+                log.restore(saved);
+            }
         }
     }
-}
-
-/// Marks `entity` for the next ordering pass.
-pub(crate) fn mark(world: &World, entity: Entity) {
-    let Some(state) = world.get_resource::<HierarchyState>() else { return };
-    let mut dirty = state.dirty.lock().unwrap_or_else(PoisonError::into_inner);
-    if dirty.len() >= DIRTY_CAP {
-        dirty.clear();
-        state.overflow.store(true, Relaxed);
-    }
-    if !state.overflow.load(Relaxed) {
-        dirty.push(entity);
-    }
-}
-
-/// Records that `entity`'s parent changed, for incremental transform propagation.
-#[inline]
-pub(crate) fn reparented(world: &World, entity: Entity) {
-    #[cfg(feature = "transform")]
-    if let Some(state) = world.get_resource::<HierarchyState>() {
-        for log in &state.propagation {
-            log.push(entity);
-        }
-    }
-    #[cfg(not(feature = "transform"))]
-    let _ = (world, entity);
 }
 
 /// Detaches `entity` from its parent and its children (they become roots), marking everything
 /// touched. O(1 + children).
-fn detach_all(world: &World, entity: Entity) {
-    let Some(r) = rel(world, entity) else { return };
-    if let Some(parent) = unlink(world, r) {
-        mark(world, parent);
-        reparented(world, entity);
+fn detach_all(world: &mut World, entity: Entity) {
+    let (state, components) = world.hierarchy_parts_mut();
+    let Some(id) = state.relationship else { return };
+    let pool = components.pool_mut(id);
+    if let Some(parent) = unlink(pool, entity) {
+        state.mark(parent);
+        state.reparented(entity);
     }
-    detach_children(world, r, |child| {
-        mark(world, child);
-        reparented(world, child);
+    detach_children(pool, entity, |child| {
+        state.mark(child);
+        state.reparented(child);
     });
 }
 
+impl RowSubscriber for HierarchyState {
+    fn events(world: &World, id: ComponentId) -> RowEvents {
+        if world.hierarchy_state().relationship == Some(id) {
+            RowEvents::ADD | RowEvents::REPLACE | RowEvents::REMOVE
+        } else {
+            RowEvents::NONE
+        }
+    }
+
+    /// A replaced relationship detaches the entity from its parent and children first (the new
+    /// value lands unlinked) and marks it; a removed one detaches it (the value handed back is
+    /// empty) and remembers its row for [`HierarchyState::after`].
+    fn before(world: &mut World, change: &RowChange<'_>) {
+        let Some(id) = world.hierarchy_state().relationship else { return };
+        if change.replaced.contains(&id) {
+            detach_all(world, change.entity);
+            world.hierarchy_state_mut().mark(change.entity);
+        }
+        if change.removed.contains(&id) {
+            detach_all(world, change.entity);
+            let row = world.components().pool(id).row_of(change.entity);
+            world.hierarchy_state_mut().removing = row.map(|row| (change.entity, row));
+        }
+    }
+
+    /// An added relationship marks its entity (it may sit before its parent once linked); a
+    /// removed one marks the entity the pool moved into its row (it may now sit before its
+    /// parent).
+    fn after(world: &mut World, change: &RowChange<'_>) {
+        let Some(id) = world.hierarchy_state().relationship else { return };
+        if change.added.contains(&id) {
+            world.hierarchy_state_mut().mark(change.entity);
+        }
+        if let Some((entity, row)) = world.hierarchy_state_mut().removing.take() {
+            debug_assert_eq!(entity, change.entity, "a removal's before and after come in pairs");
+            let moved = world.components().pool(id).entities().get(row).copied();
+            if let Some(moved) = moved.filter(|&moved| moved != entity) {
+                world.hierarchy_state_mut().mark(moved);
+            }
+        }
+    }
+}
+
 impl World {
-    /// Sets up hierarchy bookkeeping and the hooks on [`Relationship`], once per world. Every
-    /// hierarchy operation calls it; O(1) after the first call. Hooks users put on
-    /// `Relationship` run beside these, in registration order.
+    /// Sets up hierarchy bookkeeping and flags the pool of [`Relationship`] for the hierarchy's
+    /// row subscriber, once per world. Every hierarchy operation calls it; O(1) after the first
+    /// call. The subscriber runs before the hooks users put on `Relationship`.
     pub(crate) fn init_hierarchy(&mut self) {
-        if self.contains_resource::<HierarchyState>() {
+        if self.hierarchy_state().relationship.is_some() {
             return;
         }
-        self.insert_resource(HierarchyState::default());
-        self.on_add::<Relationship>(|ctx| mark(ctx.world, ctx.entity));
-        self.on_replace::<Relationship>(|ctx| {
-            detach_all(ctx.world, ctx.entity);
-            mark(ctx.world, ctx.entity);
-        });
-        self.on_remove::<Relationship>(|ctx| {
-            detach_all(ctx.world, ctx.entity);
-            // The pool's last row moves into the hole (swap-remove): it may now sit before its
-            // parent.
-            let last = ctx.world.relationship_pool().and_then(|pool| pool.entities().last().copied());
-            if let Some(last) = last.filter(|&last| last != ctx.entity) {
-                mark(ctx.world, last);
-            }
-        });
+        let id = self.components_mut().register::<Relationship>();
+        self.hierarchy_state_mut().relationship = Some(id);
+        self.refresh_row_events(id);
     }
 
     /// Checks `entity` is alive.
@@ -286,14 +331,13 @@ impl World {
                 self.insert(entity, Relationship::new());
             }
         }
-        let world: &World = self;
-        let (rc, rp) =
-            (rel(world, child).expect("inserted above"), rel(world, parent).expect("inserted above"));
-        let old = unlink(world, rc);
-        link_last(world, parent, rp, child, rc);
+        let (state, components) = self.hierarchy_parts_mut();
+        let pool = components.pool_mut(state.relationship.expect("set up above"));
+        let old = unlink(pool, child);
+        link_last(pool, parent, child);
         // The child may sit before its new parent in the pool now.
-        mark(world, child);
-        reparented(world, child);
+        state.mark(child);
+        state.reparented(child);
         if let Some(old) = old {
             self.prune(old);
         }
@@ -307,9 +351,10 @@ impl World {
     /// [`HierarchyError::Entity`] if `child` is not alive.
     pub fn remove_parent(&mut self, child: Entity) -> Result<Option<Entity>, HierarchyError> {
         self.check_alive_in_hierarchy(child)?;
-        let Some(rc) = rel(self, child) else { return Ok(None) };
-        let Some(old) = unlink(self, rc) else { return Ok(None) };
-        reparented(self, child);
+        let (state, components) = self.hierarchy_parts_mut();
+        let Some(id) = components.id::<Relationship>() else { return Ok(None) };
+        let Some(old) = unlink(components.pool_mut(id), child) else { return Ok(None) };
+        state.reparented(child);
         self.prune(child);
         self.prune(old);
         Ok(Some(old))

@@ -2,7 +2,6 @@
 
 use super::component::rel_in;
 use super::iter::Descendants;
-use super::ops::HierarchyState;
 use super::{HierarchyError, Relationship};
 use crate::component::ComponentId;
 use crate::entity::Entity;
@@ -40,9 +39,9 @@ impl World {
     pub fn sort_hierarchy(&mut self) -> Result<(), HierarchyError> {
         let Some(id) = self.orderable_relationship()? else { return Ok(()) };
         self.init_hierarchy();
-        self.resource::<HierarchyState>().take_dirty();
+        self.hierarchy_state_mut().take_dirty();
         self.prune_all(id);
-        self.resource::<HierarchyState>().take_dirty();
+        self.hierarchy_state_mut().take_dirty();
         let pool = self.components().pool(id);
         let len = pool.len();
         let mut order = Vec::with_capacity(len);
@@ -85,7 +84,7 @@ impl World {
         let Some(id) = self.orderable_relationship()? else { return Ok(OrderReport::default()) };
         self.init_hierarchy();
         let mut report = OrderReport::default();
-        let (mut work, overflow) = self.resource::<HierarchyState>().take_dirty();
+        let (mut work, overflow) = self.hierarchy_state_mut().take_dirty();
         report.dirty = work.len();
         // Prune first: removals move rows and mark the moved entities, so gather those too.
         let mut checked = 0;
@@ -95,7 +94,7 @@ impl World {
             if rel_in(self.components().pool(id), entity).is_some_and(Relationship::is_empty) {
                 self.remove::<Relationship>(entity);
                 report.pruned += 1;
-                let (more, more_overflow) = self.resource::<HierarchyState>().take_dirty();
+                let (more, more_overflow) = self.hierarchy_state_mut().take_dirty();
                 if more_overflow {
                     return self.full_sort_report(report);
                 }
@@ -133,7 +132,7 @@ impl World {
             }
         }
         // Hand the (empty) buffer back, so a steady frame does not allocate a new list.
-        self.resource::<HierarchyState>().recycle(work);
+        self.hierarchy_state_mut().recycle(work);
         Ok(report)
     }
 

@@ -85,7 +85,10 @@ fn component_read<T: 'static>(param: &'static str) -> AccessItem {
 }
 
 // SAFETY: declares a read of `Relationship`; every method reads only that pool (and entity
-// liveness, which changes only between batches, under `&mut World`).
+// liveness, which changes only between batches, under `&mut World`). The links are plain fields
+// written only by the hierarchy under `&mut World` (its operations, its row subscriber,
+// ordering passes), never through `&World`, so the shared reads cannot race a write; the
+// hierarchy's bookkeeping (`HierarchyState`) is not read through this parameter at all.
 #[allow(unsafe_code)]
 unsafe impl SystemParam for Hierarchy<'_> {
     type State = ();

@@ -3,8 +3,6 @@
 //! parent changed since the last propagation.
 
 use std::ops::Mul;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
-use std::sync::{Mutex, PoisonError};
 
 use super::Relationship;
 use super::component::rel_in;
@@ -18,51 +16,49 @@ use crate::world::World;
 const LOG_CAP: usize = 1 << 16;
 
 /// What one transform kind's incremental propagation needs beside change ticks: the entities
-/// whose parent changed since it last ran (recorded by the link surgery, through `&World`), and
-/// the tick it last ran at.
+/// whose parent changed since it last ran (recorded by the link surgery, through `&mut World`),
+/// and the tick it last ran at.
 #[derive(Debug, Default)]
 pub(crate) struct PropagationLog {
     /// Set once this kind has propagated: before that nothing is recorded.
-    active: AtomicBool,
-    overflow: AtomicBool,
-    entities: Mutex<Vec<Entity>>,
-    last_run: Mutex<Option<Tick>>,
+    active: bool,
+    overflow: bool,
+    entities: Vec<Entity>,
+    last_run: Option<Tick>,
 }
 
 impl PropagationLog {
     /// Records that `entity`'s parent changed. O(1) amortised; stops at [`LOG_CAP`] entries and
     /// asks for a full pass instead.
-    pub(crate) fn push(&self, entity: Entity) {
-        if !self.active.load(Relaxed) || self.overflow.load(Relaxed) {
+    pub(crate) fn push(&mut self, entity: Entity) {
+        if !self.active || self.overflow {
             return;
         }
-        let mut entities = self.entities.lock().unwrap_or_else(PoisonError::into_inner);
-        if entities.len() >= LOG_CAP {
-            entities.clear();
-            self.overflow.store(true, Relaxed);
+        if self.entities.len() >= LOG_CAP {
+            self.entities.clear();
+            self.overflow = true;
         } else {
-            entities.push(entity);
+            self.entities.push(entity);
         }
     }
 
     /// Takes the recorded entities, the last run's tick (`None`: a full pass is needed) and
     /// starts recording.
-    fn take(&self) -> (Vec<Entity>, Option<Tick>) {
-        let entities = std::mem::take(&mut *self.entities.lock().unwrap_or_else(PoisonError::into_inner));
-        let last = *self.last_run.lock().unwrap_or_else(PoisonError::into_inner);
-        let full = !self.active.swap(true, Relaxed) | self.overflow.swap(false, Relaxed);
-        (entities, if full { None } else { last })
+    fn take(&mut self) -> (Vec<Entity>, Option<Tick>) {
+        let entities = std::mem::take(&mut self.entities);
+        let full = !std::mem::replace(&mut self.active, true) | std::mem::take(&mut self.overflow);
+        (entities, if full { None } else { self.last_run })
     }
 
-    fn set_last_run(&self, tick: Tick) {
-        *self.last_run.lock().unwrap_or_else(PoisonError::into_inner) = Some(tick);
+    fn set_last_run(&mut self, tick: Tick) {
+        self.last_run = Some(tick);
     }
 
     /// What the next propagation of this kind will be, for snapshots: 0 never ran (full), 1
     /// incremental, 2 full after an overflow.
     #[cfg(any(feature = "serialize", feature = "rollback"))]
     pub(crate) fn mode(&self) -> u8 {
-        match (self.active.load(Relaxed), self.overflow.load(Relaxed)) {
+        match (self.active, self.overflow) {
             (false, _) => 0,
             (true, false) => 1,
             (true, true) => 2,
@@ -73,17 +69,17 @@ impl PropagationLog {
     #[cfg(feature = "rollback")]
     pub(crate) fn save(&self, out: &mut PropagationImage) {
         out.mode = self.mode();
-        out.entities.clone_from(&self.entities.lock().unwrap_or_else(PoisonError::into_inner));
-        out.last_run = *self.last_run.lock().unwrap_or_else(PoisonError::into_inner);
+        out.entities.clone_from(&self.entities);
+        out.last_run = self.last_run;
     }
 
     /// Puts a log saved by [`PropagationLog::save`] back.
     #[cfg(feature = "rollback")]
-    pub(crate) fn restore(&self, saved: &PropagationImage) {
-        self.active.store(saved.mode != 0, Relaxed);
-        self.overflow.store(saved.mode == 2, Relaxed);
-        self.entities.lock().unwrap_or_else(PoisonError::into_inner).clone_from(&saved.entities);
-        *self.last_run.lock().unwrap_or_else(PoisonError::into_inner) = saved.last_run;
+    pub(crate) fn restore(&mut self, saved: &PropagationImage) {
+        self.active = saved.mode != 0;
+        self.overflow = saved.mode == 2;
+        self.entities.clone_from(&saved.entities);
+        self.last_run = saved.last_run;
     }
 
     /// Sets the next propagation's mode as [`PropagationLog::mode`] reports it, for a loaded
@@ -91,11 +87,11 @@ impl PropagationLog {
     /// `oldest` (all of them, as the load added them), without reordering pools as a full pass
     /// would, so a loaded world continues exactly as the saved one.
     #[cfg(feature = "serialize")]
-    pub(crate) fn set_mode(&self, mode: u8, oldest: Tick) {
-        self.active.store(mode != 0, Relaxed);
-        self.overflow.store(mode == 2, Relaxed);
-        self.entities.lock().unwrap_or_else(PoisonError::into_inner).clear();
-        *self.last_run.lock().unwrap_or_else(PoisonError::into_inner) = (mode == 1).then_some(oldest);
+    pub(crate) fn set_mode(&mut self, mode: u8, oldest: Tick) {
+        self.active = mode != 0;
+        self.overflow = mode == 2;
+        self.entities.clear();
+        self.last_run = (mode == 1).then_some(oldest);
     }
 }
 
@@ -132,9 +128,9 @@ pub(crate) trait TransformKind: 'static {
     /// The global transform's matrix.
     fn global(global: &Self::Global) -> Self::Matrix;
     /// The per-row scratch kept between propagations.
-    fn scratch(state: &HierarchyState) -> &Mutex<Vec<Self::Matrix>>;
+    fn scratch(state: &mut HierarchyState) -> &mut Vec<Self::Matrix>;
     /// The aligned lengths of the local and global pools after the last reordering.
-    fn aligned(state: &HierarchyState) -> &[AtomicUsize; 2];
+    fn aligned(state: &mut HierarchyState) -> &mut [usize; 2];
 }
 
 /// Three distinct pools of `pools`, the third mutable.
@@ -150,11 +146,11 @@ fn pools3(pools: &mut [SparseSet], a: usize, b: usize, m: usize) -> (&SparseSet,
 /// Lines the pool of `T` up with the relationship pool (entities in both first, in the
 /// relationship pool's order) unless it already is as far as it can be, so rows match and the
 /// propagation loop reads them by index. O(1) when nothing moved (cached alignment), O(n) after.
-fn align<T: crate::Component>(world: &mut World, rel_id: ComponentId, id: ComponentId, done: &AtomicUsize) {
+fn align<T: crate::Component>(world: &mut World, rel_id: ComponentId, id: ComponentId, done: &mut usize) {
     let (rels, pool) = (world.components().pool(rel_id), world.components().pool(id));
     let (offset, len) = crate::query::aligned(pool, rels);
     // `done` is 1 + the aligned length right after the last reordering (0: never reordered).
-    let after_last = done.load(Relaxed);
+    let after_last = *done;
     if offset == 0 && (len == rels.len() || (after_last > 0 && len + 1 >= after_last)) {
         return;
     }
@@ -162,7 +158,7 @@ fn align<T: crate::Component>(world: &mut World, rel_id: ComponentId, id: Compon
     if world.sort_as::<T, Relationship>().is_ok() {
         let (offset, len) =
             crate::query::aligned(world.components().pool(id), world.components().pool(rel_id));
-        done.store(if offset == 0 { len + 1 } else { 1 }, Relaxed);
+        *done = if offset == 0 { len + 1 } else { 1 };
     }
 }
 
@@ -180,13 +176,12 @@ pub(crate) fn propagate<K: TransformKind>(world: &mut World) {
     world.track_changes::<K::Local>();
     world.track_changes::<K::Global>();
     let this_run = world.increment_change_tick();
-    let log = &world.resource::<HierarchyState>().propagation[K::SLOT];
-    let (reparented, last_run) = log.take();
+    let (reparented, last_run) = world.hierarchy_state_mut().propagation[K::SLOT].take();
     match last_run {
         Some(last_run) => incremental::<K>(world, last_run, this_run, reparented),
         None => full::<K>(world),
     }
-    world.resource::<HierarchyState>().propagation[K::SLOT].set_last_run(this_run);
+    world.hierarchy_state_mut().propagation[K::SLOT].set_last_run(this_run);
 }
 
 /// Recomputes every global transform in one linear pass over the relationship pool (parents
@@ -195,16 +190,12 @@ fn full<K: TransformKind>(world: &mut World) {
     let local_id = world.components().id::<K::Local>().expect("registered by the caller");
     let global_id = world.components().id::<K::Global>().expect("registered by the caller");
     let rel_id = world.components_mut().register::<Relationship>();
-    let state = world.resource::<HierarchyState>();
-    let aligned = K::aligned(state);
-    let (local_done, global_done) =
-        (AtomicUsize::new(aligned[0].load(Relaxed)), AtomicUsize::new(aligned[1].load(Relaxed)));
-    align::<K::Local>(world, rel_id, local_id, &local_done);
-    align::<K::Global>(world, rel_id, global_id, &global_done);
-    let state = world.resource::<HierarchyState>();
-    K::aligned(state)[0].store(local_done.into_inner(), Relaxed);
-    K::aligned(state)[1].store(global_done.into_inner(), Relaxed);
-    let mut scratch = std::mem::take(&mut *K::scratch(state).lock().unwrap_or_else(PoisonError::into_inner));
+    let [mut local_done, mut global_done] = *K::aligned(world.hierarchy_state_mut());
+    align::<K::Local>(world, rel_id, local_id, &mut local_done);
+    align::<K::Global>(world, rel_id, global_id, &mut global_done);
+    let state = world.hierarchy_state_mut();
+    *K::aligned(state) = [local_done, global_done];
+    let mut scratch = std::mem::take(K::scratch(state));
 
     let (rels, locals, globals) =
         pools3(world.components_mut().pools_mut(), rel_id.index(), local_id.index(), global_id.index());
@@ -281,7 +272,7 @@ fn full<K: TransformKind>(world: &mut World) {
     for entity in written {
         globals.mark_changed(entity);
     }
-    *K::scratch(world.resource::<HierarchyState>()).lock().unwrap_or_else(PoisonError::into_inner) = scratch;
+    *K::scratch(world.hierarchy_state_mut()) = scratch;
 }
 
 /// Recomputes the subtrees of the entities whose local transform changed, whose global transform

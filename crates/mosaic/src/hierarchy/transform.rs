@@ -2,9 +2,6 @@
 
 use glam::{Affine2, Affine3A, Quat, Vec3};
 
-use std::sync::Mutex;
-use std::sync::atomic::AtomicUsize;
-
 use super::ops::HierarchyState;
 use super::propagate::{TransformKind, propagate};
 use crate::Component;
@@ -158,11 +155,11 @@ impl TransformKind for Flat {
     fn global(global: &GlobalTransform) -> Affine2 {
         global.0
     }
-    fn scratch(state: &HierarchyState) -> &Mutex<Vec<Affine2>> {
-        &state.scratch
+    fn scratch(state: &mut HierarchyState) -> &mut Vec<Affine2> {
+        &mut state.scratch
     }
-    fn aligned(state: &HierarchyState) -> &[AtomicUsize; 2] {
-        &state.aligned
+    fn aligned(state: &mut HierarchyState) -> &mut [usize; 2] {
+        &mut state.aligned
     }
 }
 
@@ -187,10 +184,10 @@ impl TransformKind for Solid {
     fn global(global: &GlobalTransform3d) -> Affine3A {
         global.0
     }
-    fn scratch(state: &HierarchyState) -> &Mutex<Vec<Affine3A>> {
-        &state.scratch3
+    fn scratch(state: &mut HierarchyState) -> &mut Vec<Affine3A> {
+        &mut state.scratch3
     }
-    fn aligned(state: &HierarchyState) -> &[AtomicUsize; 2] {
-        &state.aligned3
+    fn aligned(state: &mut HierarchyState) -> &mut [usize; 2] {
+        &mut state.aligned3
     }
 }

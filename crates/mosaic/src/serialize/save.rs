@@ -170,6 +170,9 @@ impl SnapshotRegistry {
             // Written through the registry: the registered relation kinds, in `relations` below
             // (a world holding pairs of a kind not registered is refused there).
             relations: _,
+            // Written with the hierarchy (`SavedHierarchy`): the pool's row order, the links and
+            // the ordering bookkeeping.
+            hierarchy: _,
         } = world.parts();
         let mut size = 16;
         let pair_kinds = pair_kinds(self, pairs, world, binary, &mut size)?;

@@ -75,6 +75,8 @@ pub struct World {
     pub(super) pairs: crate::hierarchy::PairIndex,
     /// One-target relations (`World::relate`): each kind's target index (a row subscriber).
     pub(super) relations: crate::hierarchy::RelationIndex,
+    /// The parent-child hierarchy's bookkeeping (a row subscriber of the `Relationship` pool).
+    pub(super) hierarchy: crate::hierarchy::HierarchyState,
     /// The component types besides `Disabled` that queries skip by default.
     pub(super) disabling: super::disabled::DisablingComponents,
 }
@@ -98,6 +100,7 @@ impl Default for World {
             reader_ticks: Default::default(),
             pairs: Default::default(),
             relations: Default::default(),
+            hierarchy: Default::default(),
             disabling: Default::default(),
         }
     }
@@ -203,6 +206,24 @@ impl World {
         &mut self,
     ) -> (&mut crate::hierarchy::RelationIndex, &mut Components, &mut super::CommandBuffer) {
         (&mut self.relations, &mut self.components, self.deferred.buffer_mut())
+    }
+
+    /// The hierarchy's bookkeeping. O(1).
+    #[inline]
+    pub(crate) fn hierarchy_state(&self) -> &crate::hierarchy::HierarchyState {
+        &self.hierarchy
+    }
+
+    /// The hierarchy's bookkeeping, mutably. O(1).
+    #[inline]
+    pub(crate) fn hierarchy_state_mut(&mut self) -> &mut crate::hierarchy::HierarchyState {
+        &mut self.hierarchy
+    }
+
+    /// The hierarchy's bookkeeping and the pools (where the links are) at once. O(1).
+    #[inline]
+    pub(crate) fn hierarchy_parts_mut(&mut self) -> (&mut crate::hierarchy::HierarchyState, &mut Components) {
+        (&mut self.hierarchy, &mut self.components)
     }
 
     /// The resource map, for system parameters that reach a resource through `&World` under the

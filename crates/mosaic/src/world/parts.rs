@@ -15,7 +15,7 @@ use super::reader_ticks::ReaderTicks;
 use super::resources::Resources;
 use crate::component::Components;
 use crate::entity::Entities;
-use crate::hierarchy::{PairIndex, RelationIndex};
+use crate::hierarchy::{HierarchyState, PairIndex, RelationIndex};
 
 /// Shared borrows of every part of a world that holds state.
 #[allow(dead_code, reason = "every part is listed, whether or not a given pass reads it")]
@@ -26,7 +26,7 @@ pub(crate) struct Parts<'a> {
     pub(crate) components: &'a Components,
     /// Each entity's component set (derivable from the pools; kept for speed).
     pub(crate) component_sets: &'a ComponentSets,
-    /// The resources (the hierarchy's bookkeeping among them).
+    /// The resources.
     pub(crate) resources: &'a Resources,
     /// The owning groups and their lengths.
     pub(crate) groups: &'a Groups,
@@ -40,6 +40,8 @@ pub(crate) struct Parts<'a> {
     pub(crate) pairs: &'a PairIndex,
     /// One-target relations' kinds and target index (the pairs themselves are in the pools).
     pub(crate) relations: &'a RelationIndex,
+    /// The hierarchy's ordering and propagation bookkeeping (the links are in the pools).
+    pub(crate) hierarchy: &'a HierarchyState,
 }
 
 /// Exclusive borrows of every part of a world that holds state (see [`Parts`]).
@@ -66,6 +68,8 @@ pub(crate) struct PartsMut<'a> {
     pub(crate) pairs: &'a mut PairIndex,
     /// One-target relations' kinds and target index.
     pub(crate) relations: &'a mut RelationIndex,
+    /// The hierarchy's bookkeeping.
+    pub(crate) hierarchy: &'a mut HierarchyState,
 }
 
 impl World {
@@ -96,6 +100,7 @@ impl World {
             reader_ticks,
             pairs,
             relations,
+            hierarchy,
         } = self;
         Parts {
             entities,
@@ -108,6 +113,7 @@ impl World {
             sampler: *sampler,
             pairs,
             relations,
+            hierarchy,
         }
     }
 
@@ -133,6 +139,7 @@ impl World {
             reader_ticks,
             pairs,
             relations,
+            hierarchy,
         } = self;
         PartsMut {
             entities,
@@ -145,6 +152,7 @@ impl World {
             sampler,
             pairs,
             relations,
+            hierarchy,
         }
     }
 }

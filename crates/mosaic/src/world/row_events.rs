@@ -6,7 +6,8 @@
 //! - the **component sets** (which components each entity has): every pool has them, so the
 //!   world's row primitives update them directly, at the cost of one cached edge;
 //! - **subscribers** ([`RowSubscriber`]): owning groups, component hooks, watches, value
-//!   indexes, observers, required components, many-to-many pairs and one-target relations; each
+//!   indexes, observers, required components, many-to-many pairs, one-target relations and the
+//!   parent-child hierarchy; each
 //!   says which [`RowEvents`] it wants of which pools, and each pool carries the union of what its
 //!   subscribers want. A change of a pool that nobody listens to tests that one byte and takes the
 //!   plain path; only the pools a subscriber names pay for it (EnTT's per-storage signals,
@@ -32,7 +33,7 @@ use super::required::Required;
 use super::watches::Watches;
 use crate::component::ComponentId;
 use crate::entity::Entity;
-use crate::hierarchy::{PairIndex, RelationIndex};
+use crate::hierarchy::{HierarchyState, PairIndex, RelationIndex};
 use crate::storage::RowEvents;
 
 /// One structural change of one entity, as its subscribers see it.
@@ -118,12 +119,16 @@ impl World {
     /// their cleanup policy refuses panics before anything happened), then watches (their
     /// "leave" callbacks see the entity whole), then one-target relations (unlink the pairs that
     /// go and queue a despawned target's cleanup, where their hooks used to run: before user
-    /// hooks), then hooks, then groups (which move the entity's
+    /// hooks), then the hierarchy (detach a relationship that goes or is replaced), then hooks, then groups (which move the entity's
     /// rows out of the packed range before they go), then indexes (which need nothing before).
     pub(crate) fn emit_before(&mut self, change: &RowChange<'_>) {
         PairIndex::before(self, change);
         Watches::before(self, change);
         RelationIndex::before(self, change);
+        // Tested here, so a world without hierarchies pays a load and a branch, not a call.
+        if self.hierarchy.relationship.is_some() {
+            HierarchyState::before(self, change);
+        }
         Hooks::before(self, change);
         Observers::before(self, change);
         Groups::before(self, change);
@@ -132,7 +137,8 @@ impl World {
 
     /// Runs every subscriber's [`RowSubscriber::after`] for `change`, in the reverse order of
     /// [`World::emit_before`] (indexes refile the entity and groups pack the new rows before
-    /// relations, hooks and watches see them; relations file new pairs before user hooks run;
+    /// relations, hooks and watches see them; relations file new pairs and the hierarchy marks new
+    /// relationships (and the rows a removal moved) before user hooks run;
     /// pairs clean up after a despawned target last), then applies
     /// the commands they recorded.
     pub(crate) fn emit_after(&mut self, change: &RowChange<'_>) {
@@ -140,6 +146,9 @@ impl World {
         Groups::after(self, change);
         Required::after(self, change);
         RelationIndex::after(self, change);
+        if self.hierarchy.relationship.is_some() {
+            HierarchyState::after(self, change);
+        }
         Hooks::after(self, change);
         Observers::after(self, change);
         Watches::after(self, change);
@@ -158,7 +167,8 @@ impl World {
             | Required::events(self, id)
             | Groups::events(self, id)
             | PairIndex::events(self, id)
-            | RelationIndex::events(self, id);
+            | RelationIndex::events(self, id)
+            | HierarchyState::events(self, id);
         // Listeners that take a batch after the rows changed.
         let batch = Indexes::events(self, id);
         let mut events = per_row | batch;
