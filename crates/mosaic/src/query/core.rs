@@ -137,7 +137,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     /// World-level queries read changes since the last `clear_trackers` and stamp with the
     /// present tick.
     #[track_caller]
-    fn new(world: &'w World) -> Self {
+    pub(super) fn new(world: &'w World) -> Self {
         assert_no_aliasing(std::any::type_name::<Q>(), |visit| Q::visit_access(visit));
         F::check_tracked(world.components());
         // SAFETY: the aliasing check just passed; access rights are the caller's (see above).
@@ -734,70 +734,5 @@ impl<'a, Q: QueryData, F: QueryFilter> IntoIterator for &'a mut Query<'_, Q, F> 
 
     fn into_iter(self) -> QueryIter<'a, Q, F> {
         self.make_iter()
-    }
-}
-
-impl World {
-    /// A query over the entities with the components `Q` names; see [`Query`].
-    ///
-    /// # Panics
-    /// If `Q` accesses a component mutably twice or mutably and immutably, naming it.
-    #[track_caller]
-    pub fn query<Q: QueryData>(&mut self) -> Query<'_, Q> {
-        Query::new(self)
-    }
-
-    /// [`World::query`] under hecs' name for the exclusive form (`_mut` marks exclusive access
-    /// in our names too): `for (p, v) in world.query_mut::<(&mut Pos, &Vel)>()`.
-    ///
-    /// `query` keeps bevy's meaning (an exclusive borrow of the world, any query data), so code
-    /// from either peer compiles; the shared-borrow form is [`World::query_ref`], read-only
-    /// because Mosaic checks aliasing when it compiles (hecs' `query(&self)` checks borrows at
-    /// run time instead).
-    ///
-    /// # Panics
-    /// As [`World::query`].
-    ///
-    /// # Examples
-    /// ```
-    /// use mosaic::{Component, World};
-    ///
-    /// #[derive(Component)]
-    /// struct Pos(f32);
-    /// #[derive(Component)]
-    /// struct Vel(f32);
-    ///
-    /// let mut world = World::new();
-    /// world.spawn((Pos(0.0), Vel(2.0)));
-    /// for (p, v) in world.query_mut::<(&mut Pos, &Vel)>() {
-    ///     p.0 += v.0;
-    /// }
-    /// assert_eq!(world.query_ref::<&Pos>().single().0, 2.0);
-    /// ```
-    #[track_caller]
-    pub fn query_mut<Q: QueryData>(&mut self) -> Query<'_, Q> {
-        Query::new(self)
-    }
-
-    /// A query with a filter, e.g. `world.query_filtered::<&mut Health, Without<Shield>>()`.
-    ///
-    /// # Panics
-    /// As [`World::query`].
-    #[track_caller]
-    pub fn query_filtered<Q: QueryData, F: QueryFilter>(&mut self) -> Query<'_, Q, F> {
-        Query::new(self)
-    }
-
-    /// A read-only query through a shared borrow, so several can be used at once and beside
-    /// [`World::get`].
-    #[track_caller]
-    pub fn query_ref<Q: ReadOnlyQueryData>(&self) -> Query<'_, Q> {
-        Query::new(self)
-    }
-
-    /// A read-only query with a filter, through a shared borrow.
-    #[track_caller]
-    pub fn query_ref_filtered<Q: ReadOnlyQueryData, F: QueryFilter>(&self) -> Query<'_, Q, F> {
-        Query::new(self)
     }
 }

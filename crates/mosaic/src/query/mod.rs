@@ -31,6 +31,7 @@ mod view_term;
 mod watch;
 #[cfg(feature = "parallel")]
 mod work;
+mod world_query;
 
 pub use self::core::{ExclusiveQuery, Query};
 #[doc(hidden)]
