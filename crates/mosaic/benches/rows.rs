@@ -3,7 +3,8 @@
 //! timings: `rows WORKLOAD ITERS` runs WORKLOAD's setup once, then its measured body ITERS times,
 //! and prints a checksum. Workloads: simple_iter, simple_iter_for, filter_iter, option_iter,
 //! frag_iter, simple_insert, add_remove, add_remove_each, spawn_despawn, and with `observed_`
-//! before simple_insert / add_remove / spawn_despawn, the same in the peer suite's observed world.
+//! before simple_insert / add_remove / spawn_despawn, the same in the peer suite's observed world;
+//! tracked_add_remove, indexed_add_remove, indexed_add_remove_lookup, change_detect, indexed_change_detect.
 #![allow(missing_docs, reason = "a benchmark binary")]
 
 use std::hint::black_box;
@@ -279,6 +280,31 @@ fn main() {
             world.add_index_by_key::<B, u32>(|b| b.0 as u32);
             add_remove(&mut world, iters);
             world.index_by_key::<B, u32>().len() as f32
+        }
+        "tracked_add_remove" => {
+            // add_remove with `B`'s changes tracked (what an index turns on), no index.
+            let mut world = World::new();
+            world.track_changes::<B>();
+            add_remove(&mut world, iters);
+            world.len() as f32
+        }
+        "indexed_add_remove_lookup" => {
+            // As indexed_add_remove, with a lookup of the index after the inserts and after the
+            // removals (a reader between every two changes: every row is filed and unfiled),
+            // inside the measured body.
+            let mut world = World::new();
+            world.add_index_by_key::<B, u32>(|b| b.0 as u32);
+            let entities: Vec<Entity> = world.spawn_batch((0..N).map(|i| A(i as f32)));
+            let mut found = 0;
+            for _ in 0..iters {
+                measured(|| {
+                    world.insert_batch(entities.iter().map(|&e| (e, B(0.0))));
+                    found += world.index_by_key::<B, u32>().get(&0).len();
+                    world.remove_batch::<B>(entities.iter().copied());
+                    found += world.index_by_key::<B, u32>().get(&0).len();
+                });
+            }
+            found as f32
         }
         "change_detect" => change_detect(false, iters),
         "indexed_change_detect" => change_detect(true, iters),

@@ -8,7 +8,7 @@ use super::{Event, On};
 use crate::component::Bundle;
 use crate::schedule::{SystemParam, SystemParamItem};
 use crate::storage::ReaderTick;
-use crate::world::{CommandBuffer, ObserverRunner, TriggerContext, World};
+use crate::world::{ObserverRunner, TriggerContext, World};
 
 /// A function that can observe events `E` (of components `B` for lifecycle events): its first
 /// parameter is [`On<E, B>`](On), the others (up to 15) are system parameters. Implemented for
@@ -98,7 +98,16 @@ impl<E: Event, B: Bundle, M: 'static, F: ObserverFunction<E, B, M>> ObserverSyst
 impl<E: Event, B: Bundle, M: 'static, F: ObserverFunction<E, B, M>> ObserverRunner
     for ObserverSystem<E, B, M, F>
 {
-    fn run(&mut self, world: &World, trigger: &mut TriggerContext<'_>) {
+    fn run(&mut self, world_mut: &mut World, trigger: &mut TriggerContext<'_>) {
+        self.run_shared(world_mut, trigger);
+        F::Param::defer(&mut self.state, world_mut.deferred_buffer());
+    }
+}
+
+impl<E: Event, B: Bundle, M: 'static, F: ObserverFunction<E, B, M>> ObserverSystem<E, B, M, F> {
+    /// The run proper, with the world shared; the parameters are gone when it returns.
+    #[inline]
+    fn run_shared(&mut self, world: &World, trigger: &mut TriggerContext<'_>) {
         let clock = world.components().clock();
         let last_run = self.last_run.get().unwrap_or_else(|| clock.oldest());
         let this_run = trigger.this_run;
@@ -126,9 +135,5 @@ impl<E: Event, B: Bundle, M: 'static, F: ObserverFunction<E, B, M>> ObserverRunn
         let Some(params) = params else { return };
         self.func.call(on, params);
         self.last_run.set(Some(this_run));
-    }
-
-    fn defer(&mut self, commands: &mut CommandBuffer) {
-        F::Param::defer(&mut self.state, commands);
     }
 }

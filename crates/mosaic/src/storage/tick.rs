@@ -130,6 +130,17 @@ impl Clock {
         Tick(self.now.fetch_add(1, Ordering::Relaxed) & self.mask)
     }
 
+    /// [`Clock::advance`] for a caller that holds its world exclusively (`&mut World`), so no
+    /// other thread advances this clock meanwhile: a load and a store instead of an atomic
+    /// read-modify-write (what one observer trigger pays). Were another thread to advance the
+    /// clock concurrently, one step could be lost (a repeated tick), never undefined behaviour.
+    #[inline]
+    pub fn advance_exclusive(&self) -> Tick {
+        let now = self.now.load(Ordering::Relaxed);
+        self.now.store(now.wrapping_add(1), Ordering::Relaxed);
+        Tick(now & self.mask)
+    }
+
     /// Sets the present (for `clear_trackers`, which holds the world exclusively).
     pub(crate) fn set_now(&self, tick: Tick) {
         self.now.store(tick.0 & self.mask, Ordering::Relaxed);

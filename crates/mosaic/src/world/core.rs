@@ -604,7 +604,7 @@ impl World {
             }
             written.push(entity);
         }
-        indexes.into_inner().file_rows(components.pool(id), id, &written);
+        indexes.into_inner().note_rows(components.pool(id), id, &written);
     }
 
     /// Removes live `entity`'s `T` (component `id`) and returns it, or `None` if it has none:
@@ -705,7 +705,7 @@ impl World {
                     drop(value);
                 }
             }
-            indexes.into_inner().unfile_rows(id, &gone);
+            indexes.into_inner().note_rows(components.pool(id), id, &gone);
             return removed;
         }
         for entity in entities {

@@ -28,6 +28,12 @@ impl Deferred {
 }
 
 impl World {
+    /// The buffer callbacks record into (observers move their parameters' commands here).
+    #[inline]
+    pub(crate) fn deferred_buffer(&mut self) -> &mut CommandBuffer {
+        &mut self.deferred.buffer
+    }
+
     /// Runs `callback` for `entity` with the world read-only and the deferred command buffer.
     pub(crate) fn call(&mut self, entity: Entity, callback: impl FnOnce(&World, &mut HookContext<'_>)) {
         let mut commands = std::mem::take(&mut self.deferred.buffer);
@@ -67,10 +73,18 @@ impl World {
     ///
     /// # Panics
     /// If callbacks keep recording commands for 10,000 rounds (a hook feeding itself).
+    #[inline]
     pub(crate) fn flush_deferred(&mut self) {
         if self.deferred.flushing || self.deferred.buffer.is_empty() {
             return;
         }
+        self.flush_deferred_now();
+    }
+
+    /// [`World::flush_deferred`]'s loop, out of line: most operations have nothing to apply.
+    #[cold]
+    #[inline(never)]
+    fn flush_deferred_now(&mut self) {
         /// Clears the flag when flushing ends, also by panic.
         struct Flushing<'a>(&'a mut World);
         impl Drop for Flushing<'_> {

@@ -19,8 +19,8 @@ use std::any::{Any, TypeId};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
+use super::World;
 use super::row_events::{RowChange, RowSubscriber};
-use super::{CommandBuffer, World};
 use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::storage::{RowEvents, Tick};
@@ -72,10 +72,10 @@ pub(crate) struct TriggerContext<'a> {
 
 /// A type-erased observer: a function of system parameters (made by `crate::observer`).
 pub(crate) trait ObserverRunner: Send + Sync {
-    /// Runs the observer once, with the world shared: nothing else runs meanwhile.
-    fn run(&mut self, world: &World, trigger: &mut TriggerContext<'_>);
-    /// Moves the work its parameters deferred (commands) into `commands`.
-    fn defer(&mut self, commands: &mut CommandBuffer);
+    /// Runs the observer once, lending its parameters the world shared (nothing else runs
+    /// meanwhile), then moves the work they deferred (commands) into the world's deferred buffer.
+    /// One dynamic call per observer run.
+    fn run(&mut self, world: &mut World, trigger: &mut TriggerContext<'_>);
 }
 
 /// Which events an observer is for.
@@ -365,7 +365,6 @@ impl World {
         let Some(mut runner) = entry.runner.take() else { return };
         trigger.observer = Some(entry.entity);
         runner.run(self, trigger);
-        runner.defer(self.deferred.buffer_mut());
         if let Some(Some(entry)) = self.observers.slots.get_mut(slot as usize) {
             entry.runner = Some(runner);
         }
@@ -378,7 +377,7 @@ impl World {
         if count == 0 {
             return;
         }
-        let this_run = self.components.clock().advance();
+        let this_run = self.components.clock().advance_exclusive();
         crate::observer::lifecycle_event(kind, entity, |event| {
             for at in 0..count {
                 let Some(&slot) = self.observers.of(id, kind).get(at) else { break };
@@ -429,7 +428,7 @@ impl World {
         if slots.is_empty() {
             return;
         }
-        let this_run = self.components.clock().advance();
+        let this_run = self.components.clock().advance_exclusive();
         crate::observer::lifecycle_event(Lifecycle::Despawn, entity, |event| {
             for slot in slots {
                 self.run_lifecycle_observer(slot, event, entity, None, this_run);
@@ -452,7 +451,7 @@ impl World {
     ) {
         let Some(&index) = self.observers.custom.get(&event_type) else { return };
         // One tick for the whole trigger: every observer it runs stamps its writes with it.
-        let this_run = self.components.clock().advance();
+        let this_run = self.components.clock().advance_exclusive();
         let mut at = target;
         // A traversal that loops (a relation cycle) stops after this many levels.
         let mut levels = 0u32;
@@ -465,12 +464,15 @@ impl World {
                 let slot = self.observers.events[index].global[at_slot];
                 propagate = self.run_custom_observer(slot, event, at, target, propagate, this_run);
             }
-            if let Some(entity) = at
-                && let Some(list) = self.observers.events[index].by_target.get(&entity)
-            {
-                let list: SmallVec<[u32; 4]> = list.iter().copied().collect();
-                for slot in list {
+            if let Some(entity) = at {
+                // Walked by position like `global`, looking the list up again per observer (one
+                // hash lookup each; an entity rarely has more than one observer of a type).
+                let mut at_slot = 0;
+                while let Some(&slot) =
+                    self.observers.events[index].by_target.get(&entity).and_then(|list| list.get(at_slot))
+                {
                     propagate = self.run_custom_observer(slot, event, at, target, propagate, this_run);
+                    at_slot += 1;
                 }
             }
             levels += 1;

@@ -413,7 +413,7 @@ impl World {
             }
             let indexes = indexes.into_inner();
             for &id in &ids {
-                indexes.file_rows(components.pool(id), id, &spawned);
+                indexes.note_rows(components.pool(id), id, &spawned);
             }
             return;
         }

@@ -361,3 +361,46 @@ fn batches_reach_the_index_once_and_a_panicking_batch_leaves_it_exact() {
     assert!(result.is_err());
     assert_eq!(world.index::<Team>().key_of(live), None, "the removed row is unfiled");
 }
+
+#[test]
+fn changes_between_lookups_are_filed_at_the_next_one() {
+    let mut world = World::new();
+    world.add_index::<Team>();
+    let a = world.spawn(Team::Red);
+    let b = world.spawn(Team::Blue);
+    check(&mut world);
+    // Between two lookups: b leaves and its index is reused by c; a changes team twice, is
+    // removed and comes back; d comes and goes.
+    world.despawn(b);
+    let c = world.spawn(Team::Green);
+    assert_eq!(c.index(), b.index(), "the freed index is reused");
+    world.insert(a, Team::Blue);
+    world.insert(a, Team::Green);
+    world.remove::<Team>(a);
+    world.insert(a, Team::Red);
+    let d = world.spawn(Team::Blue);
+    world.despawn(d);
+    check(&mut world);
+    assert_eq!(world.index::<Team>().key_of(b), None, "the old generation is not filed");
+    assert_eq!(world.index::<Team>().get(&Team::Green), [c]);
+}
+
+#[test]
+fn many_changes_between_lookups_rebuild_instead_of_growing() {
+    let mut world = World::new();
+    world.add_index::<Team>();
+    let entities: Vec<Entity> = (0..50).map(|_| world.spawn(Tag)).collect();
+    // Far more row changes than the pending bound (2 x 50 + 1,024) before any lookup.
+    for round in 0..100 {
+        for (i, &e) in entities.iter().enumerate() {
+            world.insert(e, [Team::Red, Team::Blue, Team::Green][(i + round) % 3]);
+        }
+        world.remove_batch::<Team>(entities.iter().copied().step_by(2));
+    }
+    check(&mut world);
+    assert_eq!(world.index::<Team>().entity_count(), 25);
+    // And exact again from there, through the pending list.
+    world.despawn(entities[1]);
+    world.insert(entities[0], Team::Red);
+    check(&mut world);
+}

@@ -1,16 +1,22 @@
 //! Value indexes: for a component type, the entities whose value has a given key, in O(1).
 //!
-//! An index follows its component through two mechanisms, one per kind of write:
+//! An index follows its component lazily: it is brought up to date at each lookup, from two
+//! records of what changed since the last one:
 //! - **structural changes** (spawn, insert that adds or replaces, remove, despawn, `clear`, and
 //!   every batch, bundle, command and template form of them) reach it as a row subscriber
-//!   (`world/row_events.rs`): the pool of an indexed type is flagged, and the index files or
-//!   unfiles the entity right after the rows change;
+//!   (`world/row_events.rs`) that takes batches: the pool of an indexed type is flagged, and the
+//!   index notes the entities whose rows changed on a pending list (a copy of the batch's
+//!   entities, no hashing); the lookup files each by its value then, or unfiles it when its row
+//!   is gone. Past a bound (twice the rows of the pool plus 1,024) the list is dropped and the
+//!   index rebuilt from the pool at the next lookup instead, which costs less by then;
 //! - **in-place writes** (`World::get_mut`, `EntityMut`, queries with `&mut T` or `Mut<T>`) cannot
-//!   be seen when they happen (the value is written after the borrow is handed out), so the index
-//!   catches up on them lazily: it keeps the tick it last caught up at, and before each lookup
-//!   walks the pool's change log from that tick (`ChangeTracker::changed_since`), refiling each
-//!   entity changed since: O(log n + changes since). `add_index` turns change tracking on for the
-//!   type at run time if its derive did not.
+//!   be seen when they happen (the value is written after the borrow is handed out), so the
+//!   lookup walks the pool's change log from the tick it last caught up at
+//!   (`ChangeTracker::changed_since`), refiling each entity changed since. `add_index` turns
+//!   change tracking on for the type at run time if its derive did not.
+//!
+//! A lookup is so O(log n + changes since), and an entity added and removed between two lookups
+//! costs the index two list entries and one slot check, never a hash.
 //!
 //! The state is plain data in a world field. Restores that rewrite pools behind the subscribers'
 //! back (a rollback restore, a snapshot load) mark every index stale, and a stale index is
@@ -36,10 +42,9 @@ use crate::storage::{Clock, RowEvents, SparseSet, Tick};
 
 /// One index, type-erased: what the world calls without knowing the component or key type.
 trait ErasedIndex: Any + Send + Sync {
-    /// Refiles `entity` by its value in `pool` (it was just added or replaced).
-    fn file(&mut self, pool: &SparseSet, entity: Entity);
-    /// Unfiles `entity` (its component is gone).
-    fn unfile(&mut self, entity: Entity);
+    /// Notes that `entities`' rows of the indexed component were added, replaced or removed
+    /// (in a pool now `pool_len` rows long): the next catch-up refiles or unfiles them.
+    fn note(&mut self, entities: &[Entity], pool_len: usize);
     /// Brings the index up to date with `pool`'s in-place writes (or rebuilds it when stale).
     fn catch_up(&mut self, pool: &SparseSet, clock: &Clock);
     /// Marks the index stale: its next lookup rebuilds it.
@@ -57,6 +62,10 @@ struct KeyedIndex<T, K> {
     caught: Tick,
     /// Whether the pool may have changed behind the index's back (a restore): rebuild on lookup.
     stale: bool,
+    /// Entities whose row was added, replaced or removed since the last catch-up, in event
+    /// order (an entity may appear more than once). Bounded: past the rows a rebuild would
+    /// read, the index goes stale instead (see `ErasedIndex::note`).
+    pending: Vec<Entity>,
     /// The entities changed since the last catch-up (reused buffer).
     scratch: Vec<Entity>,
 }
@@ -65,6 +74,7 @@ impl<T: AosComponent, K: Eq + Hash + Clone + Send + Sync + 'static> KeyedIndex<T
     /// Refiles every entity of `pool`. O(n).
     fn rebuild(&mut self, pool: &SparseSet) {
         self.map.clear();
+        self.pending.clear();
         for (&entity, value) in pool.entities().iter().zip(pool.values::<T>()) {
             self.map.file(entity, (self.key)(value));
         }
@@ -73,17 +83,19 @@ impl<T: AosComponent, K: Eq + Hash + Clone + Send + Sync + 'static> KeyedIndex<T
 }
 
 impl<T: AosComponent, K: Eq + Hash + Clone + Send + Sync + 'static> ErasedIndex for KeyedIndex<T, K> {
-    fn file(&mut self, pool: &SparseSet, entity: Entity) {
-        if !self.stale
-            && let Some(value) = pool.get::<T>(entity)
-        {
-            self.map.file(entity, (self.key)(value));
+    fn note(&mut self, entities: &[Entity], pool_len: usize) {
+        if self.stale {
+            return;
         }
-    }
-
-    fn unfile(&mut self, entity: Entity) {
-        if !self.stale {
-            self.map.unfile(entity);
+        // Refiling the pending entities costs about what a rebuild from the pool does once they
+        // outnumber its rows: from there, a rebuild at the next lookup is cheaper (and the list
+        // stops growing).
+        let bound = 2 * pool_len.max(self.map.entity_count()) + 1024;
+        if self.pending.len() + entities.len() > bound {
+            self.stale = true;
+            self.pending.clear();
+        } else {
+            self.pending.extend_from_slice(entities);
         }
     }
 
@@ -96,6 +108,16 @@ impl<T: AosComponent, K: Eq + Hash + Clone + Send + Sync + 'static> ErasedIndex 
             self.caught = now;
             return;
         };
+        // Structural changes since the last catch-up, in event order: each entity is filed by
+        // its value now, or unfiled when its row is gone (a later note of the same entity finds
+        // the same state: nothing moves).
+        for &entity in &self.pending {
+            match pool.get::<T>(entity) {
+                Some(value) => self.map.file(entity, (self.key)(value)),
+                None => self.map.unfile(entity),
+            }
+        }
+        self.pending.clear();
         // Writes stamped at the tick of the last catch-up may have come after it: that tick is
         // walked again (its entries refile nothing when the key did not change).
         let since = Tick::new(self.caught.get().wrapping_sub(1) & clock.mask());
@@ -111,6 +133,7 @@ impl<T: AosComponent, K: Eq + Hash + Clone + Send + Sync + 'static> ErasedIndex 
 
     fn invalidate(&mut self) {
         self.stale = true;
+        self.pending.clear();
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -205,24 +228,12 @@ impl Drop for InvalidateOnUnwind<'_> {
 }
 
 impl Indexes {
-    /// Refiles each of `entities` by its value of component `id` in `pool` (a batch of adds or
-    /// replaces). O(entities) per index of `id`.
-    pub(crate) fn file_rows(&mut self, pool: &SparseSet, id: ComponentId, entities: &[Entity]) {
+    /// Notes that `entities`' rows of component `id` (in `pool`) were added, replaced or removed
+    /// (a batch): each index of `id` refiles them at its next lookup. O(entities) per index of
+    /// `id` (a copy of the slice), or O(1) for an index already stale.
+    pub(crate) fn note_rows(&mut self, pool: &SparseSet, id: ComponentId, entities: &[Entity]) {
         for cell in self.of_mut(id) {
-            let index = cell.get_mut();
-            for &entity in entities {
-                index.file(pool, entity);
-            }
-        }
-    }
-
-    /// Unfiles each of `entities` from the indexes of component `id` (a batch of removals).
-    pub(crate) fn unfile_rows(&mut self, id: ComponentId, entities: &[Entity]) {
-        for cell in self.of_mut(id) {
-            let index = cell.get_mut();
-            for &entity in entities {
-                index.unfile(entity);
-            }
+            cell.get_mut().note(entities, pool.len());
         }
     }
 }
@@ -239,22 +250,15 @@ impl RowSubscriber for Indexes {
     /// Nothing: an index files by entity, so it needs no old value.
     fn before(_: &mut World, _: &RowChange<'_>) {}
 
-    /// Refiles the entity by each added or replaced indexed component's new value, and unfiles
-    /// it for each removed one.
+    /// Notes the entity in the indexes of each added, replaced or removed indexed component:
+    /// they refile it at their next lookup.
     fn after(world: &mut World, change: &RowChange<'_>) {
         let World { indexes, components, .. } = world;
         if indexes.of.is_empty() {
             return;
         }
-        for &id in change.added.iter().chain(change.replaced) {
-            for cell in indexes.of_mut(id) {
-                cell.get_mut().file(components.pool(id), change.entity);
-            }
-        }
-        for &id in change.removed {
-            for cell in indexes.of_mut(id) {
-                cell.get_mut().unfile(change.entity);
-            }
+        for &id in change.added.iter().chain(change.replaced).chain(change.removed) {
+            indexes.note_rows(components.pool(id), id, std::slice::from_ref(&change.entity));
         }
     }
 }
@@ -296,16 +300,18 @@ impl World {
     /// Named after the standard library's `sort_by_key` / `max_by_key`: `_by_key` is the form
     /// that takes a key function (and not `_by_id`, the house suffix of the runtime-id forms).
     ///
-    /// The index stays exact through every write of `T`: structural changes refile the entity
-    /// as they happen (the pool of `T` takes the path that runs row subscribers; other types'
-    /// pools are not affected), and in-place writes are caught up on at the next lookup, from
-    /// `T`'s change log. So this turns change tracking on for `T` if it was off (as
+    /// The index is exact at every lookup, through every write of `T`: structural changes are
+    /// noted as they happen (the pool of `T` takes the path that runs row subscribers; other
+    /// types' pools are not affected) and filed at the next lookup, and in-place writes are
+    /// caught up on then too, from `T`'s change log. So this turns change tracking on for `T` if it was off (as
     /// [`World::track_changes`] does; it stays on if the index is removed). `key` should be a
     /// pure function of the value: the index files an entity by what `key` returned when it last
     /// saw the value written.
     ///
-    /// Costs: O(n) now, in `T`'s n rows; O(1) expected per structural change of `T`; the
-    /// change tracking of `T`'s in-place writes; O(log n + changes since) per lookup.
+    /// Costs: O(n) now, in `T`'s n rows; O(1) per structural change of `T` (an entry on a
+    /// pending list, bounded by 2n + 1,024 entries, past which the next lookup rebuilds in
+    /// O(n)); the change tracking of `T`'s in-place writes; O(log n + changes since) per
+    /// lookup.
     ///
     /// # Examples
     /// ```
@@ -341,6 +347,7 @@ impl World {
             map: ComponentIndex::default(),
             caught: self.components.clock().now(),
             stale: false,
+            pending: Vec::new(),
             scratch: Vec::new(),
         };
         index.rebuild(self.components.pool(id));
