@@ -74,6 +74,7 @@ mod clock;
 mod macros;
 
 pub mod component;
+pub mod dynamic;
 pub mod entity;
 pub mod event;
 pub mod hierarchy;

@@ -3,10 +3,11 @@
 
 mod bundle;
 mod registry;
+pub(crate) mod schema;
 mod view;
 
 pub use crate::storage::Stored;
 pub use crate::world::{RequiredComponents, RequiredComponentsError};
 pub use bundle::{BatchSink, Bundle, BundleSink, BundleSource, CloneSink, TemplateBundle};
-pub use registry::{AosComponent, Component, ComponentId, Components, MutableComponent};
+pub use registry::{AosComponent, Component, ComponentId, Components, DynamicInfo, MutableComponent};
 pub use view::{View, ViewMut};

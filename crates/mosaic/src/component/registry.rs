@@ -6,7 +6,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use rustc_hash::FxHashMap;
 
-use crate::storage::{Clock, SparseSet, Stored};
+use super::schema::Schema;
+use crate::storage::{Clock, ColumnInfo, SparseSet, StorageInfo, Stored};
 
 /// A type's [`Component::register_required`].
 pub(crate) type DeclareRequired = fn(&mut crate::world::RequiredComponents);
@@ -167,6 +168,20 @@ pub struct Components {
     /// Types registered since the world last looked whose derive declares required components,
     /// with their declaring function.
     pending_required: Vec<(ComponentId, DeclareRequired)>,
+    /// Components defined at run time (`mosaic::dynamic`), by id.
+    dynamic: FxHashMap<ComponentId, DynamicInfo>,
+    /// Run-time components by name.
+    by_name: FxHashMap<&'static str, ComponentId>,
+}
+
+/// What the registry knows of a component defined at run time.
+#[derive(Clone, Debug)]
+pub struct DynamicInfo {
+    /// Its name, unique among the world's run-time components.
+    pub name: &'static str,
+    /// Its field schema; `None` for a component registered from raw parts (bytes reached only
+    /// through `unsafe` functions).
+    pub schema: Option<Arc<Schema>>,
 }
 
 impl Default for Components {
@@ -184,6 +199,8 @@ impl Components {
             pools: Vec::new(),
             clock: Arc::new(clock),
             pending_required: Vec::new(),
+            dynamic: FxHashMap::default(),
+            by_name: FxHashMap::default(),
         }
     }
 
@@ -281,6 +298,58 @@ impl Components {
             self.pending_required.push((id, T::register_required));
         }
         id
+    }
+
+    /// Registers a component defined at run time, named `name` (free among run-time components:
+    /// the caller checked), stored in an array-of-structs pool described by `info`; tracked from
+    /// the start when `track_changes`. O(1) amortised.
+    ///
+    /// # Panics
+    /// If more than `u32::MAX` component types are registered.
+    pub(crate) fn register_dynamic(
+        &mut self,
+        name: &'static str,
+        info: ColumnInfo,
+        schema: Option<Arc<Schema>>,
+        track_changes: bool,
+    ) -> ComponentId {
+        let id = ComponentId(u32::try_from(self.pools.len()).expect("too many component types"));
+        let mut pool = SparseSet::new(StorageInfo::Aos(info));
+        if track_changes {
+            pool.track_changes(&self.clock);
+        }
+        self.pools.push(pool);
+        self.dynamic.insert(id, DynamicInfo { name, schema });
+        self.by_name.insert(name, id);
+        id
+    }
+
+    /// Turns change tracking on for component `id`'s pool (O(len) the first time).
+    ///
+    /// # Panics
+    /// If `id` was not made by this registry.
+    pub(crate) fn track_changes_by_id(&mut self, id: ComponentId) {
+        let clock = Arc::clone(&self.clock);
+        self.pools[id.index()].track_changes(&clock);
+    }
+
+    /// The run-time component named `name`, if any. O(1) expected.
+    #[inline]
+    pub fn id_by_name(&self, name: &str) -> Option<ComponentId> {
+        self.by_name.get(name).copied()
+    }
+
+    /// What the registry knows of run-time component `id`, or `None` if `id` is not one (a
+    /// Rust type, or not an id of this world). O(1) expected.
+    #[inline]
+    pub fn dynamic_info(&self, id: ComponentId) -> Option<&DynamicInfo> {
+        self.dynamic.get(&id)
+    }
+
+    /// Whether `id` names a component of this registry (a Rust type or a run-time one). O(1).
+    #[inline]
+    pub fn contains_id(&self, id: ComponentId) -> bool {
+        id.index() < self.pools.len()
     }
 
     /// Whether types declaring required components were registered since the world last took

@@ -44,12 +44,42 @@ impl ColumnInfo {
         }
     }
 
+    /// The info of a component type known only at run time (`mosaic::dynamic`): values of
+    /// `layout` (padded to its alignment), dropped with `drop` (`None`: plain bytes). Typed
+    /// access to such a column always panics: its type id is that of a private type no caller
+    /// can name.
+    ///
+    /// # Safety
+    /// - every value the column will hold is `layout`-shaped and may be moved by copying its
+    ///   bytes, sent to and shared between threads (what `Send + Sync` promise for a Rust type);
+    /// - `drop`, if any, may be called once on a pointer to such a value, aligned to `layout`,
+    ///   and leaves nothing behind that needs dropping.
+    pub unsafe fn dynamic(layout: Layout, drop: Option<unsafe fn(*mut u8)>, type_name: &'static str) -> Self {
+        Self { layout: layout.pad_to_align(), drop, type_id: TypeId::of::<DynamicValues>(), type_name }
+    }
+
     /// The stored type's name, for messages.
     #[inline]
     pub fn type_name(&self) -> &'static str {
         self.type_name
     }
+
+    /// Size and alignment of one value.
+    #[inline]
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// Whether values of this type need a drop call (`false`: plain bytes).
+    #[inline]
+    pub fn needs_drop(&self) -> bool {
+        self.drop.is_some()
+    }
 }
+
+/// The type id a run-time component's column carries: no code outside this module can name the
+/// type, so no typed access (`Column::get::<T>` and friends) ever matches such a column.
+enum DynamicValues {}
 
 /// A growable array of values of one type, known at run time by its [`ColumnInfo`].
 ///
@@ -396,6 +426,94 @@ impl Column {
         }
     }
 
+    /// The address of row `row`'s value (for run-time components, which have no Rust type).
+    ///
+    /// # Panics
+    /// If `row >= len`.
+    #[inline]
+    #[track_caller]
+    pub fn value_ptr(&self, row: usize) -> NonNull<u8> {
+        assert!(row < self.len, "column row {row} out of bounds (len {})", self.len);
+        // SAFETY: row < len <= capacity, so the offset stays inside the allocation.
+        unsafe { NonNull::new_unchecked(self.row_ptr(row)) }
+    }
+
+    /// The address of row 0 (dangling but aligned when the column is empty or zero-sized):
+    /// rows are `layout().size()` bytes apart.
+    #[inline]
+    pub fn base_ptr(&self) -> NonNull<u8> {
+        self.data
+    }
+
+    /// Appends the value whose bytes are at `src`, moving it into the column. O(1) amortised.
+    ///
+    /// # Safety
+    /// `src` is valid for reads of one value's size (any alignment) and holds a value of the
+    /// stored type, which the caller neither uses nor drops afterwards.
+    pub unsafe fn push_raw(&mut self, src: *const u8) {
+        if self.len == self.capacity {
+            self.reserve(1);
+        }
+        // SAFETY: len < capacity after the reserve, so row `len` is inside the allocation and
+        // uninitialized; `src` holds one value of the stored type (caller), disjoint from the
+        // column's buffer (the caller owns it), copied bytewise (no alignment needed).
+        unsafe { std::ptr::copy_nonoverlapping(src, self.row_ptr(self.len), self.info.layout.size()) };
+        self.len += 1;
+    }
+
+    /// Replaces row `row`'s value with the one at `src` (moved in) and drops the old one. The
+    /// column is consistent before the old value's drop runs.
+    ///
+    /// # Safety
+    /// As [`Column::push_raw`].
+    ///
+    /// # Panics
+    /// If `row >= len`, or if the old value's drop panics (the new value is in place then).
+    pub unsafe fn replace_raw(&mut self, row: usize, src: *const u8) {
+        assert!(row < self.len, "column row {row} out of bounds (len {})", self.len);
+        let size = self.info.layout.size();
+        let Some(drop) = self.info.drop else {
+            // SAFETY: row < len, so the row is inside the allocation; its old value needs no
+            // drop and is overwritten by the new one's bytes (caller: `src` holds one value).
+            unsafe { std::ptr::copy_nonoverlapping(src, self.row_ptr(row), size) };
+            return;
+        };
+        // The old value moves to an aligned scratch allocation first, so it can be dropped after
+        // the new one is in place.
+        let scratch = Scratch::new(self.info.layout);
+        // SAFETY: the row holds an initialized value (row < len); it is moved out into `scratch`
+        // (valid for one value, aligned), then the new value's bytes are moved in; `drop` runs
+        // once on the old value at its aligned scratch address; `scratch` frees the memory even
+        // if the drop panics (and never drops the value itself).
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.row_ptr(row), scratch.ptr(), size);
+            std::ptr::copy_nonoverlapping(src, self.row_ptr(row), size);
+            drop(scratch.ptr());
+        }
+    }
+
+    /// Removes row `row` by moving the last value into its place, moving the removed value's
+    /// bytes to `dst` (the caller now owns it). O(1).
+    ///
+    /// # Safety
+    /// `dst` is valid for writes of one value's size (any alignment), disjoint from the column.
+    ///
+    /// # Panics
+    /// If `row >= len`.
+    pub unsafe fn swap_remove_raw(&mut self, row: usize, dst: *mut u8) {
+        assert!(row < self.len, "column row {row} out of bounds (len {})", self.len);
+        let last = self.len - 1;
+        let size = self.info.layout.size();
+        // SAFETY: row and last are < len, so both hold initialized values inside the allocation.
+        // The value at `row` moves to `dst` (disjoint, caller), the last value moves into `row`
+        // (`copy` allows row == last), and `len` shrinks, so every value is owned exactly once.
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.row_ptr(row), dst, size);
+            std::ptr::copy(self.row_ptr(last), self.row_ptr(row), size);
+        }
+        self.len = last;
+    }
+
     /// Exchanges the values at rows `a` and `b`. O(1).
     ///
     /// # Panics
@@ -550,6 +668,37 @@ impl std::fmt::Debug for Column {
 }
 
 /// A non-null pointer aligned to `align`, valid for zero-sized accesses.
+/// An aligned, uninitialized allocation for one value of a layout, freed on drop (never
+/// dropping what it holds): where [`Column::replace_raw`] parks the old value while it drops it.
+struct Scratch {
+    ptr: NonNull<u8>,
+    layout: Layout,
+}
+
+impl Scratch {
+    fn new(layout: Layout) -> Self {
+        if layout.size() == 0 {
+            return Self { ptr: dangling(layout.align()), layout };
+        }
+        // SAFETY: the layout has a non-zero size.
+        let ptr = unsafe { alloc::alloc(layout) };
+        Self { ptr: NonNull::new(ptr).unwrap_or_else(|| alloc::handle_alloc_error(layout)), layout }
+    }
+
+    fn ptr(&self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if self.layout.size() != 0 {
+            // SAFETY: allocated in `new` with this layout, freed once here.
+            unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) };
+        }
+    }
+}
+
 fn dangling(align: usize) -> NonNull<u8> {
     NonNull::new(std::ptr::without_provenance_mut(align)).expect("alignment is never zero")
 }

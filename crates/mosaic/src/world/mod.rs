@@ -7,6 +7,7 @@ mod component_sets;
 mod core;
 mod deferred;
 mod disabled;
+mod dynamic_rows;
 mod entity_ref;
 mod error;
 mod from_world;

@@ -17,6 +17,7 @@ mod determinism;
 mod disabled;
 mod disjoint_access;
 mod drop;
+mod dynamic;
 mod enum_query;
 mod events;
 mod field_changes;

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::changes::ChangeTracker;
 use super::sparse::EMPTY as EMPTY_ROW;
 use super::tick::Clock;
-use super::{Column, FieldColumn, RowEvents, SoaColumns, SoaLayout, SparseArray, StorageInfo};
+use super::{Column, ColumnInfo, FieldColumn, RowEvents, SoaColumns, SoaLayout, SparseArray, StorageInfo};
 use crate::entity::Entity;
 
 /// The pool of one component type: which entities have it and their values, packed.
@@ -550,6 +550,72 @@ impl SparseSet {
             PoolData::Soa(columns) => columns.swap_remove_and_drop(row),
         }
         true
+    }
+
+    /// Inserts or replaces `entity`'s value with the one whose bytes are at `src` (moved in);
+    /// returns whether a value was replaced (and dropped). For run-time components, which have
+    /// no Rust type. O(1) amortised.
+    ///
+    /// # Safety
+    /// As [`Column::push_raw`]: `src` holds one value of the pool's type, which the caller
+    /// neither uses nor drops afterwards.
+    ///
+    /// # Panics
+    /// If the pool is struct-of-arrays.
+    pub unsafe fn insert_raw(&mut self, entity: Entity, src: *const u8) -> bool {
+        self.insert_with(
+            entity,
+            src,
+            // SAFETY: forwarded from the caller.
+            |data, row, src| unsafe {
+                data.column_mut().replace_raw(row, src);
+                src
+            },
+            // SAFETY: forwarded from the caller.
+            |data, src| unsafe { data.column_mut().push_raw(src) },
+        )
+        .is_some()
+    }
+
+    /// Removes `entity`'s value, moving its bytes to `dst` (the caller owns it then); returns
+    /// whether it was present. O(1).
+    ///
+    /// # Safety
+    /// As [`Column::swap_remove_raw`]: `dst` is valid for writes of one value's size.
+    ///
+    /// # Panics
+    /// If the pool is struct-of-arrays.
+    pub unsafe fn remove_raw(&mut self, entity: Entity, dst: *mut u8) -> bool {
+        // SAFETY: forwarded from the caller.
+        self.remove_with(entity, |data, row| unsafe { data.column_mut().swap_remove_raw(row, dst) }).is_some()
+    }
+
+    /// The address of `entity`'s value, if present (for run-time components).
+    ///
+    /// # Panics
+    /// If the pool is struct-of-arrays.
+    #[inline]
+    pub fn value_ptr(&self, entity: Entity) -> Option<NonNull<u8>> {
+        let row = self.row_of(entity)?;
+        Some(self.aos().value_ptr(row))
+    }
+
+    /// The array-of-structs column's description, or `None` for a struct-of-arrays pool.
+    #[inline]
+    pub fn column_info(&self) -> Option<&ColumnInfo> {
+        match &self.data {
+            PoolData::Aos(column) => Some(column.info()),
+            PoolData::Soa(_) => None,
+        }
+    }
+
+    /// The address of row 0 of the array-of-structs column (rows are its layout's size apart).
+    ///
+    /// # Panics
+    /// If the pool is struct-of-arrays.
+    #[inline]
+    pub fn base_ptr(&self) -> NonNull<u8> {
+        self.aos().base_ptr()
     }
 
     /// All values as a slice, in row order (matching [`SparseSet::entities`]).

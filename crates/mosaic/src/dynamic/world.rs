@@ -1,0 +1,302 @@
+//! `impl World` for components defined at run time: register, insert, get, remove by id.
+
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+use super::descriptor::{Storage, intern};
+use super::{ComponentDescriptor, DynamicError, DynamicMut, DynamicRef, DynamicValue};
+use crate::component::ComponentId;
+use crate::component::schema::Schema;
+use crate::entity::Entity;
+use crate::storage::ColumnInfo;
+use crate::world::World;
+
+impl World {
+    /// Registers a component type defined at run time (a script's, a mod's, an editor's) and
+    /// returns its id: from here on it is a component like any other, stored in its own pool,
+    /// seen by hooks, observers, watches and the component sets, found by
+    /// [`World::component_id_by_name`]. O(1) amortised.
+    ///
+    /// # Errors
+    /// [`DynamicError::InvalidName`], [`DynamicError::NameTaken`] (names are unique among a
+    /// world's run-time components), or [`DynamicError::TooLarge`] for a raw layout over
+    /// [`MAX_SCHEMA_SIZE`](super::MAX_SCHEMA_SIZE) bytes.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::World;
+    /// use mosaic::dynamic::{ComponentDescriptor, DynamicValue, Field, Scalar, Schema};
+    ///
+    /// let mut world = World::new();
+    /// let schema = Schema::new(vec![Field::new("absorb", Scalar::F32)]).unwrap();
+    /// let shield = world.register_dynamic(ComponentDescriptor::new("Shield", schema)).unwrap();
+    /// let absorb = world.dynamic_schema(shield).unwrap().field::<f32>("absorb").unwrap();
+    ///
+    /// let mut value = DynamicValue::new(world.dynamic_schema(shield).unwrap());
+    /// value.set(absorb, 5.0);
+    /// let e = world.spawn_empty();
+    /// world.insert_by_id(e, shield, value).unwrap();
+    /// world.get_mut_by_id(e, shield).unwrap().set(absorb, 3.0);
+    /// assert_eq!(world.get_by_id(e, shield).unwrap().get(absorb), 3.0);
+    /// assert_eq!(world.component_id_by_name("Shield"), Some(shield));
+    /// ```
+    pub fn register_dynamic(&mut self, descriptor: ComponentDescriptor) -> Result<ComponentId, DynamicError> {
+        descriptor.check()?;
+        if self.components().id_by_name(&descriptor.name).is_some() {
+            return Err(DynamicError::NameTaken { name: descriptor.name });
+        }
+        let name = intern(&descriptor.name);
+        let (info, schema) = match descriptor.storage {
+            Storage::Schema(schema) => {
+                // SAFETY: a schema describes plain bytes: no drop, no pointers, any bit pattern
+                // readable, so its values may be moved by copying and shared across threads.
+                let info = unsafe { ColumnInfo::dynamic(schema.layout(), None, name) };
+                (info, Some(schema))
+            }
+            Storage::Raw { layout, drop } => {
+                // SAFETY: the descriptor's `unsafe` constructor put these obligations on its
+                // caller.
+                let info = unsafe { ColumnInfo::dynamic(layout, drop, name) };
+                (info, None)
+            }
+        };
+        self.flush();
+        Ok(self.components_mut().register_dynamic(name, info, schema, descriptor.track_changes))
+    }
+
+    /// The run-time component named `name`, if the world has one. O(1) expected.
+    pub fn component_id_by_name(&self, name: &str) -> Option<ComponentId> {
+        self.components().id_by_name(name)
+    }
+
+    /// The name of component `id`: a run-time component's registered name, a Rust type's
+    /// `type_name`; `None` if `id` is not a component of this world. O(1).
+    pub fn component_name(&self, id: ComponentId) -> Option<&'static str> {
+        if !self.components().contains_id(id) {
+            return None;
+        }
+        match self.components().dynamic_info(id) {
+            Some(info) => Some(info.name),
+            None => Some(self.components().pool(id).type_name()),
+        }
+    }
+
+    /// The schema of run-time component `id`: where [`FieldRef`](super::FieldRef)s and
+    /// [`DynamicValue`]s for it come from. O(1).
+    ///
+    /// # Errors
+    /// [`DynamicError::NoSuchComponent`], or [`DynamicError::NoSchema`] for a Rust type or a
+    /// component registered from raw parts.
+    pub fn dynamic_schema(&self, id: ComponentId) -> Result<&Arc<Schema>, DynamicError> {
+        self.check_id(id)?;
+        self.components()
+            .dynamic_info(id)
+            .and_then(|info| info.schema.as_ref())
+            .ok_or_else(|| DynamicError::NoSchema { component: self.name_of(id) })
+    }
+
+    /// Turns change tracking on for component `id` (a Rust type or a run-time one), as
+    /// [`World::track_changes`] does for a type. O(1) when on already, else O(len).
+    ///
+    /// # Errors
+    /// [`DynamicError::NoSuchComponent`].
+    pub fn track_changes_by_id(&mut self, id: ComponentId) -> Result<(), DynamicError> {
+        self.check_id(id)?;
+        self.components_mut().track_changes_by_id(id);
+        Ok(())
+    }
+
+    /// Adds or replaces `entity`'s run-time component `id` with `value`; returns whether a
+    /// value was replaced. Hooks, observers and watches of the component see an add or a
+    /// replace, as for [`World::insert`]. O(1) amortised.
+    ///
+    /// # Errors
+    /// [`DynamicError::Entity`] if `entity` is not alive, [`DynamicError::NoSuchComponent`],
+    /// [`DynamicError::NoSchema`], or [`DynamicError::SchemaMismatch`] if `value` was made from
+    /// another schema than the component's (make it from [`World::dynamic_schema`]).
+    pub fn insert_by_id(
+        &mut self,
+        entity: Entity,
+        id: ComponentId,
+        value: DynamicValue,
+    ) -> Result<bool, DynamicError> {
+        self.flush();
+        self.check_alive(entity)?;
+        let schema = self.dynamic_schema(id)?;
+        if schema.uid() != value.schema().uid() {
+            let found =
+                value.schema().leaves().iter().take(4).map(|l| &*l.path).collect::<Vec<_>>().join(", ");
+            return Err(DynamicError::SchemaMismatch {
+                component: self.name_of(id),
+                found: format!("{{{found}}}"),
+            });
+        }
+        // SAFETY: `id` is a run-time component of this world with this schema (checked above),
+        // so its pool is array-of-structs of the schema's layout; `entity` is alive (checked);
+        // `value`'s bytes are one value of that schema (a `DynamicValue` holds exactly one,
+        // every byte initialized), and they are moved in: `value` is dropped after as plain bytes,
+        // which never runs a component drop.
+        Ok(unsafe { self.insert_row_raw(id, entity, value.bytes().as_ptr()) })
+    }
+
+    /// Adds or replaces `entity`'s run-time component `id` (with a schema or from raw parts)
+    /// with the value whose bytes are at `src`, moved in; returns whether a value was replaced.
+    ///
+    /// # Safety
+    /// `src` is valid for reads of the component's size and holds one value of the kind its
+    /// descriptor promised (for a schema: initialized bytes of its layout); the caller neither
+    /// uses nor drops it afterwards.
+    ///
+    /// # Errors
+    /// [`DynamicError::Entity`], [`DynamicError::NoSuchComponent`], or
+    /// [`DynamicError::NoSchema`] for a Rust type (whose values this cannot check).
+    pub unsafe fn insert_by_id_raw(
+        &mut self,
+        entity: Entity,
+        id: ComponentId,
+        src: *const u8,
+    ) -> Result<bool, DynamicError> {
+        self.flush();
+        self.check_alive(entity)?;
+        self.check_id(id)?;
+        if self.components().dynamic_info(id).is_none() {
+            return Err(DynamicError::NoSchema { component: self.name_of(id) });
+        }
+        // SAFETY: a run-time component's pool is array-of-structs; `entity` is alive; the value
+        // at `src` is the caller's obligation.
+        Ok(unsafe { self.insert_row_raw(id, entity, src) })
+    }
+
+    /// A shared view of `entity`'s run-time component `id`. O(1).
+    ///
+    /// # Errors
+    /// [`DynamicError::Entity`], [`DynamicError::NoSuchComponent`], [`DynamicError::NoSchema`],
+    /// or [`DynamicError::Missing`] if the entity does not have it.
+    pub fn get_by_id(&self, entity: Entity, id: ComponentId) -> Result<DynamicRef<'_>, DynamicError> {
+        self.check_alive(entity)?;
+        let schema = self.dynamic_schema(id)?;
+        let ptr = self.components().pool(id).value_ptr(entity).ok_or_else(|| self.missing(entity, id))?;
+        // SAFETY: the pool of a schema component holds values of the schema, every byte
+        // initialized (they come from `DynamicValue`s or raw inserts promising as much); the
+        // shared borrow of the world keeps every write out for the view's life.
+        Ok(unsafe { DynamicRef::new(schema, ptr) })
+    }
+
+    /// An exclusive view of `entity`'s run-time component `id`; marks it changed (when its
+    /// changes are tracked), as [`World::get_mut`] does. O(1) amortised.
+    ///
+    /// # Errors
+    /// As [`World::get_by_id`].
+    pub fn get_mut_by_id(&mut self, entity: Entity, id: ComponentId) -> Result<DynamicMut<'_>, DynamicError> {
+        self.check_alive(entity)?;
+        self.dynamic_schema(id)?;
+        if !self.components().pool(id).contains(entity) {
+            return Err(self.missing(entity, id));
+        }
+        self.components_mut().pool_mut(id).mark_changed(entity);
+        let components = self.components();
+        let schema =
+            components.dynamic_info(id).and_then(|info| info.schema.as_ref()).expect("checked above");
+        let ptr = components.pool(id).value_ptr(entity).expect("checked above");
+        // SAFETY: as in `get_by_id`; the exclusive borrow of the world (reborrowed shared for
+        // the schema, which no write reaches) makes this the only access to the value.
+        Ok(unsafe { DynamicMut::new(schema, ptr) })
+    }
+
+    /// The address of `entity`'s component `id` (any array-of-structs component: a Rust type or
+    /// a run-time one), for code that reaches values as bytes. Dereferencing it is `unsafe`: the
+    /// value is valid until the next structural change of its pool, and shared while the world
+    /// is. O(1).
+    ///
+    /// # Errors
+    /// [`DynamicError::Entity`], [`DynamicError::NoSuchComponent`], [`DynamicError::Missing`],
+    /// or [`DynamicError::NoSchema`] for a struct-of-arrays Rust type (no single address).
+    pub fn get_ptr_by_id(&self, entity: Entity, id: ComponentId) -> Result<NonNull<u8>, DynamicError> {
+        self.check_alive(entity)?;
+        self.check_id(id)?;
+        let pool = self.components().pool(id);
+        if pool.column_info().is_none() {
+            return Err(DynamicError::NoSchema { component: self.name_of(id) });
+        }
+        pool.value_ptr(entity).ok_or_else(|| self.missing(entity, id))
+    }
+
+    /// Whether `entity` is alive and has component `id` (any component). O(1).
+    pub fn contains_by_id(&self, entity: Entity, id: ComponentId) -> bool {
+        self.is_alive(entity)
+            && self.components().contains_id(id)
+            && self.components().pool(id).contains(entity)
+    }
+
+    /// Removes `entity`'s component `id` (any component: a Rust type or a run-time one) and
+    /// drops the value; returns whether it had one. Hooks, observers and watches see a removal,
+    /// as for [`World::remove`]. O(1).
+    ///
+    /// # Errors
+    /// [`DynamicError::Entity`] or [`DynamicError::NoSuchComponent`].
+    pub fn remove_by_id(&mut self, entity: Entity, id: ComponentId) -> Result<bool, DynamicError> {
+        self.flush();
+        self.check_alive(entity)?;
+        self.check_id(id)?;
+        Ok(self.remove_row_by_id(id, entity))
+    }
+
+    /// Removes `entity`'s run-time component `id` and returns its value, or `None` if it had
+    /// none. O(size).
+    ///
+    /// # Errors
+    /// [`DynamicError::Entity`], [`DynamicError::NoSuchComponent`] or [`DynamicError::NoSchema`].
+    pub fn take_by_id(
+        &mut self,
+        entity: Entity,
+        id: ComponentId,
+    ) -> Result<Option<DynamicValue>, DynamicError> {
+        self.flush();
+        self.check_alive(entity)?;
+        let schema = Arc::clone(self.dynamic_schema(id)?);
+        let mut value = DynamicValue::new(&schema);
+        // SAFETY: `id` is a schema component of this world (checked), so its pool is
+        // array-of-structs of the schema's layout, and `value` holds exactly that many bytes to
+        // write into; the bytes moved there are a value of the schema, which needs no drop.
+        let taken = unsafe { self.take_row_raw(id, entity, value.bytes_mut_ptr()) };
+        Ok(taken.then_some(value))
+    }
+
+    /// Spawns an entity with the run-time components `values` (a later value of the same id
+    /// replaces an earlier one). O(values).
+    ///
+    /// # Errors
+    /// As [`World::insert_by_id`]; on an error nothing is left spawned.
+    pub fn spawn_dynamic(
+        &mut self,
+        values: impl IntoIterator<Item = (ComponentId, DynamicValue)>,
+    ) -> Result<Entity, DynamicError> {
+        let entity = self.spawn_empty();
+        for (id, value) in values {
+            if let Err(error) = self.insert_by_id(entity, id, value) {
+                self.despawn(entity);
+                return Err(error);
+            }
+        }
+        Ok(entity)
+    }
+
+    /// Fails unless `id` is a component of this world.
+    pub(super) fn check_id(&self, id: ComponentId) -> Result<(), DynamicError> {
+        if self.components().contains_id(id) {
+            Ok(())
+        } else {
+            Err(DynamicError::NoSuchComponent { index: id.index() })
+        }
+    }
+
+    /// The name of `id` for messages (its index when it is not a component of this world).
+    pub(super) fn name_of(&self, id: ComponentId) -> String {
+        self.component_name(id).map_or_else(|| format!("#{}", id.index()), str::to_owned)
+    }
+
+    /// The error for an entity without component `id`.
+    fn missing(&self, entity: Entity, id: ComponentId) -> DynamicError {
+        DynamicError::Missing { entity, component: self.name_of(id) }
+    }
+}
