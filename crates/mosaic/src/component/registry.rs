@@ -168,8 +168,9 @@ pub struct Components {
     /// Types registered since the world last looked whose derive declares required components,
     /// with their declaring function.
     pending_required: Vec<(ComponentId, DeclareRequired)>,
-    /// Components defined at run time (`mosaic::dynamic`), by id.
-    dynamic: FxHashMap<ComponentId, DynamicInfo>,
+    /// Components defined at run time (`mosaic::dynamic`), by id index (`None` for Rust types;
+    /// shorter than `pools` when the last types registered are Rust types).
+    dynamic: Vec<Option<DynamicInfo>>,
     /// Run-time components by name.
     by_name: FxHashMap<&'static str, ComponentId>,
 }
@@ -199,7 +200,7 @@ impl Components {
             pools: Vec::new(),
             clock: Arc::new(clock),
             pending_required: Vec::new(),
-            dynamic: FxHashMap::default(),
+            dynamic: Vec::new(),
             by_name: FxHashMap::default(),
         }
     }
@@ -319,7 +320,8 @@ impl Components {
             pool.track_changes(&self.clock);
         }
         self.pools.push(pool);
-        self.dynamic.insert(id, DynamicInfo { name, schema });
+        self.dynamic.resize_with(self.pools.len(), || None);
+        self.dynamic[id.index()] = Some(DynamicInfo { name, schema });
         self.by_name.insert(name, id);
         id
     }
@@ -343,7 +345,12 @@ impl Components {
     /// Rust type, or not an id of this world). O(1) expected.
     #[inline]
     pub fn dynamic_info(&self, id: ComponentId) -> Option<&DynamicInfo> {
-        self.dynamic.get(&id)
+        self.dynamic.get(id.index())?.as_ref()
+    }
+
+    /// Every run-time component, in id (registration) order. O(components).
+    pub fn dynamic_components(&self) -> impl Iterator<Item = (ComponentId, &DynamicInfo)> + '_ {
+        self.dynamic.iter().enumerate().filter_map(|(i, info)| Some((ComponentId(i as u32), info.as_ref()?)))
     }
 
     /// Whether `id` names a component of this registry (a Rust type or a run-time one). O(1).

@@ -15,11 +15,15 @@
 //! parts (a layout and a drop function, `unsafe`) are reached only through `unsafe` byte
 //! functions.
 //!
+//! Rollback (`RollbackRing`) saves and restores run-time components with a schema, and the
+//! world hash covers them, with no registration: their values are plain bytes, copied and hashed
+//! as such (a world without any hashes as before). A rollback save of a world where a component
+//! registered from raw parts holds rows is refused (`RollbackError::UnregisteredComponent`
+//! naming it): its bytes cannot be copied safely.
+//!
 //! Not yet: hooks, observers, watches, value indexes and groups are registered by Rust type, so
-//! none can name a run-time component; a rollback save of a world holding one is refused
-//! (`RollbackError::UnregisteredComponent` naming it);
-//! snapshots, the world hash and the inspector leave them out, and templates and
-//! `clone_entity` skip them.
+//! none can name a run-time component; snapshots and the inspector leave run-time components
+//! out, and templates and `clone_entity` skip them.
 //!
 //! bevy (`ComponentDescriptor`, `QueryBuilder`, `EntityRef::get_by_id`) and flecs (meta,
 //! `ecs_component_init`) are the models; this keeps values to plain data with a schema.

@@ -49,14 +49,16 @@ impl World {
         let (info, schema) = match descriptor.storage {
             Storage::Schema(schema) => {
                 // SAFETY: a schema describes plain bytes: no drop, no pointers, any bit pattern
-                // readable, so its values may be moved by copying and shared across threads.
-                let info = unsafe { ColumnInfo::dynamic(schema.layout(), None, name) };
+                // readable, so its values may be moved by copying and shared across threads;
+                // every value comes from a `DynamicValue` (zeroed, then written by field) or an
+                // `insert_by_id_raw` whose caller promised initialized bytes, so it is plain.
+                let info = unsafe { ColumnInfo::dynamic(schema.layout(), None, name, true) };
                 (info, Some(schema))
             }
             Storage::Raw { layout, drop } => {
                 // SAFETY: the descriptor's `unsafe` constructor put these obligations on its
                 // caller.
-                let info = unsafe { ColumnInfo::dynamic(layout, drop, name) };
+                let info = unsafe { ColumnInfo::dynamic(layout, drop, name, false) };
                 (info, None)
             }
         };

@@ -51,6 +51,7 @@
 #![deny(unsafe_code)]
 
 mod desync;
+mod dynamic_part;
 mod error;
 mod frame_diff;
 mod hash;

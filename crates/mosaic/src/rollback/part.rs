@@ -8,6 +8,7 @@
 
 use smallvec::SmallVec;
 
+use super::dynamic_part::DynamicPools;
 use super::hash::{StableHasher, hash_mapped, hash_words};
 use super::registry::{SavedResource, entity_word};
 use super::{RollbackError, RollbackRegistry, StateDifference};
@@ -109,6 +110,7 @@ world_parts! {
     entities: Allocator,
     sampler: Sampler,
     pools: Pools,
+    dynamic_pools: DynamicPools,
     hierarchy: Hierarchy,
     relations: Relations,
     pairs: Pairs,

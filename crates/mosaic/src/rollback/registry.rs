@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::hash::StableHasher;
-use crate::component::Component;
+use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::storage::{PoolImage, SparseSet, StorageInfo, Tick};
 use crate::world::World;
@@ -582,8 +582,16 @@ impl RollbackRegistry {
             world.components().id::<crate::observer::Observer>(),
             world.components().id::<crate::observer::Observed>(),
         ];
+        // Run-time components with a schema are saved as bytes by the `DynamicPools` part.
+        let schema_component = |index: usize| {
+            world
+                .components()
+                .dynamic_info(ComponentId::from_index(index))
+                .is_some_and(|info| info.schema.is_some())
+        };
         let covered = |index: usize| {
-            observer_marks.iter().flatten().any(|id| id.index() == index)
+            schema_component(index)
+                || observer_marks.iter().flatten().any(|id| id.index() == index)
                 || relationship.is_some_and(|id| id.index() == index)
                 || relation(index)
                 || world.pair_index().kinds.iter().any(|k| k.pool.index() == index)

@@ -23,6 +23,9 @@ pub struct ColumnInfo {
     pub(super) type_id: TypeId,
     /// The type's name, for messages.
     pub(super) type_name: &'static str,
+    /// Whether every byte of every value is initialized plain data (a run-time component with a
+    /// schema): what lets the column be read and written as bytes.
+    pub(super) plain: bool,
 }
 
 impl ColumnInfo {
@@ -41,6 +44,7 @@ impl ColumnInfo {
             drop: std::mem::needs_drop::<T>().then_some(drop_value::<T> as unsafe fn(*mut u8)),
             type_id: TypeId::of::<T>(),
             type_name: std::any::type_name::<T>(),
+            plain: false,
         }
     }
 
@@ -49,13 +53,31 @@ impl ColumnInfo {
     /// access to such a column always panics: its type id is that of a private type no caller
     /// can name.
     ///
+    /// With `plain`, the column's values are bytes: it may be read and written as such
+    /// ([`Column::bytes`], [`Column::assign_bytes`]).
+    ///
     /// # Safety
     /// - every value the column will hold is `layout`-shaped and may be moved by copying its
     ///   bytes, sent to and shared between threads (what `Send + Sync` promise for a Rust type);
     /// - `drop`, if any, may be called once on a pointer to such a value, aligned to `layout`,
-    ///   and leaves nothing behind that needs dropping.
-    pub unsafe fn dynamic(layout: Layout, drop: Option<unsafe fn(*mut u8)>, type_name: &'static str) -> Self {
-        Self { layout: layout.pad_to_align(), drop, type_id: TypeId::of::<DynamicValues>(), type_name }
+    ///   and leaves nothing behind that needs dropping;
+    /// - with `plain`: `drop` is `None`, and every byte of every value written (by
+    ///   [`Column::push_raw`] and [`Column::replace_raw`] callers, and through pointers the
+    ///   column hands out) is initialized, any bit pattern being a valid value.
+    pub unsafe fn dynamic(
+        layout: Layout,
+        drop: Option<unsafe fn(*mut u8)>,
+        type_name: &'static str,
+        plain: bool,
+    ) -> Self {
+        debug_assert!(!plain || drop.is_none(), "plain values need no drop");
+        Self { layout: layout.pad_to_align(), drop, type_id: TypeId::of::<DynamicValues>(), type_name, plain }
+    }
+
+    /// Whether the values are plain bytes (see [`ColumnInfo::dynamic`]).
+    #[inline]
+    pub fn is_plain(&self) -> bool {
+        self.plain
     }
 
     /// The stored type's name, for messages.
@@ -424,6 +446,45 @@ impl Column {
             self.len = last;
             drop(end);
         }
+    }
+
+    /// Every value's bytes, in row order, for a column of plain values (`None` otherwise).
+    /// O(1).
+    #[cfg(feature = "rollback")]
+    pub fn bytes(&self) -> Option<&[u8]> {
+        if !self.info.plain {
+            return None;
+        }
+        let size = self.info.layout.size() * self.len;
+        // SAFETY: a plain column's values are initialized bytes (the `ColumnInfo::dynamic`
+        // contract), rows `0..len` lie in the allocation (or are zero-sized), and the shared
+        // borrow of the column keeps them unwritten for the slice's life.
+        Some(unsafe { std::slice::from_raw_parts(self.data.as_ptr(), size) })
+    }
+
+    /// Replaces every value of a plain column with the values whose bytes are `bytes` (a whole
+    /// number of values, as [`Column::bytes`] gives them). O(bytes).
+    ///
+    /// # Panics
+    /// If the column is not plain or `bytes` is not a whole number of values.
+    #[cfg(feature = "rollback")]
+    #[track_caller]
+    pub fn assign_bytes(&mut self, bytes: &[u8]) {
+        assert!(self.info.plain, "column of `{}` is not plain bytes", self.info.type_name);
+        let size = self.info.layout.size();
+        let rows = bytes.len().checked_div(size).unwrap_or(0);
+        assert!(rows * size == bytes.len(), "{} bytes are not whole values of {size}", bytes.len());
+        // Plain values need no drop: forgetting the old ones is dropping them.
+        self.len = 0;
+        if size == 0 {
+            return;
+        }
+        self.reserve(rows);
+        // SAFETY: after the reserve the allocation holds `rows` values; `bytes` is a separate
+        // borrow, so the ranges do not overlap; the bytes are initialized and any bytes are a
+        // valid plain value, which is what `len = rows` claims.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.data.as_ptr(), bytes.len()) };
+        self.len = rows;
     }
 
     /// The address of row `row`'s value (for run-time components, which have no Rust type).

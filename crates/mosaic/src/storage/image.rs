@@ -48,6 +48,8 @@ enum ImageValues {
     Typed(Box<dyn Any + Send + Sync>),
     /// Per field, the bytes of the pool's values in row order (struct of arrays, `Copy` only).
     Fields(Vec<Vec<MaybeUninit<u8>>>),
+    /// The bytes of a plain column's values in row order (a run-time component with a schema).
+    Bytes(Vec<u8>),
 }
 
 /// A copy of one pool: its sparse index, its entities in row order and its values.
@@ -166,6 +168,71 @@ impl PoolImage {
             ),
             _ => None,
         }
+    }
+
+    /// Copies `pool`, whose values are plain bytes (a run-time component with a schema), into
+    /// the image: entities, sparse pages, the values' bytes and the change tracker. O(rows +
+    /// pages); allocates only while a buffer is smaller than this pool.
+    ///
+    /// # Panics
+    /// If `pool`'s values are not plain bytes.
+    #[track_caller]
+    pub fn save_bytes(&mut self, pool: &SparseSet) {
+        let (sparse, dense, values) = pool.image_parts();
+        let bytes = match values {
+            Values::Aos(column) => column.bytes(),
+            Values::Soa(_) => None,
+        };
+        let bytes = bytes.unwrap_or_else(|| panic!("the pool of `{}` is not plain bytes", pool.type_name()));
+        self.type_id = None;
+        if !matches!(self.values, ImageValues::Bytes(_)) {
+            self.values = ImageValues::Bytes(Vec::new());
+        }
+        let ImageValues::Bytes(saved) = &mut self.values else { unreachable!("set above") };
+        saved.clear();
+        saved.extend_from_slice(bytes);
+        self.value_bytes = bytes.len();
+        self.dense.clear();
+        self.dense.extend_from_slice(dense);
+        self.sparse.copy_from(sparse);
+        self.save_changes(pool);
+        self.type_name = pool.type_name();
+        self.type_id = Some(TypeId::of::<PlainBytes>());
+    }
+
+    /// The saved bytes of a [`PoolImage::save_bytes`], in row order; `None` for another save.
+    pub fn value_bytes(&self) -> Option<&[u8]> {
+        match &self.values {
+            ImageValues::Bytes(bytes) if self.holds::<PlainBytes>() => Some(bytes),
+            _ => None,
+        }
+    }
+
+    /// Puts a [`PoolImage::save_bytes`] back into `pool`, whose values are plain bytes of the
+    /// same size. O(rows + pages).
+    ///
+    /// # Panics
+    /// If the image does not hold such a save, or `pool`'s values are not plain bytes, or the
+    /// saved bytes are not whole values of the pool's size (checked before anything changes).
+    #[track_caller]
+    pub fn restore_bytes(&self, pool: &mut SparseSet) {
+        let saved = self.value_bytes().expect("the image does not hold a byte save");
+        let (_, _, values) = pool.image_parts();
+        let whole = match values {
+            Values::Aos(column) => {
+                let size = column.info().layout().size();
+                column.info().is_plain() && (size == 0 || saved.len().is_multiple_of(size))
+            }
+            Values::Soa(_) => false,
+        };
+        assert!(whole, "the pool of `{}` cannot take these bytes back", pool.type_name());
+        let (sparse, dense, values) = pool.image_parts_mut();
+        let ValuesMut::Aos(column) = values else { unreachable!("checked above") };
+        column.assign_bytes(saved);
+        dense.clear();
+        dense.extend_from_slice(&self.dense);
+        sparse.copy_from(&self.sparse);
+        pool.image_restored(self.changes.as_ref());
     }
 
     /// Makes the image an empty pool of `T` (for a world that has no pool of `T` yet). O(pages).
@@ -310,7 +377,7 @@ impl PoolImage {
                 // SAFETY: no field bytes are read for zero rows.
                 unsafe { columns.assign_fields::<T>(0, &empty_fields(columns)) };
             }
-            (ValuesMut::Aos(_), _) | (ValuesMut::Soa(_), ImageValues::Empty) => {
+            (ValuesMut::Aos(_), _) | (ValuesMut::Soa(_), ImageValues::Empty | ImageValues::Bytes(_)) => {
                 unreachable!("an image of `T` from an array-of-structs pool is typed")
             }
         }
@@ -378,6 +445,9 @@ impl PoolImage {
         std::mem::forget(guard);
     }
 }
+
+/// The type id a byte save carries (no component's: it cannot be named outside this module).
+enum PlainBytes {}
 
 /// One empty byte buffer per field of `columns`.
 fn empty_fields(columns: &SoaColumns) -> Vec<Vec<MaybeUninit<u8>>> {

@@ -297,12 +297,49 @@ fn nested_schemas_round_trip() {
 
 #[cfg(feature = "rollback")]
 #[test]
-fn rollback_refuses_a_world_with_unregistered_run_time_rows() {
+fn rollback_saves_schema_components_without_registration() {
+    use mosaic::rollback::{RollbackRegistry, RollbackRing};
+    let mut world = World::new();
+    let pos = world.register_dynamic(vec2("Pos").with_change_tracking()).unwrap();
+    let registry = RollbackRegistry::new();
+    let empty_hash = registry.hash(&world);
+    let mut ring = RollbackRing::new(RollbackRegistry::new(), 4);
+    let a = world.spawn_dynamic([(pos, value(&world, pos, 1.0, 2.0))]).unwrap();
+    ring.save(&mut world, 0).unwrap();
+    let saved_hash = registry.hash(&world);
+    assert_ne!(saved_hash, empty_hash, "the run-time component is hashed");
+
+    world.get_mut_by_id(a, pos).unwrap().set_path("x", 9.0f32).unwrap();
+    let b = world.spawn_dynamic([(pos, value(&world, pos, 3.0, 4.0))]).unwrap();
+    // A schema component registered after the save: its rows go with the restore.
+    let late = world.register_dynamic(vec2("Late")).unwrap();
+    world.insert_by_id(a, late, value(&world, late, 0.0, 0.0)).unwrap();
+    assert_ne!(registry.hash(&world), saved_hash);
+
+    ring.restore(0, &mut world).unwrap();
+    assert_eq!(registry.hash(&world), saved_hash);
+    assert_eq!(world.get_by_id(a, pos).unwrap().get_path::<f32>("x"), Ok(1.0));
+    assert!(!world.is_alive(b));
+    assert!(!world.contains_by_id(a, late));
+    assert_eq!(world.query_builder().read(late).build().unwrap().count(&world), Ok(0));
+}
+
+#[cfg(feature = "rollback")]
+#[test]
+fn rollback_refuses_raw_components_with_rows() {
     use mosaic::rollback::{RollbackError, RollbackRegistry, RollbackRing};
     let mut world = World::new();
-    let pos = world.register_dynamic(vec2("Pos")).unwrap();
+    // SAFETY: the values written are `u32`s: plain, no drop.
+    let raw = world
+        .register_dynamic(unsafe {
+            ComponentDescriptor::from_raw_parts("RawU32", Layout::new::<u32>(), None)
+        })
+        .unwrap();
     let mut ring = RollbackRing::new(RollbackRegistry::new(), 4);
     ring.save(&mut world, 0).unwrap();
-    world.spawn_dynamic([(pos, value(&world, pos, 0.0, 0.0))]).unwrap();
-    assert_eq!(ring.save(&mut world, 1), Err(RollbackError::UnregisteredComponent { type_name: "Pos" }));
+    let e = world.spawn_empty();
+    let v = 7u32;
+    // SAFETY: `v` is a `u32`, copied in.
+    unsafe { world.insert_by_id_raw(e, raw, (&raw const v).cast()) }.unwrap();
+    assert_eq!(ring.save(&mut world, 1), Err(RollbackError::UnregisteredComponent { type_name: "RawU32" }));
 }

@@ -600,6 +600,17 @@ impl SparseSet {
         Some(self.aos().value_ptr(row))
     }
 
+    /// Every value's bytes in row order, for a pool of plain values (a run-time component with
+    /// a schema); `None` otherwise. O(1).
+    #[cfg(feature = "rollback")]
+    #[inline]
+    pub fn column_bytes(&self) -> Option<&[u8]> {
+        match &self.data {
+            PoolData::Aos(column) => column.bytes(),
+            PoolData::Soa(_) => None,
+        }
+    }
+
     /// The array-of-structs column's description, or `None` for a struct-of-arrays pool.
     #[inline]
     pub fn column_info(&self) -> Option<&ColumnInfo> {
