@@ -41,15 +41,22 @@ fuzz_target!(|data: &[u8]| {
         Some((0, rest)) => {
             let (mut world, _) = populated();
             let mut snapshot = registry.save_binary(&mut world).unwrap();
+            // Without the checksum, mutated, then sealed again: a mutation that only broke the
+            // checksum would stop at it and never reach the decoder.
+            snapshot.truncate(snapshot.len() - 4);
             for (i, &b) in rest.iter().enumerate() {
                 let len = snapshot.len();
                 if len > 0 {
                     snapshot[(i * 7 + b as usize) % len] ^= b;
                 }
             }
-            (snapshot, None)
+            (mosaic::serialize::seal_binary(snapshot), None)
         }
-        _ => (data.to_vec(), std::str::from_utf8(data).ok().map(str::to_owned)),
+        // Raw bytes are sealed too, so they reach the decoder as format 7 content.
+        _ => (
+            mosaic::serialize::seal_binary(data.to_vec()),
+            std::str::from_utf8(data).ok().map(mosaic::serialize::seal_ron),
+        ),
     };
     let mut empty = World::new();
     let _ = registry.load_binary(&mut empty, &bytes);
