@@ -7,9 +7,9 @@ use clap::{Parser, ValueEnum};
 use mosaic::ExecutorKind;
 
 pub use crate::scene::MAX_ENTITIES;
-/// The most frames `--frames` may ask for: 10^7 (46 hours at 60 frames per second); the run
-/// keeps a time per frame.
-pub const MAX_FRAMES: i64 = 10_000_000;
+/// The most frames `--frames` may ask for: 10^7 (46 hours at 60 frames per second), the web
+/// page's limit too ([`crate::validate::MAX_FRAMES`]).
+pub const MAX_FRAMES: i64 = crate::validate::MAX_FRAMES as i64;
 /// The deepest `--rollback`: 1,024 frames, each a saved copy of the world.
 pub const MAX_ROLLBACK: i64 = 1024;
 /// The most frames `--inspect-frames` may keep: 65,536, each a saved copy of the world (and no

@@ -38,8 +38,8 @@ fn run() -> ExitCode {
         Some(total) => scene.scaled(total),
         None => scene,
     };
-    if let Err(error) = scene.check_size() {
-        eprintln!("arena: error: --entities {}: {error}", args.entities.unwrap_or_default());
+    if let Err(error) = arena::validate::scene_size("--entities", args.entities.unwrap_or_default(), &scene) {
+        eprintln!("arena: error: {error}");
         return ExitCode::from(2);
     }
     let trace = match args.trace.as_deref().map(trace::start).transpose() {
