@@ -476,9 +476,11 @@ impl SnapshotRegistry {
     /// owning groups (create the saved world's groups before loading, others after);
     /// [`SnapshotError::Exhausted`] if the world cannot spawn that many entities.
     pub fn load_ron(&self, world: &mut World, text: &str) -> Result<EntityMap, SnapshotError> {
-        let (text, unsealed) = match checksum::open_ron(text) {
-            Opened::Sealed(content) => (content, None),
-            Opened::Unsealed { content, stored, computed } => (content, Some((stored, computed))),
+        // Sealed, the whole text is still parsed: the checksum line is a RON comment, and the
+        // parser's line numbers then match the file's.
+        let unsealed = match checksum::open_ron(text) {
+            Opened::Sealed(_) => None,
+            Opened::Unsealed { stored, computed, .. } => Some((stored, computed)),
         };
         let checksum_error = |&(stored, computed): &(Option<u32>, u32)| SnapshotError::Checksum {
             format: "RON",
