@@ -25,8 +25,9 @@ pub struct InspectSettings {
 }
 
 /// How many of `asked` frames of `frame_bytes` bytes each a time-travel ring keeps within
-/// `memory` bytes, leaving room for the world to double (frames grow with it): `asked`, or
-/// fewer if they would not fit, with a message saying what `asked` would take.
+/// `memory` bytes, leaving room for the world to double (frames grow with it; the run then
+/// caps the world at what the ring holds, [`ring_entity_cap`]): `asked`, or fewer if they would
+/// not fit, with a message saying what `asked` would take.
 pub fn ring_frames(asked: usize, frame_bytes: usize, memory: usize) -> (usize, Option<String>) {
     let per_frame = frame_bytes.max(1).saturating_mul(2);
     let fit = memory / per_frame;
@@ -82,6 +83,18 @@ pub fn run_inspected(
             eprintln!("arena: {message}");
         }
         if frames > 0 {
+            // Frames grow with the world: keep the world within what the ring was sized for.
+            let live = sim.world().len();
+            let cap = ring_entity_cap(settings.memory, frames, frame_bytes, live);
+            if cap < sim.entity_cap().limit {
+                sim.set_entity_cap(cap);
+                eprintln!(
+                    "arena: time travel keeps {frames} frames within --inspect-memory {} MiB: the \
+                     world may grow to {cap} entities (now {live}); fewer --inspect-frames or more \
+                     --inspect-memory allow more",
+                    settings.memory >> 20
+                );
+            }
             let ring = RollbackRing::new(rollback_registry(), frames);
             let (world, schedule) = sim.parts_mut();
             let frame = schedule.frame();
@@ -133,6 +146,19 @@ pub fn run_inspected(
     }
 }
 
+/// The most live entities a world may grow to while a ring of `frames` frames stays within
+/// `memory` bytes, from one frame of `frame_bytes` bytes saved with `live` entities (a frame's
+/// bytes grow about linearly with the entities; the fixed part counts as per-entity, which errs
+/// low). At least `live`; `u32::MAX` for an empty ring.
+pub fn ring_entity_cap(memory: usize, frames: usize, frame_bytes: usize, live: u32) -> u32 {
+    if frames == 0 {
+        return u32::MAX;
+    }
+    let per_entity = (frame_bytes / live.max(1) as usize).max(1);
+    let fit = memory / frames.saturating_mul(per_entity);
+    u32::try_from(fit).unwrap_or(u32::MAX).max(live)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,5 +172,15 @@ mod tests {
         assert!(message.contains("--inspect-frames 65536 would keep 917.5 GB"), "{message}");
         assert!(message.contains("keeping 76 frames"), "{message}");
         assert_eq!(ring_frames(10, 1 << 30, 1 << 20).0, 0, "not even one frame fits");
+    }
+
+    #[test]
+    fn the_world_may_grow_only_as_far_as_the_ring_holds() {
+        // 100,000 entities in 7.5 MB (75 bytes each), 71 frames in 1 GiB: about 201,000.
+        let cap = ring_entity_cap(1 << 30, 71, 7_500_000, 100_000);
+        assert_eq!(cap, ((1usize << 30) / (71 * 75)) as u32);
+        assert!(cap >= 200_000, "room for the world to double: {cap}");
+        assert_eq!(ring_entity_cap(1 << 30, 0, 7_500_000, 100_000), u32::MAX);
+        assert_eq!(ring_entity_cap(1 << 20, 1000, 7_500_000, 100_000), 100_000, "never below the world");
     }
 }
