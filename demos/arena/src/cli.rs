@@ -7,13 +7,22 @@ use clap::{Parser, ValueEnum};
 use mosaic::ExecutorKind;
 
 pub use crate::scene::MAX_ENTITIES;
-/// The most frames `--frames` may ask for: 10^7 (46 hours at 60 frames per second); the run
-/// keeps a time per frame.
-pub const MAX_FRAMES: i64 = 10_000_000;
+/// The most frames `--frames` may ask for: 10^7 (46 hours at 60 frames per second), the web
+/// page's limit too ([`crate::validate::MAX_FRAMES`]).
+pub const MAX_FRAMES: i64 = crate::validate::MAX_FRAMES as i64;
 /// The deepest `--rollback`: 1,024 frames, each a saved copy of the world.
 pub const MAX_ROLLBACK: i64 = 1024;
-/// The most frames `--inspect-frames` may keep: 65,536, each a saved copy of the world.
+/// The most frames `--inspect-frames` may keep: 65,536, each a saved copy of the world (and no
+/// more than fit in `--inspect-memory`).
 pub const MAX_INSPECT_FRAMES: i64 = 65_536;
+/// The most samples `--rollback-timing` may take: 100,000 (each a frame and a rollback frame).
+pub const MAX_TIMING_SAMPLES: i64 = 100_000;
+/// The fastest `--inspect-fps`: 1,000 frames per second.
+pub const MAX_INSPECT_FPS: i64 = 1_000;
+/// The default `--inspect-memory`, in MiB: 1 GiB for the time-travel ring.
+pub const DEFAULT_INSPECT_MEMORY_MIB: u32 = 1024;
+/// The most `--inspect-memory`, in MiB: 1 TiB.
+pub const MAX_INSPECT_MEMORY_MIB: i64 = 1 << 20;
 
 /// Headless, deterministic 2D arena simulation on Mosaic: movers bounce in a box, teams fight,
 /// spawners and lifetimes churn the population; prints frame times and a checksum of the final
@@ -74,9 +83,15 @@ pub struct Args {
 
     /// Instead of the frame loop, measure save, restore, hash and a `--rollback` frame (K = 8
     /// unless given) against a straight frame and a plain memcpy of the same bytes, N samples
-    /// each, interleaved; print the medians and ratios.
-    #[arg(long, value_name = "N")]
-    pub rollback_timing: Option<usize>,
+    /// each (1 to 100,000), interleaved; print the medians and ratios.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_TIMING_SAMPLES))]
+    pub rollback_timing: Option<u32>,
+
+    /// The most live entities the world may hold (1 to 2^26, the initial world's limit):
+    /// spawners and self-spawning templates spawn only what fits, with one warning, and the run
+    /// goes on. Default: 16 times the entities at the start, at least 2^20.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_ENTITIES as i64))]
+    pub max_entities: Option<u32>,
 
     /// Serve the running simulation to a browser inspector at ADDR (default 127.0.0.1:7878; open
     /// http://ADDR/). Frames are then paced to 60 per second, `--frames 0` runs until stopped,
@@ -104,9 +119,28 @@ pub struct Args {
     )]
     pub inspect_frames: u32,
 
-    /// With `--inspect`: frames per second to pace to, so a person can watch; 0 runs unpaced.
-    #[arg(long, value_name = "FPS", default_value_t = 60, requires = "inspect")]
+    /// With `--inspect`: frames per second to pace to, so a person can watch (at most 1,000);
+    /// 0 runs unpaced.
+    #[arg(
+        long,
+        value_name = "FPS",
+        default_value_t = 60,
+        requires = "inspect",
+        value_parser = clap::value_parser!(u32).range(0..=MAX_INSPECT_FPS)
+    )]
     pub inspect_fps: u32,
+
+    /// With `--inspect`: the most memory the time-travel ring may take, in MiB (1 to 2^20;
+    /// default 1024). The ring is sized from the first frame saved, with room for the world to
+    /// double: `--inspect-frames` past that is shortened to fit, and a message says so.
+    #[arg(
+        long,
+        value_name = "MIB",
+        default_value_t = DEFAULT_INSPECT_MEMORY_MIB,
+        requires = "inspect",
+        value_parser = clap::value_parser!(u32).range(1..=MAX_INSPECT_MEMORY_MIB)
+    )]
+    pub inspect_memory: u32,
 }
 
 /// The schedule executor, as named on the command line.
@@ -198,6 +232,32 @@ mod tests {
         assert_eq!(args.trace, Some(PathBuf::from("t.json")));
         assert_eq!(args.save, Some(PathBuf::from("s.bin")));
         assert_eq!(args.load, Some(PathBuf::from("l.ron")));
+    }
+
+    #[test]
+    fn counts_are_bounded_and_the_error_names_the_flag() {
+        for (flag, bad) in [
+            ("--rollback-timing", "0"),
+            ("--rollback-timing", "100001"),
+            ("--rollback-timing", "18446744073709551615"),
+            ("--max-entities", "0"),
+            ("--max-entities", "67108865"),
+            ("--frames", "10000001"),
+            ("--rollback", "1025"),
+            ("--entities", "4294967396"),
+        ] {
+            let error = Args::try_parse_from(["arena", flag, bad]).unwrap_err();
+            assert!(error.to_string().contains(flag), "{flag} {bad}: {error}");
+        }
+        for (flag, bad) in
+            [("--inspect-fps", "1001"), ("--inspect-memory", "0"), ("--inspect-frames", "65537")]
+        {
+            let error = Args::try_parse_from(["arena", "--inspect", flag, bad]).unwrap_err();
+            assert!(error.to_string().contains(flag), "{flag} {bad}: {error}");
+        }
+        let args =
+            Args::try_parse_from(["arena", "--rollback-timing", "5", "--max-entities", "1000"]).unwrap();
+        assert_eq!((args.rollback_timing, args.max_entities), (Some(5), Some(1000)));
     }
 
     #[test]

@@ -17,6 +17,7 @@
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod components;
+pub mod files;
 pub mod grid;
 #[cfg(feature = "inspect")]
 pub mod inspect;

@@ -38,8 +38,8 @@ fn run() -> ExitCode {
         Some(total) => scene.scaled(total),
         None => scene,
     };
-    if let Err(error) = scene.check_size() {
-        eprintln!("arena: error: --entities {}: {error}", args.entities.unwrap_or_default());
+    if let Err(error) = arena::validate::scene_size("--entities", args.entities.unwrap_or_default(), &scene) {
+        eprintln!("arena: error: {error}");
         return ExitCode::from(2);
     }
     let trace = match args.trace.as_deref().map(trace::start).transpose() {
@@ -59,19 +59,28 @@ fn run() -> ExitCode {
         },
         None => sim::Sim::new(&scene, args.seed, args.executor.into()),
     };
+    let mut start = start;
+    if let Some(limit) = args.max_entities {
+        start.set_entity_cap(limit);
+    }
     if let Some(addr) = args.inspect {
         let options =
             InspectorOptions::with_addr(addr).writes(args.inspect_writes).remote(args.inspect_remote);
         let on_start = |url: &str| eprintln!("arena: inspector at {url}; stop with Ctrl-C");
+        let mut trace = trace;
         let on_end = |summary, end: &mut sim::Sim| {
-            // Dropping the guard writes the rest of the trace and closes it.
-            drop(trace);
+            // Writes the rest of the trace and closes it. The process keeps serving the last
+            // frame until stopped, so a failed trace write is said here.
+            if let Some(Err(error)) = trace.as_mut().map(trace::Trace::finish) {
+                eprintln!("arena: error: {error}");
+            }
             report(&args, &scene, summary, end);
         };
         let settings = arena::inspect::InspectSettings {
             options,
             saved_frames: args.inspect_frames as usize,
             fps: args.inspect_fps,
+            memory: (args.inspect_memory as usize) << 20,
         };
         let Err(error) = arena::inspect::run_inspected(start, args.frames, settings, on_start, on_end);
         eprintln!("arena: error: {error}");
@@ -79,7 +88,7 @@ fn run() -> ExitCode {
     }
     if let Some(samples) = args.rollback_timing {
         let k = if args.rollback == 0 { 8 } else { args.rollback };
-        println!("{}", arena::rollback::measure(start, samples.max(1), k));
+        println!("{}", arena::rollback::measure(start, samples as usize, k));
         return ExitCode::SUCCESS;
     }
     let mut log = args.hash_log.as_ref().map(|_| HashLog::new());
@@ -96,12 +105,15 @@ fn run() -> ExitCode {
     }
     // Writes the rest of the trace and closes it.
     let mut trace = trace;
-    if let Some(trace) = &mut trace {
-        trace.finish();
-    }
+    let traced = trace.as_mut().map_or(Ok(()), trace::Trace::finish);
     let code = report(&args, &scene, summary, &mut end);
     if let Some(trace) = &trace {
         println!("\n{}", trace.summary(args.frames));
+    }
+    // A trace that could not be written (a full disk) fails the run, after its report.
+    if let Err(error) = traced {
+        eprintln!("arena: error: {error}");
+        return ExitCode::from(2);
     }
     code
 }
@@ -110,8 +122,8 @@ fn run() -> ExitCode {
 /// differ, 2 if one cannot be read.
 fn compare(a: &Path, b: &Path) -> ExitCode {
     let read = |path: &Path| -> Result<HashLog, String> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        let text = arena::files::read_text_capped(path, arena::files::MAX_HASH_LOG_BYTES, "a hash log")
+            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
         HashLog::parse(&text).map_err(|e| format!("`{}`: {e}", path.display()))
     };
     let (a_log, b_log) = match (read(a), read(b)) {

@@ -12,7 +12,7 @@ use rand::RngCore;
 use rand_pcg::Pcg64Mcg;
 
 use crate::components::{Health, Lifetime, Position, Spawner, Team, Velocity};
-use crate::report::{Summary, checksum};
+use crate::report::{FrameTimes, Summary, checksum};
 use crate::sim::{FrameChanges, Sim};
 use crate::systems::{Reinforcements, Score};
 
@@ -80,31 +80,46 @@ pub fn run_rollback(
     rollback: u32,
     mut log: Option<&mut HashLog>,
 ) -> (Summary, Sim) {
-    sim.enable_profiling(frames as usize);
+    sim.enable_profiling((frames as usize).min(1 << 16));
     let entities_start = sim.world().len();
     let registry = rollback_registry();
     let mut ring = RollbackRing::new(rollback_registry(), rollback as usize + 1);
-    let mut changes = vec![FrameChanges::default(); frames as usize];
-    let mut frame_times = Vec::with_capacity((frames as usize).min(1 << 20));
+    // The changes of the last K + 1 frames, by frame % (K + 1): a re-simulated frame replaces
+    // its earlier run's; a frame older than that is final and summed into `total`. Constant
+    // memory whatever `frames` is.
+    let slots = rollback as usize + 1;
+    let mut recent = vec![FrameChanges::default(); slots];
+    let mut total = FrameChanges::default();
+    let mut newest: Option<u64> = None;
+    let mut frame_times = FrameTimes::new();
     if rollback > 0 {
         sim.save_frame(&mut ring, 0).expect("the arena registers every component");
     }
     for frame in 0..u64::from(frames) {
         let start = Instant::now();
-        advance(&mut sim, &mut ring, frame, rollback, |f, c| changes[f as usize] = c);
-        frame_times.push(start.elapsed());
+        advance(&mut sim, &mut ring, frame, rollback, |f, c| {
+            let slot = &mut recent[(f % slots as u64) as usize];
+            if newest.is_none_or(|newest| f > newest) {
+                // A new frame: the one K + 1 before it in this slot is final.
+                total.spawned += slot.spawned;
+                total.despawned += slot.despawned;
+                newest = Some(f);
+            }
+            *slot = c;
+        });
+        frame_times.record(start.elapsed());
         if let Some(log) = log.as_deref_mut() {
             log.push(frame + 1, registry.hash(sim.world()));
         }
     }
-    let total = changes.iter().fold(FrameChanges::default(), |sum, c| FrameChanges {
-        spawned: sum.spawned + c.spawned,
-        despawned: sum.despawned + c.despawned,
-    });
+    for c in &recent {
+        total.spawned += c.spawned;
+        total.despawned += c.despawned;
+    }
     let summary = Summary {
         teams: sim.teams(),
         profile: sim.profile(),
-        ..Summary::new(entities_start, sim.world().len(), frame_times, total, checksum(sim.world()))
+        ..Summary::new(entities_start, sim.world().len(), &frame_times, total, checksum(sim.world()))
     };
     (summary, sim)
 }

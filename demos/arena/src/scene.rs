@@ -367,13 +367,14 @@ impl Scene {
     /// Loads the scene file at `path`, or the bundled scene when `path` is `None`.
     ///
     /// # Errors
-    /// [`SceneError::Read`] if the file cannot be read; otherwise as [`Scene::parse`].
+    /// [`SceneError::Read`] if the file cannot be read, is not UTF-8 or is larger than
+    /// [`crate::files::MAX_SCENE_BYTES`]; otherwise as [`Scene::parse`].
     pub fn load(path: Option<&Path>) -> Result<Self, SceneError> {
         let Some(path) = path else {
             return Ok(Self::bundled());
         };
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path)
+        let text = crate::files::read_text_capped(path, crate::files::MAX_SCENE_BYTES, "a scene file")
             .map_err(|source| SceneError::Read { file: file.clone(), source })?;
         Self::parse(&text, &file)
     }

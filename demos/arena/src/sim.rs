@@ -20,10 +20,11 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
 use crate::grid::Grid;
-use crate::report::{Summary, TeamReport, checksum};
+use crate::report::{FrameTimes, Summary, TeamReport, checksum};
 use crate::scene::Scene;
 use crate::systems::{
-    Arena, Fighters, Reinforcements, Score, collisions, lifetimes, movement, score, sort_fighters, spawners,
+    Arena, EntityCap, Fighters, Reinforcements, Score, collisions, lifetimes, movement, score, sort_fighters,
+    spawners,
 };
 
 /// Structural changes one frame made.
@@ -45,6 +46,8 @@ pub struct FrameChanges {
 pub struct Sim {
     world: World,
     schedule: Schedule,
+    /// Whether the [`EntityCap`] warning was printed (once a run).
+    cap_warned: bool,
 }
 
 impl Sim {
@@ -92,6 +95,8 @@ impl Sim {
         world.insert_resource(Grid::new(scene.width, scene.height, scene.collision_radius));
         world.insert_resource(losses);
         world.insert_resource(reinforcements);
+        let live = world.len();
+        world.insert_resource(EntityCap { limit: EntityCap::default_limit(live), live, refused: 0 });
         world.on_add::<Team>(|ctx| {
             let team = ctx.world.get::<Team>(ctx.entity).expect("on_add runs after the Team is added");
             ctx.world.resource::<Reinforcements>().record(team.0);
@@ -106,7 +111,20 @@ impl Sim {
         schedule.add_system(score).after(collisions);
         schedule.add_system(sort_fighters).after(spawners).after(score);
         schedule.build().expect("the arena's systems form no cycle and name only each other");
-        Self { world, schedule }
+        Self { world, schedule, cap_warned: false }
+    }
+
+    /// Sets the [`EntityCap`]: spawners stop spawning when the world holds `limit` live entities
+    /// (they spawn again as entities die). Default [`EntityCap::default_limit`] of the entities
+    /// at creation (or load). A `limit` below the live count spawns nothing until the world
+    /// shrinks under it.
+    pub fn set_entity_cap(&mut self, limit: u32) {
+        self.world.resource_mut::<EntityCap>().limit = limit;
+    }
+
+    /// The [`EntityCap`]: its limit and the spawns it refused.
+    pub fn entity_cap(&self) -> EntityCap {
+        *self.world.resource::<EntityCap>()
     }
 
     /// What a snapshot of the arena holds: every component, the random generator, and the run's
@@ -155,11 +173,13 @@ impl Sim {
     /// saved run N frames further.
     ///
     /// # Errors
-    /// [`SnapshotFileError`] if the file cannot be read or is not a valid snapshot, was saved
-    /// for another scene, or names a template the scene does not have.
+    /// [`SnapshotFileError`] if the file cannot be read, is larger than
+    /// [`crate::files::MAX_SNAPSHOT_BYTES`] or is not a valid snapshot (a changed bit included:
+    /// the snapshot's checksum), was saved for another scene, or names a template the scene
+    /// does not have. Every message names the file.
     pub fn load(scene: &Scene, path: &Path, executor: ExecutorKind) -> Result<Self, SnapshotFileError> {
-        let bytes =
-            std::fs::read(path).map_err(|source| SnapshotFileError::Io { path: path.into(), source })?;
+        let bytes = crate::files::read_capped(path, crate::files::MAX_SNAPSHOT_BYTES, "a snapshot")
+            .map_err(|source| SnapshotFileError::Io { path: path.into(), source })?;
         let snapshot = |source| SnapshotFileError::Snapshot { path: path.into(), source };
         let mut world = World::new();
         // The same groups as a fresh sim: their pools keep the saved row order.
@@ -234,10 +254,26 @@ impl Sim {
         self.schedule.profile()
     }
 
-    /// Runs one frame (one pass of the schedule) and returns its structural changes.
+    /// Runs one frame (one pass of the schedule) and returns its structural changes. The first
+    /// time the [`EntityCap`] refuses a spawn, prints one warning to stderr (`arena: warning: the
+    /// world reached its cap of N entities at frame F ...`); the run goes on.
     pub fn step(&mut self) -> FrameChanges {
         let _frame = tracing::info_span!("frame", index = self.schedule.frame()).entered();
+        let live = self.world.len();
+        self.world.resource_mut::<EntityCap>().live = live;
         self.schedule.run(&mut self.world);
+        let cap = self.world.resource::<EntityCap>();
+        if cap.refused > 0 && !self.cap_warned {
+            self.cap_warned = true;
+            eprintln!(
+                "arena: warning: the world reached its cap of {} entities at frame {}: spawners and \
+                 self-spawning templates spawn only what fits until entities die (raise it with \
+                 --max-entities, up to {})",
+                cap.limit,
+                self.schedule.frame(),
+                crate::scene::MAX_ENTITIES
+            );
+        }
         let changes = self.schedule.last_frame_changes();
         FrameChanges { spawned: changes.spawned as u64, despawned: changes.despawned as u64 }
     }
@@ -270,22 +306,23 @@ pub fn run(scene: &Scene, seed: u64, frames: u32, executor: ExecutorKind) -> Sum
 /// Runs `sim` for `frames` frames, timing and profiling each frame; returns the summary and the
 /// sim (to save it).
 pub fn run_sim(mut sim: Sim, frames: u32) -> (Summary, Sim) {
-    // The profile keeps the last 2^16 frames; the frame times all of them.
+    // The profile keeps the last 2^16 frames; the frame times all of them, in a histogram of
+    // constant size.
     sim.enable_profiling((frames as usize).min(1 << 16));
     let entities_start = sim.world().len();
-    let mut frame_times = Vec::with_capacity((frames as usize).min(1 << 20));
+    let mut frame_times = FrameTimes::new();
     let mut total = FrameChanges::default();
     for _ in 0..frames {
         let start = Instant::now();
         let changes = sim.step();
-        frame_times.push(start.elapsed());
+        frame_times.record(start.elapsed());
         total.spawned += changes.spawned;
         total.despawned += changes.despawned;
     }
     let summary = Summary {
         teams: sim.teams(),
         profile: sim.profile(),
-        ..Summary::new(entities_start, sim.world().len(), frame_times, total, checksum(sim.world()))
+        ..Summary::new(entities_start, sim.world().len(), &frame_times, total, checksum(sim.world()))
     };
     (summary, sim)
 }

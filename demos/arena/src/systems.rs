@@ -51,6 +51,32 @@ impl Arena {
     }
 }
 
+/// The most live entities the world may hold, and what the cap refused: [`spawners`] spawn no
+/// more than fits, so spawner writes of any valid `count` and templates that spawn themselves
+/// stop at the cap instead of growing memory until the process aborts; the run goes on.
+/// [`crate::sim::Sim::step`] sets `live` before each frame and warns once when the cap first
+/// refuses a spawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EntityCap {
+    /// The cap, in entities (at most [`crate::scene::MAX_ENTITIES`], the initial world's limit).
+    pub limit: u32,
+    /// Live entities at the start of the frame, in entities.
+    pub live: u32,
+    /// Spawns refused by the cap over the run, in entities (re-simulated frames count again).
+    pub refused: u64,
+}
+
+impl EntityCap {
+    /// The default cap of a world that starts with `initial` entities: 16 times that, at least
+    /// 2^20 and at most [`crate::scene::MAX_ENTITIES`] (2^26, the limit the initial world has).
+    /// About 100 bytes an entity with its pools and rollback copies: 1.6 million entities, some
+    /// 160 MB, for the bundled scene's 100,500.
+    pub fn default_limit(initial: u32) -> u32 {
+        let max = u32::try_from(crate::scene::MAX_ENTITIES).unwrap_or(u32::MAX);
+        initial.saturating_mul(16).clamp(1 << 20, max)
+    }
+}
+
 /// Sent by [`collisions`] once per entity whose health drops to 0 or below, in the frame it dies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Killed {
@@ -265,16 +291,20 @@ pub fn sort_fighters(world: &mut World) {
 }
 
 /// Advances every [`Spawner`] and spawns `count` entities of its template each time its period
-/// comes round, at the spawner's [`Position`] if it has one. The only user of the random
-/// generator resource, so draws happen in query order. O(n) in the spawners plus the spawns.
+/// comes round, at the spawner's [`Position`] if it has one, as long as the world stays within
+/// its [`EntityCap`] (live entities at the frame's start plus this frame's spawns): past it the
+/// rest are refused and counted. The only user of the random generator resource, so draws
+/// happen in query order. O(n) in the spawners plus the spawns.
 pub fn spawners(
     mut spawners: Query<(&mut Spawner, Option<&Position>)>,
     arena: Res<Arena>,
     mut rng: ResMut<Pcg64Mcg>,
+    mut cap: ResMut<EntityCap>,
     mut commands: Commands,
 ) {
     let bounds = (arena.width, arena.height);
-    let (rng, commands) = (&mut *rng, &mut commands);
+    let (rng, commands, cap) = (&mut *rng, &mut commands, &mut *cap);
+    let mut room = cap.limit.saturating_sub(cap.live);
     spawners.for_each(|(spawner, position)| {
         spawner.timer += 1;
         if spawner.timer < spawner.every {
@@ -283,7 +313,10 @@ pub fn spawners(
         spawner.timer = 0;
         // Every way in checks the index (`validate::spawner`); a bad one spawns nothing.
         let Some(template) = arena.templates.get(spawner.template as usize) else { return };
-        for _ in 0..spawner.count {
+        let count = spawner.count.min(room);
+        room -= count;
+        cap.refused += u64::from(spawner.count - count);
+        for _ in 0..count {
             template.spawn(commands, bounds, position.map(|p| p.read()), Birth::Spawned, rng);
         }
     });

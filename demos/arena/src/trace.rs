@@ -15,7 +15,8 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::Path;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -28,7 +29,7 @@ use tracing_subscriber::prelude::*;
 use tracing_subscriber::registry::LookupSpan;
 
 /// Installs the global subscriber writing a Chrome trace to `path`; the trace is complete once
-/// the returned guard is dropped.
+/// [`Trace::finish`] returns (or the trace is dropped).
 ///
 /// # Errors
 /// A message naming `path` if the file cannot be created.
@@ -39,24 +40,73 @@ pub fn start(path: &Path) -> Result<Trace, String> {
     let file = std::fs::File::create(path).map_err(|error| {
         format!("cannot create trace file `{}`: {error}; check the path given to --trace", path.display())
     })?;
+    let failed = Arc::new(Mutex::new(None));
+    let writer = CheckedWriter { inner: file, failed: failed.clone() };
     let (chrome, guard) =
-        ChromeLayerBuilder::new().writer(file).include_args(true).name_fn(Box::new(slice_name)).build();
+        ChromeLayerBuilder::new().writer(writer).include_args(true).name_fn(Box::new(slice_name)).build();
     let totals = PhaseTotals::default();
     let spans = totals.spans.clone();
     tracing_subscriber::registry().with(SystemNames).with(totals).with(chrome).init();
-    Ok(Trace { guard: Some(guard), spans })
+    Ok(Trace { guard: Some(guard), spans, path: path.to_owned(), failed })
+}
+
+/// The trace file's writer: keeps the first write error for [`Trace::finish`] and reports every
+/// write as done, so the trace-writing thread of `tracing-chrome` (which unwraps its writes)
+/// does not panic on a full disk; nothing more is written after an error.
+struct CheckedWriter<W> {
+    inner: W,
+    failed: Arc<Mutex<Option<io::Error>>>,
+}
+
+impl<W: Write> CheckedWriter<W> {
+    fn guarded(&mut self, len: usize, op: impl FnOnce(&mut W) -> io::Result<usize>) -> io::Result<usize> {
+        let mut failed = self.failed.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if failed.is_none()
+            && let Err(error) = op(&mut self.inner)
+        {
+            *failed = Some(error);
+        }
+        Ok(len)
+    }
+}
+
+impl<W: Write> Write for CheckedWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.guarded(buf.len(), |inner| inner.write_all(buf).map(|()| buf.len()))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.guarded(0, |inner| inner.flush().map(|()| 0)).map(|_| ())
+    }
 }
 
 /// A running trace: the Chrome trace's writer and the span totals.
 pub struct Trace {
     guard: Option<FlushGuard>,
     spans: Arc<Mutex<BTreeMap<Label, Duration>>>,
+    /// The trace file, for the error message.
+    path: PathBuf,
+    /// The first error writing the file.
+    failed: Arc<Mutex<Option<io::Error>>>,
 }
 
 impl Trace {
-    /// Writes the rest of the Chrome trace and closes the file; the totals stay readable.
-    pub fn finish(&mut self) {
+    /// Writes the rest of the Chrome trace and closes the file (waiting for the writer thread);
+    /// the totals stay readable. Calling it again only repeats the check.
+    ///
+    /// # Errors
+    /// A message naming the file and the first write error (a full disk: `--trace /dev/full`)
+    /// if any write to it failed; the trace file is then incomplete.
+    pub fn finish(&mut self) -> Result<(), String> {
         self.guard.take();
+        let failed = self.failed.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        match &*failed {
+            None => Ok(()),
+            Some(error) => Err(format!(
+                "cannot write trace file `{}`: {error}; the trace is incomplete",
+                self.path.display()
+            )),
+        }
     }
 
     /// The totals as a table, per frame over `frames` frames: each system, and each phase under
@@ -275,6 +325,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_failed_write_is_kept_and_later_writes_are_swallowed() {
+        struct Full;
+        impl Write for Full {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                Err(io::Error::from(io::ErrorKind::StorageFull))
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let failed = Arc::new(Mutex::new(None));
+        let mut writer = CheckedWriter { inner: Full, failed: failed.clone() };
+        assert_eq!(writer.write(b"[\n").unwrap(), 2, "no error reaches the writer thread");
+        assert_eq!(writer.write(b"more").unwrap(), 4);
+        writer.flush().unwrap();
+        let mut trace =
+            Trace { guard: None, spans: Arc::default(), path: PathBuf::from("/dev/full"), failed };
+        let error = trace.finish().unwrap_err();
+        assert!(error.contains("cannot write trace file `/dev/full`"), "{error}");
+    }
+
+    #[test]
     fn the_summary_lists_phases_under_their_system_and_derives_the_serial_fraction() {
         let ms = Duration::from_millis;
         let phase = |system: &str, name: &str, parallel| Label::Phase {
@@ -290,7 +362,12 @@ mod tests {
             (Label::System("movement".to_owned()), ms(20)),
             (phase("movement", "move", true), ms(20)),
         ]);
-        let trace = Trace { guard: None, spans: Arc::new(Mutex::new(spans)) };
+        let trace = Trace {
+            guard: None,
+            spans: Arc::new(Mutex::new(spans)),
+            path: PathBuf::new(),
+            failed: Arc::default(),
+        };
         let text = trace.summary(2);
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines[1].starts_with("  frame") && lines[1].contains("100.000"), "{text}");

@@ -13,6 +13,69 @@ use crate::systems::Arena;
 /// The most entities one spawner makes per period: bounds the commands one frame can queue.
 pub const MAX_SPAWN_COUNT: u32 = 1 << 16;
 
+/// The most frames a run may ask for (`--frames`, the web page's `frames`): 10^7, 46 hours at
+/// 60 frames per second.
+pub const MAX_FRAMES: u64 = 10_000_000;
+
+/// A command-line flag or URL parameter that is not a value the arena takes: which one and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{name}: {problem}")]
+pub struct BadArgument {
+    /// The flag or parameter, as the user wrote it (`--entities`, `entities`).
+    pub name: String,
+    /// What is wrong, with what is allowed.
+    pub problem: String,
+}
+
+fn bad(name: &str, problem: String) -> BadArgument {
+    BadArgument { name: name.to_owned(), problem }
+}
+
+/// Parses a whole number `text` given for `name`, in `0..=max`: decimal digits only, so `abc`,
+/// `NaN`, `Infinity`, `-1`, `1e3`, ` 5` and the empty string are errors, and so is a number
+/// above `max` (never wrapped: `4294967396` is not 100). O(`text.len()`).
+///
+/// # Errors
+/// [`BadArgument`] naming `name` and the value.
+pub fn parse_count(name: &str, text: &str, max: u64) -> Result<u64, BadArgument> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad(name, format!("`{text}` is not a whole number; give 0 to {max}")));
+    }
+    match text.parse::<u64>() {
+        Ok(value) if value <= max => Ok(value),
+        _ => Err(bad(name, format!("{text} is above the limit of {max}"))),
+    }
+}
+
+/// Parses a random seed `text` given for `name`: a whole number in `0..=2^64 - 1`, in decimal
+/// or in hexadecimal after `0x` (as the command line prints the default, `0x5EED`).
+///
+/// # Errors
+/// [`BadArgument`] naming `name` and the value.
+pub fn parse_seed(name: &str, text: &str) -> Result<u64, BadArgument> {
+    let hex = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X"));
+    match hex {
+        Some(digits) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            u64::from_str_radix(digits, 16)
+                .map_err(|_| bad(name, format!("{text} is above the largest seed, 0xffffffffffffffff")))
+        }
+        Some(_) => Err(bad(name, format!("`{text}` is not a hexadecimal number"))),
+        None => parse_count(name, text, u64::MAX),
+    }
+}
+
+/// Checks a scene scaled for `name` (`--entities`, `entities`): the collision grid within its
+/// limit and the initial world within [`crate::scene::MAX_ENTITIES`] ([`Scene::check_size`],
+/// what the command line checks after scaling).
+///
+/// # Errors
+/// [`BadArgument`] naming `name` and the limit passed.
+///
+/// [`Scene::check_size`]: crate::scene::Scene::check_size
+pub fn scene_size(name: &str, entities: u64, scene: &crate::scene::Scene) -> Result<(), BadArgument> {
+    scene.check_size().map_err(|problem| bad(name, format!("{entities}: {problem}")))
+}
+
 /// A value the arena cannot run on: which component, which field, and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("`{component}.{field}`: {problem}")]
@@ -164,6 +227,25 @@ mod tests {
             let error = spawner(&bad, 2).unwrap_err();
             assert_eq!(error.field, field, "{bad:?}");
             assert!(error.to_string().contains(&format!("spawner.{field}")), "{error}");
+        }
+    }
+
+    #[test]
+    fn counts_and_seeds_parse_strictly() {
+        assert_eq!(parse_count("n", "0", 10), Ok(0));
+        assert_eq!(parse_count("n", "10", 10), Ok(10));
+        for text in ["", "abc", "NaN", "Infinity", "-1", "+1", "1e3", " 5", "5 ", "1.5", "0x10"] {
+            let error = parse_count("entities", text, 1 << 26).unwrap_err();
+            assert!(error.to_string().starts_with("entities: "), "{text}: {error}");
+        }
+        let error = parse_count("entities", "4294967396", 1 << 26).unwrap_err();
+        assert_eq!(error.to_string(), "entities: 4294967396 is above the limit of 67108864");
+        assert!(parse_count("n", "99999999999999999999999", u64::MAX).is_err());
+        assert_eq!(parse_seed("seed", "0x5EED"), Ok(0x5EED));
+        assert_eq!(parse_seed("seed", "24301"), Ok(24301));
+        assert_eq!(parse_seed("seed", "18446744073709551615"), Ok(u64::MAX));
+        for text in ["abc", "0x", "0xg", "0x10000000000000000", "18446744073709551616", "NaN"] {
+            assert!(parse_seed("seed", text).is_err(), "{text}");
         }
     }
 

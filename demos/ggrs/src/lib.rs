@@ -14,9 +14,15 @@
 //! side of a peer-to-peer session over UDP on loopback, with a simulated network latency so that
 //! predictions miss and GGRS rolls back.
 //!
+//! Every datagram of a peer-to-peer session carries a MAC under a session key derived from a
+//! match secret both peers are given, and a sequence number against replay; anything else is
+//! dropped and counted ([`auth`]).
+//!
 //! Modules: [`input`] (the players' input), [`game`] (the request handler), [`synctest`],
-//! [`socket`] (the loopback UDP socket with latency), [`peer`].
+//! [`auth`] (the session key, datagram MACs and the replay window), [`socket`] (the loopback
+//! UDP socket with latency), [`peer`].
 
+pub mod auth;
 pub mod game;
 pub mod input;
 pub mod peer;

@@ -1,5 +1,6 @@
 //! `mosaic-ggrs`: the arena under GGRS. `synctest` runs GGRS's sync test and reports its cost
-//! against a plain run of the same frames; `peer` runs one side of a two-player session over UDP.
+//! against a plain run of the same frames; `peer` runs one side of a two-player session over UDP,
+//! every datagram authenticated under a key derived from `--match-secret`.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -9,12 +10,17 @@ use arena::scene::Scene;
 use arena::sim::Sim;
 use clap::{Parser, Subcommand};
 use mosaic::ExecutorKind;
+use mosaic_ggrs::auth::SessionKey;
 use mosaic_ggrs::game::straight_run;
 use mosaic_ggrs::peer::{PeerOptions, run_peer};
 use mosaic_ggrs::synctest::{run_synctest, scripted_inputs};
 
 /// The most entities `--entities` may ask for (the arena's own limit).
 const MAX_ENTITIES: u64 = arena::scene::MAX_ENTITIES;
+
+/// The environment variable read for the match secret when `--match-secret` is not given (an
+/// environment variable is not shown to other users in `ps`, a command-line argument is).
+const MATCH_SECRET_ENV: &str = "MOSAIC_MATCH_SECRET";
 
 /// The arena driven by GGRS rollback netcode.
 #[derive(Debug, Parser)]
@@ -82,6 +88,11 @@ enum Command {
         /// Keep the session running this many milliseconds after the report (at most 10^4).
         #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u16).range(0..=10_000))]
         linger_ms: u16,
+        /// The match secret both peers are given (16 to 1024 bytes, the same on both; a fresh
+        /// random one per match): every datagram is authenticated under a key derived from it.
+        /// Required, here or in the environment variable MOSAIC_MATCH_SECRET; there is no default.
+        #[arg(long)]
+        match_secret: Option<String>,
     },
 }
 
@@ -157,7 +168,22 @@ fn main() -> ExitCode {
             seed,
             timeout_s,
             linger_ms,
+            match_secret,
         } => {
+            let Some(secret) = match_secret.or_else(|| std::env::var(MATCH_SECRET_ENV).ok()) else {
+                eprintln!(
+                    "mosaic-ggrs: peer {player}: no match secret: give --match-secret or set \
+                     {MATCH_SECRET_ENV} (the same random string on both peers, fresh for each match)"
+                );
+                return ExitCode::FAILURE;
+            };
+            let key = match SessionKey::from_match_secret(&secret) {
+                Ok(key) => key,
+                Err(error) => {
+                    eprintln!("mosaic-ggrs: peer {player}: --match-secret: {error}");
+                    return ExitCode::FAILURE;
+                }
+            };
             let options = PeerOptions {
                 local,
                 remote,
@@ -168,17 +194,19 @@ fn main() -> ExitCode {
                 fps: fps.into(),
                 timeout: Duration::from_secs(timeout_s.into()),
                 linger: Duration::from_millis(linger_ms.into()),
+                key,
             };
             let sim = Sim::new(&scene(Some(entities)), seed, ExecutorKind::SingleThreaded);
             match run_peer(sim, &options) {
                 Ok(report) => {
                     println!(
-                        "frame {} hash {:#018x} rollbacks {} advances {} seconds {:.2}",
+                        "frame {} hash {:#018x} rollbacks {} advances {} seconds {:.2} {}",
                         report.frame,
                         report.hash,
                         report.counts.loads,
                         report.counts.advances,
-                        report.elapsed.as_secs_f64()
+                        report.elapsed.as_secs_f64(),
+                        report.drops
                     );
                     ExitCode::SUCCESS
                 }

@@ -6,9 +6,10 @@ use std::time::{Duration, Instant};
 use arena::sim::Sim;
 use ggrs::{DesyncDetection, Frame, GgrsError, GgrsEvent, PlayerType, SessionBuilder, SessionState};
 
+use crate::auth::{DropCounts, SessionKey};
 use crate::game::{ArenaConfig, GgrsArena, GgrsArenaError, RequestCounts};
 use crate::input::Steer;
-use crate::socket::LatencySocket;
+use crate::socket::{LatencySocket, SocketAuth};
 
 /// How a peer runs.
 #[derive(Clone, Debug)]
@@ -33,6 +34,9 @@ pub struct PeerOptions {
     /// How long the peer keeps running after its report, so the other peer receives the inputs
     /// it still needs.
     pub linger: Duration,
+    /// The session key every datagram is authenticated under, the same on both peers
+    /// ([`SessionKey::from_match_secret`]).
+    pub key: SessionKey,
 }
 
 /// What a peer reports.
@@ -47,12 +51,16 @@ pub struct PeerReport {
     pub counts: RequestCounts,
     /// Wall time from start to report.
     pub elapsed: Duration,
+    /// Datagrams received until the peer returned (the end of its linger), by what became of
+    /// them: forged, replayed and strangers' datagrams are dropped and counted there.
+    pub drops: DropCounts,
 }
 
 /// Runs one peer of a two-player session with `sim` until every input before
 /// `options.frames` is confirmed, reports the world hash at that frame, then keeps the session
 /// going for `options.linger`. GGRS's desync detection compares the peers' hashes every 10
-/// frames.
+/// frames. Every datagram is authenticated under `options.key` ([`crate::auth`]); others are
+/// dropped and counted in [`PeerReport::drops`].
 ///
 /// # Errors
 /// - [`PeerError::Io`] if the socket cannot be bound;
@@ -63,8 +71,10 @@ pub struct PeerReport {
 /// - [`PeerError::Arena`] if a request could not be fulfilled.
 pub fn run_peer(sim: Sim, options: &PeerOptions) -> Result<PeerReport, PeerError> {
     let start = Instant::now();
-    let socket = LatencySocket::bind(options.local, options.remote, options.latency)?;
     let other = 1 - options.player.min(1);
+    let auth = SocketAuth { key: options.key.clone(), player: u8::from(options.player != 0) };
+    let socket = LatencySocket::bind(options.local, options.remote, options.latency, auth)?;
+    let counters = socket.counters();
     let mut session = SessionBuilder::<ArenaConfig>::new()
         .with_num_players(2)?
         .with_input_delay(options.input_delay)
@@ -81,7 +91,7 @@ pub fn run_peer(sim: Sim, options: &PeerOptions) -> Result<PeerReport, PeerError
         let now = Instant::now();
         if let Some(report) = report {
             if now >= start + report.elapsed + options.linger {
-                return Ok(report);
+                return Ok(PeerReport { drops: counters.get(), ..report });
             }
         } else if now >= start + options.timeout {
             return Err(PeerError::Timeout {
@@ -97,7 +107,9 @@ pub fn run_peer(sim: Sim, options: &PeerOptions) -> Result<PeerReport, PeerError
                     return Err(PeerError::Desync { frame, local: local_checksum, remote: remote_checksum });
                 }
                 GgrsEvent::Disconnected { .. } => {
-                    return report.ok_or(PeerError::Disconnected { frame: game.frame() });
+                    return report
+                        .map(|report| PeerReport { drops: counters.get(), ..report })
+                        .ok_or(PeerError::Disconnected { frame: game.frame() });
                 }
                 _ => {}
             }
@@ -126,6 +138,7 @@ pub fn run_peer(sim: Sim, options: &PeerOptions) -> Result<PeerReport, PeerError
                 hash,
                 counts: game.counts(),
                 elapsed: start.elapsed(),
+                drops: counters.get(),
             });
         }
     }

@@ -43,6 +43,7 @@ fn two_peers_over_udp_end_on_the_same_hash_as_a_straight_run() {
                 .args(["--frames", &FRAMES.to_string(), "--entities", &ENTITIES.to_string()])
                 .args(["--seed", &SEED.to_string(), "--input-delay", &INPUT_DELAY.to_string()])
                 .args(["--latency-ms", "30", "--fps", "60", "--timeout-s", "60", "--linger-ms", "1500"])
+                .args(["--match-secret", "p2p test match secret"])
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()
@@ -72,4 +73,22 @@ fn two_peers_over_udp_end_on_the_same_hash_as_a_straight_run() {
     let sim = Sim::new(&Scene::bundled().scaled(ENTITIES), SEED, ExecutorKind::SingleThreaded);
     let expected = straight_run(sim, rollback_registry(), FRAMES, |frame| delayed_inputs(frame, INPUT_DELAY));
     assert_eq!(reports[0].1, format!("{expected:#018x}"), "the hash of a straight run with the same inputs");
+}
+
+#[test]
+fn a_peer_without_a_match_secret_or_with_a_short_one_refuses_to_start() {
+    let port = free_port().to_string();
+    let run = |secret: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_mosaic-ggrs"));
+        command.args(["peer", "--player", "0", "--local", &format!("127.0.0.1:{port}")]);
+        command.env_remove("MOSAIC_MATCH_SECRET");
+        if let Some(secret) = secret {
+            command.args(["--match-secret", secret]);
+        }
+        let output = command.output().unwrap();
+        assert!(!output.status.success());
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    assert!(run(None).contains("no match secret: give --match-secret or set MOSAIC_MATCH_SECRET"));
+    assert!(run(Some("short")).contains("the match secret is 5 bytes; give 16 to 1024 bytes"));
 }

@@ -6,8 +6,10 @@
 //! `demos/web/www/` and open `index.html`. `scripts/web-test.sh` checks it in headless Chromium.
 //!
 //! [`render`] (plain Rust, tested natively) draws a world into an RGBA image; [`WebArena`] is the
-//! JavaScript-facing handle.
+//! JavaScript-facing handle; [`params`] reads the page's URL parameters through the command
+//! line's checks ([`arena::validate`]).
 
+pub mod params;
 pub mod render;
 
 use arena::report::checksum;
@@ -18,6 +20,8 @@ use wasm_bindgen::prelude::*;
 use web_sys::CanvasRenderingContext2d;
 
 use crate::render::Image;
+
+pub use params::{MAX_WEB_ENTITIES, PageParams};
 
 /// Largest canvas side [`WebArena::new`] accepts, in pixels.
 pub const MAX_CANVAS: u32 = 4096;
@@ -44,8 +48,9 @@ impl WebArena {
     /// of `width` x `height` pixels.
     ///
     /// # Errors
-    /// A JavaScript `Error` naming the argument if `entities` is above the arena's limit
-    /// (2^26) or a canvas side is 0 or above [`MAX_CANVAS`].
+    /// A JavaScript `Error` naming the argument if `entities` is above the page's limit
+    /// ([`MAX_WEB_ENTITIES`]), the scaled scene fails the command line's size check (its
+    /// collision grid too large), or a canvas side is 0 or above [`MAX_CANVAS`].
     #[wasm_bindgen(constructor)]
     pub fn new(entities: u32, seed: u64, width: u32, height: u32) -> Result<WebArena, JsError> {
         Self::create(entities, seed, width, height).map_err(|message| JsError::new(&message))
@@ -106,8 +111,8 @@ impl WebArena {
     /// # Errors
     /// As [`WebArena::new`].
     pub fn create(entities: u32, seed: u64, width: u32, height: u32) -> Result<WebArena, String> {
-        if u64::from(entities) > MAX_ENTITIES {
-            return Err(format!("entities: {entities} is above the arena's limit of {MAX_ENTITIES}"));
+        if u64::from(entities) > MAX_WEB_ENTITIES.min(MAX_ENTITIES) {
+            return Err(format!("entities: {entities} is above the page's limit of {MAX_WEB_ENTITIES}"));
         }
         for (name, side) in [("width", width), ("height", height)] {
             if side == 0 || side > MAX_CANVAS {
@@ -118,6 +123,8 @@ impl WebArena {
             0 => Scene::bundled(),
             n => Scene::bundled().scaled(n.into()),
         };
+        arena::validate::scene_size("entities", entities.into(), &scene)
+            .map_err(|error| error.to_string())?;
         let sim = Sim::new(&scene, seed, ExecutorKind::SingleThreaded);
         Ok(WebArena { sim, scene, frame: 0, image: Image::new(width, height), last: FrameChanges::default() })
     }

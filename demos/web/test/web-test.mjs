@@ -1,6 +1,7 @@
 // Loads the arena page in headless Chromium (playwright-core driving Debian's /usr/bin/chromium),
 // waits for frame FRAMES, checks the checksum the page shows against EXPECTED (the native run's),
-// measures the page's frame rate and the wasm step time, and saves a screenshot to SHOT.
+// measures the page's frame rate and the wasm step time, saves a screenshot to SHOT, and checks
+// that bad URL parameters are shown on the page as errors naming the parameter.
 // Run by scripts/web-test.sh, which sets the environment:
 //   URL, FRAMES, EXPECTED, optionally SHOT (no screenshot without it) and CHROMIUM (default
 //   /usr/bin/chromium).
@@ -31,6 +32,22 @@ try {
   console.log(`STATS ${JSON.stringify(stats)}`);
   if (errors.length) { console.error(`page errors: ${errors.join('; ')}`); failed = true; }
   if (checksum !== EXPECTED) { console.error('the checksum differs from the native run'); failed = true; }
+  // Bad URL parameters: the page shows the error naming the parameter (PageParams.parse).
+  for (const [query, expected] of [
+    ['entities=4294967396', 'entities: 4294967396 is above'],
+    ['entities=abc', 'entities: `abc` is not a whole number'],
+    ['entities=Infinity', 'entities: `Infinity` is not a whole number'],
+    ['seed=abc', 'seed: `abc` is not a whole number'],
+  ]) {
+    const bad = await browser.newPage();
+    await bad.goto(`${URL.split('?')[0]}?${query}`);
+    await bad.waitForFunction(() => document.getElementById('error').textContent !== '', null,
+      { timeout: 30_000 });
+    const shown = await bad.textContent('#error');
+    console.log(`page: ?${query}: ${shown}`);
+    if (!shown.includes(expected)) { console.error(`?${query}: expected "${expected}"`); failed = true; }
+    await bad.close();
+  }
 } finally {
   await browser.close();
 }

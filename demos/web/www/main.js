@@ -2,13 +2,11 @@
 // Readouts: the wasm step time and the draw time (medians of the last 60 frames), the page's
 // frames per second (animation frames drawn in the last second), and the checksum at frame
 // `frames` (the same as `arena --frames N --seed S --entities E` prints natively).
-import init, { WebArena } from './pkg/mosaic_web.js';
+// The URL's `entities`, `seed` and `frames` are read by the wasm module (`PageParams.parse`)
+// with the command line's checks; a bad value stops the page with its message in #error.
+import init, { PageParams, WebArena } from './pkg/mosaic_web.js';
 
 const $ = (id) => document.getElementById(id);
-const params = new URLSearchParams(location.search);
-const entities = Number(params.get('entities') ?? 0);
-const seed = BigInt(params.get('seed') ?? 0x5eed);
-const target = Number(params.get('frames') ?? 600);
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -17,9 +15,11 @@ const median = (values) => {
 
 async function start() {
   await init();
+  const params = PageParams.parse(location.search);
+  const target = params.frames;
   const canvas = $('arena');
   const context = canvas.getContext('2d');
-  const arena = new WebArena(entities, seed, canvas.width, canvas.height);
+  const arena = new WebArena(params.entities, params.seed, canvas.width, canvas.height);
   const steps = [], draws = [], drawn = [];
   // Every step time up to frame `target`, for the browser test's comparison with the native run.
   const stepsToTarget = [];
@@ -68,4 +68,8 @@ async function start() {
   requestAnimationFrame(tick);
 }
 
-start().catch((error) => { $('error').textContent = String(error); throw error; });
+// A JsError from the wasm module is an Error whose message names the parameter.
+start().catch((error) => {
+  $('error').textContent = error instanceof Error ? error.message : String(error);
+  throw error;
+});

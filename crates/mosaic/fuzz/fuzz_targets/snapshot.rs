@@ -36,20 +36,29 @@ fn populated() -> (World, Vec<Entity>) {
 
 fuzz_target!(|data: &[u8]| {
     let registry = registry();
+    // The bytes as they are: the unsealed path (formats 5 and 6, and the checksum refusal).
+    let _ = registry.load_binary(&mut World::new(), data);
     // Prefix byte 0: mutate a real snapshot instead of raw bytes, to reach deep states.
     let (bytes, text): (Vec<u8>, Option<String>) = match data.split_first() {
         Some((0, rest)) => {
             let (mut world, _) = populated();
             let mut snapshot = registry.save_binary(&mut world).unwrap();
+            // Without the checksum, mutated, then sealed again: a mutation that only broke the
+            // checksum would stop at it and never reach the decoder.
+            snapshot.truncate(snapshot.len() - 4);
             for (i, &b) in rest.iter().enumerate() {
                 let len = snapshot.len();
                 if len > 0 {
                     snapshot[(i * 7 + b as usize) % len] ^= b;
                 }
             }
-            (snapshot, None)
+            (mosaic::serialize::seal_binary(snapshot), None)
         }
-        _ => (data.to_vec(), std::str::from_utf8(data).ok().map(str::to_owned)),
+        // Raw bytes are sealed too, so they reach the decoder as format 7 content.
+        _ => (
+            mosaic::serialize::seal_binary(data.to_vec()),
+            std::str::from_utf8(data).ok().map(mosaic::serialize::seal_ron),
+        ),
     };
     let mut empty = World::new();
     let _ = registry.load_binary(&mut empty, &bytes);

@@ -31,6 +31,25 @@ pub enum SnapshotError {
         /// The version this library writes and reads.
         expected: u32,
     },
+    /// The snapshot's checksum (format 7 on: see [`seal_binary`](super::seal_binary) and
+    /// [`seal_ron`](super::seal_ron)) is missing or does not match its content: a bit changed
+    /// on disk or in transit, the file was cut off or edited. Nothing was loaded.
+    #[error(
+        "the {format} snapshot's checksum {}; the snapshot is corrupt (a changed bit, a cut-off or          hand-edited file): load a good copy",
+        match stored {
+            Some(stored) => format!("{stored:#010x} does not match its content's {computed:#010x}"),
+            None => "is missing, and its format (7 or later) must have one".to_owned(),
+        }
+    )]
+    Checksum {
+        /// `"binary"` or `"RON"`.
+        format: &'static str,
+        /// The CRC-32 the snapshot carries; `None` if it has no place for one (a RON snapshot
+        /// without the checksum line, a binary one under 4 bytes).
+        stored: Option<u32>,
+        /// The CRC-32 of the content.
+        computed: u32,
+    },
     /// The snapshot names a component or resource the registry does not know.
     #[error(
         "the snapshot has a {kind} named `{name}`, which is not registered; register it under that \

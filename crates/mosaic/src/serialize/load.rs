@@ -8,11 +8,12 @@ use std::num::NonZeroU32;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
+use super::checksum::{self, Opened};
 use super::hierarchy::SavedHierarchy;
 use super::order::{self, SavedOrder};
 use super::registry::{Entry, Pending};
 use super::relation::SavedRelation;
-use super::save::{FORMAT_VERSION, OLDEST_FORMAT_VERSION};
+use super::save::{FORMAT_VERSION, LAST_UNSEALED_VERSION, OLDEST_FORMAT_VERSION};
 use super::{EntityMap, SnapshotError, SnapshotRegistry};
 use crate::entity::{Entities, Entity};
 use crate::hierarchy::Relationship;
@@ -91,6 +92,9 @@ struct SnapshotSeed<'a> {
     stash: Stash<'a>,
     /// Each entry's data is a byte string of postcard (binary snapshots), not a nested value.
     binary: bool,
+    /// `None` if the checksum matched (the format must be 7 or later); else the error to give
+    /// if the snapshot says format 7 or later (it must have had a checksum).
+    unsealed: Option<&'a dyn Fn() -> SnapshotError>,
 }
 
 impl<'de> DeserializeSeed<'de> for SnapshotSeed<'_> {
@@ -103,10 +107,12 @@ impl<'de> DeserializeSeed<'de> for SnapshotSeed<'_> {
 
 impl SnapshotSeed<'_> {
     fn check_format<E: de::Error>(&self, found: u32) -> Result<(), E> {
-        if (OLDEST_FORMAT_VERSION..=FORMAT_VERSION).contains(&found) {
-            Ok(())
-        } else {
-            Err(stash(self.stash, SnapshotError::Version { found, expected: FORMAT_VERSION }))
+        let sealed = LAST_UNSEALED_VERSION + 1..=FORMAT_VERSION;
+        match self.unsealed {
+            None if sealed.contains(&found) => Ok(()),
+            Some(_) if (OLDEST_FORMAT_VERSION..=LAST_UNSEALED_VERSION).contains(&found) => Ok(()),
+            Some(error) if sealed.contains(&found) => Err(stash(self.stash, error())),
+            _ => Err(stash(self.stash, SnapshotError::Version { found, expected: FORMAT_VERSION })),
         }
     }
 
@@ -452,7 +458,12 @@ impl SnapshotRegistry {
     /// snapshot reads and checks out, its row orders against the world's groups included (except
     /// that ids reserved with [`World::reserve_entity`] are flushed into live entities first).
     ///
+    /// A snapshot of format 7 or later must start with its checksum line (as
+    /// [`SnapshotRegistry::save_ron`] writes it); formats 5 and 6 carry none and load without.
+    ///
     /// # Errors
+    /// [`SnapshotError::Checksum`] if the snapshot says format 7 or later and its checksum line
+    /// is missing or does not match the text (a changed bit, a cut-off or edited file);
     /// [`SnapshotError::DecodeRon`] for malformed or truncated text or a value that does not fit
     /// its type; [`SnapshotError::Version`] for a format other than
     /// [`OLDEST_FORMAT_VERSION`](super::OLDEST_FORMAT_VERSION) to
@@ -465,11 +476,27 @@ impl SnapshotRegistry {
     /// owning groups (create the saved world's groups before loading, others after);
     /// [`SnapshotError::Exhausted`] if the world cannot spawn that many entities.
     pub fn load_ron(&self, world: &mut World, text: &str) -> Result<EntityMap, SnapshotError> {
+        // Sealed, the whole text is still parsed: the checksum line is a RON comment, and the
+        // parser's line numbers then match the file's.
+        let unsealed = match checksum::open_ron(text) {
+            Opened::Sealed(_) => None,
+            Opened::Unsealed { stored, computed, .. } => Some((stored, computed)),
+        };
+        let checksum_error = |&(stored, computed): &(Option<u32>, u32)| SnapshotError::Checksum {
+            format: "RON",
+            stored,
+            computed,
+        };
+        let unsealed_error = unsealed.map(|u| move || checksum_error(&u));
         let stash = RefCell::new(None);
         let mut deserializer = ron::Deserializer::from_str(text).map_err(SnapshotError::DecodeRon)?;
-        let parsed = match (SnapshotSeed { registry: self, stash: &stash, binary: false })
-            .deserialize(&mut deserializer)
-        {
+        let seed = SnapshotSeed {
+            registry: self,
+            stash: &stash,
+            binary: false,
+            unsealed: unsealed_error.as_ref().map(|f| f as &dyn Fn() -> SnapshotError),
+        };
+        let parsed = match seed.deserialize(&mut deserializer) {
             Ok(parsed) => parsed,
             Err(error) => {
                 return Err(stash
@@ -487,14 +514,30 @@ impl SnapshotRegistry {
     /// [`SnapshotRegistry::load_ron`] for what loading does.
     ///
     /// # Errors
-    /// As [`SnapshotRegistry::load_ron`], with [`SnapshotError::DecodePostcard`] for malformed or
-    /// truncated bytes and [`SnapshotError::TrailingBytes`] for bytes after the snapshot.
+    /// As [`SnapshotRegistry::load_ron`] ([`SnapshotError::Checksum`] if the snapshot says format 7
+    /// or later and its last 4 bytes are not the checksum of the rest), with
+    /// [`SnapshotError::DecodePostcard`] for malformed or truncated bytes and
+    /// [`SnapshotError::TrailingBytes`] for bytes after the snapshot.
     pub fn load_binary(&self, world: &mut World, bytes: &[u8]) -> Result<EntityMap, SnapshotError> {
+        let (bytes, unsealed) = match checksum::open_binary(bytes) {
+            Opened::Sealed(content) => (content, None),
+            Opened::Unsealed { content, stored, computed } => (content, Some((stored, computed))),
+        };
+        let checksum_error = |&(stored, computed): &(Option<u32>, u32)| SnapshotError::Checksum {
+            format: "binary",
+            stored,
+            computed,
+        };
+        let unsealed_error = unsealed.map(|u| move || checksum_error(&u));
         let stash = RefCell::new(None);
         let mut deserializer = postcard::Deserializer::from_bytes(bytes);
-        let parsed = match (SnapshotSeed { registry: self, stash: &stash, binary: true })
-            .deserialize(&mut deserializer)
-        {
+        let seed = SnapshotSeed {
+            registry: self,
+            stash: &stash,
+            binary: true,
+            unsealed: unsealed_error.as_ref().map(|f| f as &dyn Fn() -> SnapshotError),
+        };
+        let parsed = match seed.deserialize(&mut deserializer) {
             Ok(parsed) => parsed,
             Err(error) => return Err(stash.take().unwrap_or(SnapshotError::DecodePostcard(error))),
         };

@@ -43,6 +43,13 @@
 //! orders that break a group) is a [`SnapshotError`], never a panic or a huge allocation, and
 //! leaves the world as it was.
 //!
+//! Checksum (format 7 on): a binary snapshot ends with the CRC-32 of the bytes before it (4
+//! bytes, little-endian); a RON snapshot starts with the line `// mosaic snapshot crc32
+//! xxxxxxxx` holding the CRC-32 of the text after it. A flipped bit, a cut-off file or an edit is
+//! [`SnapshotError::Checksum`], never different data. Snapshots of formats 5 and 6 carry no
+//! checksum and still load; one that says format 7 without a matching checksum is refused. See
+//! [`seal_binary`] and [`seal_ron`] (to write one for content edited by hand).
+//!
 //! Format, in field order (RON shows the names): `format` ([`FORMAT_VERSION`]), `world` (`u8`,
 //! the saved world's tag: see [`Entity::world_tag`](crate::Entity::world_tag)), `generations`
 //! (`[u32]` per slot), `free` (`[u32]`, reused from the end), `entities` (`[u32]`, increasing),
@@ -60,6 +67,7 @@
 #![deny(unsafe_code)]
 
 mod by_name;
+mod checksum;
 mod entity;
 mod error;
 mod hierarchy;
@@ -71,6 +79,7 @@ mod relation;
 mod save;
 
 pub use by_name::{NamedData, NamedPool};
+pub use checksum::{seal_binary, seal_ron};
 pub use entity::{EntityMap, MapEntities};
 pub use error::SnapshotError;
 pub use pairs::NamedPairs;

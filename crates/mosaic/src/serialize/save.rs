@@ -10,12 +10,19 @@ use crate::entity::Entity;
 use crate::world::{Parts, World};
 
 /// The snapshot format this library writes (and reads, with the older versions down to
-/// [`OLDEST_FORMAT_VERSION`]). Version 6 added the many-to-many pairs (`pairs`, `pair_marks`).
-pub const FORMAT_VERSION: u32 = 6;
+/// [`OLDEST_FORMAT_VERSION`]). Version 6 added the many-to-many pairs (`pairs`, `pair_marks`);
+/// version 7 the checksum ([`seal_binary`](super::seal_binary), [`seal_ron`](super::seal_ron)),
+/// with the same content otherwise.
+pub const FORMAT_VERSION: u32 = 7;
 
 /// The oldest snapshot format this library still reads: version 5, the format before pairs (a
-/// version 5 snapshot loads as a world without pairs).
+/// version 5 snapshot loads as a world without pairs). Versions 5 and 6 carry no checksum and
+/// load without one.
 pub const OLDEST_FORMAT_VERSION: u32 = 5;
+
+/// The newest snapshot format without a checksum: a snapshot that says a later version must
+/// carry one.
+pub(super) const LAST_UNSEALED_VERSION: u32 = 6;
 
 /// A named resource, written as a `(name, data)` pair.
 type Named<'a> = (&'a str, Box<dyn erased_serde::Serialize + 'a>);
@@ -223,7 +230,8 @@ impl SnapshotRegistry {
     /// order, plus each pool's row order so queries visit entities in the same order after
     /// loading), and the registered resources the world has: everything that decides how the
     /// world orders its pools later, so a loaded world continues exactly (see the
-    /// [module docs](super)). Equal worlds (row orders included) give identical text. Runs
+    /// [module docs](super)). The first line is the checksum of the rest
+    /// ([`seal_ron`](super::seal_ron)). Equal worlds (row orders included) give identical text. Runs
     /// [`World::flush`] (reserved ids become live entities) and [`World::sweep_lazy`] first. O(slots + rows * log rows).
     ///
     /// # Errors
@@ -235,13 +243,15 @@ impl SnapshotRegistry {
         world.sweep_lazy();
         let config = ron::ser::PrettyConfig::new().depth_limit(3).struct_names(true);
         ron::ser::to_string_pretty(&self.snapshot_out(world, false)?.0, config)
+            .map(|text| super::seal_ron(&text))
             .map_err(SnapshotError::EncodeRon)
     }
 
     /// Saves `world` in the compact binary format postcard; the same content as
     /// [`SnapshotRegistry::save_ron`], except that each column's and resource's data is a byte
     /// string holding its postcard encoding, written by code compiled for that type (no dynamic
-    /// call per value). Equal worlds give identical bytes. Runs
+    /// call per value); the last 4 bytes are the checksum of the rest
+    /// ([`seal_binary`](super::seal_binary)). Equal worlds give identical bytes. Runs
     /// [`World::flush`] and [`World::sweep_lazy`] first. O(slots + rows * log rows).
     ///
     /// # Errors
@@ -252,6 +262,8 @@ impl SnapshotRegistry {
         world.flush();
         world.sweep_lazy();
         let (out, size) = self.snapshot_out(world, true)?;
-        postcard::to_extend(&out, Vec::with_capacity(size)).map_err(SnapshotError::EncodePostcard)
+        postcard::to_extend(&out, Vec::with_capacity(size + 4))
+            .map(super::seal_binary)
+            .map_err(SnapshotError::EncodePostcard)
     }
 }

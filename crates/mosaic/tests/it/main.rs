@@ -54,6 +54,7 @@ mod set_conditions;
 mod single;
 mod size_hints;
 mod snapshot;
+mod snapshot_checksum;
 mod snapshot_continuation;
 mod sort;
 mod spawn;

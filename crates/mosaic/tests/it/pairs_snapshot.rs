@@ -4,7 +4,7 @@
 #![cfg(feature = "serialize")]
 
 use mosaic::hierarchy::{OnDeleteTarget, PairRelation};
-use mosaic::serialize::{FORMAT_VERSION, SnapshotError, SnapshotRegistry};
+use mosaic::serialize::{FORMAT_VERSION, SnapshotError, SnapshotRegistry, seal_ron};
 use mosaic::{Component, Entity, World};
 use serde::{Deserialize, Serialize};
 
@@ -265,7 +265,15 @@ fn unknown_pair_kind_names_are_refused_on_load() {
     assert_eq!(copy.len(), 0);
 }
 
-/// The RON of a small world: `a` owes `b` 5 and `c` 6, under the name `owes`.
+/// RON snapshot text without its checksum line, to edit (and seal again with `seal_ron`).
+fn unsealed(text: String) -> String {
+    let (line, rest) = text.split_once('\n').unwrap();
+    assert!(line.starts_with("// mosaic snapshot crc32 "), "{line}");
+    rest.to_owned()
+}
+
+/// The RON of a small world, without its checksum line: `a` owes `b` 5 and `c` 6, under the
+/// name `owes`.
 fn small() -> (SnapshotRegistry, String) {
     let registry = registry();
     let mut world = World::new();
@@ -274,14 +282,15 @@ fn small() -> (SnapshotRegistry, String) {
     world.add_pair_with(a, c, Owes(6));
     world.add_pair_with(c, b, Owes(7));
     world.add_pair::<Inside>(b, c);
-    let text = registry.save_ron(&mut world).unwrap();
+    let text = unsealed(registry.save_ron(&mut world).unwrap());
     (registry, text)
 }
 
-/// Loads `text` into a fresh world; the error, and that the world was left untouched.
+/// Loads `text` with its checksum line into a fresh world; the error, and that the world was
+/// left untouched.
 fn load_error(registry: &SnapshotRegistry, text: &str) -> SnapshotError {
     let mut world = World::new();
-    let error = registry.load_ron(&mut world, text).unwrap_err();
+    let error = registry.load_ron(&mut world, &seal_ron(text)).unwrap_err();
     assert_eq!(world.len(), 0, "a refused load changes nothing");
     error
 }
@@ -302,7 +311,7 @@ fn the_small_snapshot_has_the_expected_shape() {
     );
     assert!(compact.contains("pair_marks:[1,2,]"), "{compact}");
     let mut world = World::new();
-    registry.load_ron(&mut world, &text).unwrap();
+    registry.load_ron(&mut world, &seal_ron(&text)).unwrap();
     assert_eq!(world.pairs::<Owes>().count(), 3);
 }
 
@@ -372,7 +381,7 @@ fn a_symmetric_pair_without_its_mirror_is_an_error() {
     let mut world = World::new();
     let [a, b] = [(); 2].map(|()| world.spawn_empty());
     world.add_pair_with(a, b, Friends(1));
-    let compact: String = registry.save_ron(&mut world).unwrap().split_whitespace().collect();
+    let compact: String = unsealed(registry.save_ron(&mut world).unwrap()).split_whitespace().collect();
     let broken = edit(
         &compact,
         "(\"friends\",[(1,[(0,0,Friends(1))]),(0,[(1,0,Friends(1))]),])",
@@ -399,22 +408,30 @@ fn a_duplicate_kind_and_truncated_bytes_are_errors() {
 }
 
 #[test]
-fn a_format_5_snapshot_still_loads_and_a_future_one_is_refused() {
+fn formats_5_and_6_still_load_without_a_checksum_and_a_future_one_is_refused() {
     let registry = registry();
     let mut world = World::new();
     let a = world.spawn(Tag(1));
-    let compact: String = registry.save_ron(&mut world).unwrap().split_whitespace().collect();
-    let v6 = format!("format:{FORMAT_VERSION},");
-    assert_eq!(FORMAT_VERSION, 6);
-    let v5 = edit(&edit(&compact, &v6, "format:5,"), "pairs:[],pair_marks:[],", "");
-    let mut copy = World::new();
-    registry.load_ron(&mut copy, &v5).unwrap();
-    assert_eq!(copy.get::<Tag>(a), Ok(&Tag(1)));
+    let compact: String = unsealed(registry.save_ron(&mut world).unwrap()).split_whitespace().collect();
+    let v7 = format!("format:{FORMAT_VERSION},");
+    assert_eq!(FORMAT_VERSION, 7);
+    // Formats 5 and 6 had no checksum line.
+    let v6 = edit(&compact, &v7, "format:6,");
+    let v5 = edit(&edit(&compact, &v7, "format:5,"), "pairs:[],pair_marks:[],", "");
+    for old in [v5, v6] {
+        let mut copy = World::new();
+        registry.load_ron(&mut copy, &old).unwrap();
+        assert_eq!(copy.get::<Tag>(a), Ok(&Tag(1)));
+    }
     // A version 6 snapshot must carry the pairs fields.
-    let missing = edit(&compact, "pairs:[],pair_marks:[],", "");
-    assert!(load_error(&registry, &missing).to_string().contains("pairs"));
-    let v7 = edit(&compact, &v6, "format:7,");
-    assert!(matches!(load_error(&registry, &v7), SnapshotError::Version { found: 7, expected: 6 }));
+    let missing = edit(&edit(&compact, &v7, "format:6,"), "pairs:[],pair_marks:[],", "");
+    let error = registry.load_ron(&mut World::new(), &missing).unwrap_err();
+    assert!(error.to_string().contains("pairs"), "{error}");
+    // A version 7 snapshot must carry its checksum.
+    let error = registry.load_ron(&mut World::new(), &compact).unwrap_err();
+    assert!(matches!(error, SnapshotError::Checksum { format: "RON", stored: None, .. }), "{error}");
+    let v8 = edit(&compact, &v7, "format:8,");
+    assert!(matches!(load_error(&registry, &v8), SnapshotError::Version { found: 8, expected: 7 }));
 }
 
 #[cfg(feature = "rollback")]

@@ -242,6 +242,7 @@ proptest! {
 #[cfg(feature = "serialize")]
 mod snapshots {
     use mosaic::hierarchy::{Cleanup, Relation};
+    use mosaic::serialize::seal_ron;
     use mosaic::{SnapshotError, SnapshotRegistry, World};
 
     struct Orbits;
@@ -320,8 +321,10 @@ mod snapshots {
         world.relate::<Orbits>(earth, sun).unwrap();
         world.relate::<Orbits>(moon, earth).unwrap();
         let registry = registry();
-        // One line, single spaces: the relation's fields are easy to find and replace.
-        let text = registry.save_ron(&mut world).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+        // One line, single spaces: the relation's fields are easy to find and replace. Without
+        // the checksum line; each edit is sealed again (`seal_ron`) so the load checks content.
+        let saved = registry.save_ron(&mut world).unwrap();
+        let text = saved.split_once('\n').unwrap().1.split_whitespace().collect::<Vec<_>>().join(" ");
         let good = "pairs: [(1, 0), (2, 1)], marks: [0, 1], index: [(0, [1]), (1, [2])]";
         assert!(text.contains(good), "{text}");
         let cases = [
@@ -332,13 +335,13 @@ mod snapshots {
             ("pairs: [(1, 0), (2, 1)], marks: [0, 1], index: [(1, [2]), (0, [1])]", "twice"),
         ];
         for (bad, what) in cases {
-            let corrupt = text.replace(good, bad);
+            let corrupt = seal_ron(&text.replace(good, bad));
             let mut copy = World::new();
             let error = registry.load_ron(&mut copy, &corrupt).unwrap_err();
             assert!(error.to_string().contains(what), "{bad}: {error}");
             assert_eq!(copy.len(), 0, "nothing loaded");
         }
-        let unknown = text.replace("name: \"orbits\"", "name: \"circles\"");
+        let unknown = seal_ron(&text.replace("name: \"orbits\"", "name: \"circles\""));
         let error = registry.load_ron(&mut World::new(), &unknown).unwrap_err();
         assert!(matches!(error, SnapshotError::Unknown { kind: "relation", .. }), "{error}");
     }

@@ -7,7 +7,9 @@
 use std::collections::BTreeMap;
 
 use mosaic::hierarchy::Relationship;
-use mosaic::serialize::{EntityMap, FORMAT_VERSION, MapEntities, SnapshotError, SnapshotRegistry};
+use mosaic::serialize::{
+    EntityMap, FORMAT_VERSION, MapEntities, SnapshotError, SnapshotRegistry, seal_binary, seal_ron,
+};
 use mosaic::{Component, Entity, World};
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -120,7 +122,9 @@ fn ron_round_trip_keeps_handles_and_allocator() {
     let registry = registry();
     let (mut world, all) = sample();
     let text = registry.save_ron(&mut world).unwrap();
-    assert!(text.starts_with("Snapshot("), "{text}");
+    let (checksum, body) = text.split_once('\n').unwrap();
+    assert!(checksum.starts_with("// mosaic snapshot crc32 ") && checksum.len() == 33, "{checksum}");
+    assert!(body.starts_with("Snapshot("), "{text}");
     assert!(text.contains("\"position\"") && text.contains("\"frame\""), "{text}");
     assert!(!text.contains("Scratch"));
     let mut copy = World::new();
@@ -301,8 +305,18 @@ fn postcard_bytes(value: &impl Serialize) -> Bytes {
 }
 
 impl Raw {
-    /// The binary encoding of this content.
+    /// The binary snapshot of this content, with its checksum.
     fn binary(&self) -> Vec<u8> {
+        seal_binary(self.content())
+    }
+
+    /// The RON snapshot of this content, with its checksum line.
+    fn ron(&self) -> String {
+        seal_ron(&ron::to_string(self).unwrap())
+    }
+
+    /// The binary encoding of this content, without the checksum.
+    fn content(&self) -> Vec<u8> {
         postcard::to_allocvec(&RawBinary {
             format: self.format,
             world: self.world,
@@ -365,7 +379,7 @@ fn load_both(raw: &Raw) -> (SnapshotError, SnapshotError) {
     let mut registry = SnapshotRegistry::new();
     registry.register::<Pos>("position");
     let bytes = raw.binary();
-    let text = ron::to_string(raw).unwrap();
+    let text = raw.ron();
     let mut errors = Vec::new();
     for empty in [true, false] {
         let mut world = World::new();
@@ -389,7 +403,7 @@ fn the_raw_layout_is_the_real_one() {
     registry.load_binary(&mut world, &raw().binary()).unwrap();
     assert_eq!(world.len(), 2);
     let mut world = World::new();
-    registry.load_ron(&mut world, &ron::to_string(&raw()).unwrap()).unwrap();
+    registry.load_ron(&mut world, &raw().ron()).unwrap();
     assert_eq!(world.children(world.entities().iter().next().unwrap()).count(), 1);
     let related: Vec<u32> =
         world.query_ref::<(Entity, &Relationship)>().into_iter().map(|(e, _)| e.index()).collect();
@@ -446,7 +460,12 @@ fn truncated_input_is_an_error_at_every_length() {
     for len in (0..bytes.len()).step_by(binary_stride).chain([bytes.len() - 1]) {
         let mut target = World::new();
         let error = registry.load_binary(&mut target, &bytes[..len]).unwrap_err();
-        assert!(matches!(error, SnapshotError::DecodePostcard(_)), "{len}: {error}");
+        // Past the first byte (the format, 7), the checksum is missing or wrong.
+        if len == 0 {
+            assert!(matches!(error, SnapshotError::DecodePostcard(_)), "{len}: {error}");
+        } else {
+            assert!(matches!(error, SnapshotError::Checksum { format: "binary", .. }), "{len}: {error}");
+        }
         assert_eq!(target.entities().slot_count(), 0);
     }
     let text = registry.save_ron(&mut world).unwrap();
@@ -458,6 +477,11 @@ fn truncated_input_is_an_error_at_every_length() {
     let mut with_tail = bytes.clone();
     with_tail.push(0);
     let error = registry.load_binary(&mut World::new(), &with_tail).unwrap_err();
+    assert!(matches!(error, SnapshotError::Checksum { .. }), "{error}");
+    // A byte after the content, under a checksum that covers it.
+    let mut with_tail = bytes[..bytes.len() - 4].to_vec();
+    with_tail.push(0);
+    let error = registry.load_binary(&mut World::new(), &seal_binary(with_tail)).unwrap_err();
     assert!(matches!(error, SnapshotError::TrailingBytes(1)), "{error}");
 }
 
@@ -467,27 +491,32 @@ fn huge_counts_do_not_allocate_or_panic() {
     // The format, world tag 1, then a varint count of u32::MAX slots and nothing else.
     let mut bytes = vec![FORMAT_VERSION as u8, 1];
     bytes.extend([0xff, 0xff, 0xff, 0xff, 0x0f]);
-    assert!(matches!(registry.load_binary(&mut World::new(), &bytes), Err(SnapshotError::DecodePostcard(_))));
+    let sealed = seal_binary(bytes);
+    assert!(matches!(
+        registry.load_binary(&mut World::new(), &sealed),
+        Err(SnapshotError::DecodePostcard(_))
+    ));
     // A column claiming u32::MAX rows.
     let mut raw = raw();
     raw.components.clear();
-    let mut bytes = raw.binary();
+    let mut bytes = raw.content();
     bytes.truncate(bytes.len() - 2); // drop the two empty sequences
     bytes.extend([1, 8]); // one column...
     bytes.extend(b"position");
     let mut huge_column = bytes.clone();
     huge_column.extend([5, 0xff, 0xff, 0xff, 0xff, 0x0f]); // ...of u32::MAX rows...
     huge_column.extend([0, 0]); // ...no row order, and no resources
-    let error = registry.load_binary(&mut World::new(), &huge_column).unwrap_err();
+    let error = registry.load_binary(&mut World::new(), &seal_binary(huge_column)).unwrap_err();
     assert!(matches!(error, SnapshotError::DecodePostcard(_)), "{error}");
     bytes.extend([0xff, 0xff, 0xff, 0xff, 0x0f]); // ...of u32::MAX bytes
-    let error = registry.load_binary(&mut World::new(), &bytes).unwrap_err();
+    let error = registry.load_binary(&mut World::new(), &seal_binary(bytes)).unwrap_err();
     assert!(matches!(error, SnapshotError::DecodePostcard(_)), "{error}");
     // As many component entries as u32::MAX.
-    let mut bytes = raw.binary();
+    let mut bytes = raw.content();
     bytes.truncate(bytes.len() - 2);
     bytes.extend([0xff, 0xff, 0xff, 0xff, 0x0f]);
-    assert!(registry.load_binary(&mut World::new(), &bytes).is_err());
+    let error = registry.load_binary(&mut World::new(), &seal_binary(bytes)).unwrap_err();
+    assert!(matches!(error, SnapshotError::DecodePostcard(_)), "{error}");
     // Entity indices of u32::MAX.
     let mut raw = self::raw();
     raw.entities = vec![0, u32::MAX];
