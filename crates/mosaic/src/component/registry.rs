@@ -63,6 +63,12 @@ pub(crate) type DeclareRequired = fn(&mut crate::world::RequiredComponents);
 /// assert_eq!(world.get::<Position>(e), Ok(&Position { x: 1.0, y: 2.0 }));
 /// assert_eq!(world.remove::<Velocity>(e), Some(Velocity { x: 1.0, y: 2.0 }));
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a component",
+    label = "not a component",
+    note = "derive it: `#[derive(Component)]`",
+    note = "a tuple is a bundle of components, not one: add several with `World::insert_bundle` / `EntityMut::insert_bundle` (as `spawn`, `remove` and `CommandBuffer::insert` take bundles)"
+)]
 pub trait Component: Stored {
     /// Declares the components an entity holding this one must also have, and how to make
     /// each: what `#[require(Velocity, Health = Health(100))]` on the derive writes (bevy 0.15's

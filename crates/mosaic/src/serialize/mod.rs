@@ -36,6 +36,11 @@
 //! and others after. What the registry does not name (unregistered components and resources,
 //! hooks, systems) is not saved; an unregistered component's pool starts empty.
 //!
+//! Hooks, observers and watches: a load inserts each saved value through the world, so the
+//! `on_add` / `on_insert` hooks, `Add` / `Insert` observers and watches of the loaded components
+//! fire, as they would for the same inserts by hand. A rollback restore (`RollbackRing::restore`)
+//! differs: it copies pools back and fires nothing (a restore is not new gameplay).
+//!
 //! Everything is in a fixed order, so two saves of equal worlds are byte-identical, and
 //! `save(load(save(w))) == save(w)`. Loading reads and checks the whole snapshot, and its row
 //! orders against the world's groups, before changing the world: corrupt or hostile input
