@@ -77,6 +77,13 @@ pub enum DynamicError {
         /// The component.
         component: String,
     },
+    /// An observer by id was refused: no components, a custom event (observers by id are for
+    /// lifecycle events), or two of its parameters alias.
+    #[error("observer by id: {reason}")]
+    Observer {
+        /// What was wrong.
+        reason: String,
+    },
     /// A query names one component in two terms, or writes in a query that can only read.
     #[error("dynamic query: {reason}")]
     Query {

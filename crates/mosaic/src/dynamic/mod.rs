@@ -21,9 +21,12 @@
 //! registered from raw parts holds rows is refused (`RollbackError::UnregisteredComponent`
 //! naming it): its bytes cannot be copied safely.
 //!
-//! Not yet: hooks, observers, watches, value indexes and groups are registered by Rust type, so
-//! none can name a run-time component; snapshots and the inspector leave run-time components
-//! out, and templates and `clone_entity` skip them.
+//! Lifecycle observers (`Add`, `Insert`, `Replace`, `Remove`, `Despawn`) take run-time
+//! components by id: [`World::add_observer_by_id`](crate::World::add_observer_by_id).
+//!
+//! Not yet: hooks, watches, value indexes and groups are registered by Rust type, so none can
+//! name a run-time component; snapshots and the inspector leave run-time components out, and
+//! templates and `clone_entity` skip them.
 //!
 //! bevy (`ComponentDescriptor`, `QueryBuilder`, `EntityRef::get_by_id`) and flecs (meta,
 //! `ecs_component_init`) are the models; this keeps values to plain data with a schema.

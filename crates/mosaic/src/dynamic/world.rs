@@ -283,6 +283,55 @@ impl World {
         Ok(entity)
     }
 
+    /// Adds an observer of lifecycle event `E` ([`Add`](crate::Add), [`Insert`](crate::Insert),
+    /// [`Replace`](crate::Replace), [`Remove`](crate::Remove), [`Despawn`](crate::Despawn)) on
+    /// the components `ids` (run-time components or Rust types), for every entity: what
+    /// `add_observer::<E, B>` does for a bundle type `B`, when the components are known only at
+    /// run time. The observer's function takes `On<E>` and system parameters; `On::component`
+    /// says which of `ids` changed. Returns the observer's entity (despawn it to remove the
+    /// observer). O(ids).
+    ///
+    /// # Errors
+    /// [`DynamicError::Observer`] if `ids` is empty, `E` is not a lifecycle event, or two of the
+    /// function's parameters alias; [`DynamicError::NoSuchComponent`] for an unknown id.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::dynamic::{ComponentDescriptor, DynamicValue, Schema};
+    /// use mosaic::{Add, On, ResMut, World};
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(0u32);
+    /// let tag = world.register_dynamic(ComponentDescriptor::new("Tag", Schema::new(vec![]).unwrap())).unwrap();
+    /// world.add_observer_by_id(&[tag], |_: On<Add>, mut added: ResMut<u32>| *added += 1).unwrap();
+    /// let value = DynamicValue::new(world.dynamic_schema(tag).unwrap());
+    /// world.spawn_dynamic([(tag, value)]).unwrap();
+    /// assert_eq!(*world.resource::<u32>(), 1);
+    /// ```
+    pub fn add_observer_by_id<E: crate::Event, M: 'static>(
+        &mut self,
+        ids: &[ComponentId],
+        observer: impl crate::observer::ObserverFunction<E, (), M>,
+    ) -> Result<Entity, DynamicError> {
+        if ids.is_empty() {
+            return Err(DynamicError::Observer { reason: "no component ids given".into() });
+        }
+        if E::LIFECYCLE == u8::MAX {
+            return Err(DynamicError::Observer {
+                reason: format!(
+                    "`{}` is not a lifecycle event (Add, Insert, Replace, Remove, Despawn); observe a custom \
+                     event with `add_observer`",
+                    std::any::type_name::<E>()
+                ),
+            });
+        }
+        for &id in ids {
+            self.check_id(id)?;
+        }
+        self.spawn_observer(observer, smallvec::SmallVec::new(), Some(ids.into()))
+            .map_err(|error| DynamicError::Observer { reason: error.to_string() })
+    }
+
     /// Fails unless `id` is a component of this world.
     pub(super) fn check_id(&self, id: ComponentId) -> Result<(), DynamicError> {
         if self.components().contains_id(id) {

@@ -129,7 +129,7 @@ impl World {
         &mut self,
         observer: F,
     ) -> Result<Entity, ScheduleError> {
-        self.spawn_observer::<E, B, M, F>(observer, SmallVec::new())
+        self.spawn_observer::<E, B, M, F>(observer, SmallVec::new(), None)
     }
 
     /// Adds an observer of one entity: `observer` runs when an `E` is triggered at `entity`
@@ -172,14 +172,18 @@ impl World {
             self.insert(entity, Observed);
         }
         let watched = SmallVec::from_slice(&[entity]);
-        self.spawn_observer(observer, watched).unwrap_or_else(|error| panic!("cannot add observer: {error}"))
+        self.spawn_observer(observer, watched, None)
+            .unwrap_or_else(|error| panic!("cannot add observer: {error}"))
     }
 
     /// Spawns the observer entity of `observer`, watching `watched`, and registers its runner.
-    fn spawn_observer<E: Event, B: Bundle, M: 'static, F: ObserverFunction<E, B, M>>(
+    /// A lifecycle observer observes the components of `B`, or those of `ids` when given (the
+    /// run-time form: `B` is then `()`).
+    pub(crate) fn spawn_observer<E: Event, B: Bundle, M: 'static, F: ObserverFunction<E, B, M>>(
         &mut self,
         observer: F,
         watched: SmallVec<[Entity; 2]>,
+        ids: Option<SmallVec<[ComponentId; 2]>>,
     ) -> Result<Entity, ScheduleError> {
         let mut access = crate::schedule::Access::default();
         if let Err(pair) = F::Param::add_access(&mut access) {
@@ -192,8 +196,11 @@ impl World {
         }
         let key = match lifecycle_of::<E>() {
             Some(kind) => {
-                let mut ids = SmallVec::new();
-                B::register_ids(self.components_mut(), &mut |id| ids.push(id));
+                let ids = ids.unwrap_or_else(|| {
+                    let mut ids = SmallVec::new();
+                    B::register_ids(self.components_mut(), &mut |id| ids.push(id));
+                    ids
+                });
                 ObserverKey::Lifecycle(kind, ids)
             }
             None => ObserverKey::Custom(TypeId::of::<E>()),

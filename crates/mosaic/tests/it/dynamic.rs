@@ -343,3 +343,44 @@ fn rollback_refuses_raw_components_with_rows() {
     unsafe { world.insert_by_id_raw(e, raw, (&raw const v).cast()) }.unwrap();
     assert_eq!(ring.save(&mut world, 1), Err(RollbackError::UnregisteredComponent { type_name: "RawU32" }));
 }
+
+#[test]
+fn observers_by_id_see_run_time_components() {
+    use mosaic::{Add, Insert, On, Remove, ResMut};
+    #[derive(Default)]
+    struct Log(Vec<(&'static str, Entity, Option<ComponentId>)>);
+    let mut world = World::new();
+    world.insert_resource(Log::default());
+    let pos = world.register_dynamic(vec2("Pos")).unwrap();
+    world
+        .add_observer_by_id(&[pos], |on: On<Add>, mut log: ResMut<Log>| {
+            log.0.push(("add", on.entity(), on.component()))
+        })
+        .unwrap();
+    world
+        .add_observer_by_id(&[pos], |on: On<Insert>, mut log: ResMut<Log>| {
+            log.0.push(("insert", on.entity(), on.component()))
+        })
+        .unwrap();
+    world
+        .add_observer_by_id(&[pos], |on: On<Remove>, mut log: ResMut<Log>| {
+            log.0.push(("remove", on.entity(), on.component()))
+        })
+        .unwrap();
+    let e = world.spawn_dynamic([(pos, value(&world, pos, 0.0, 0.0))]).unwrap();
+    world.insert_by_id(e, pos, value(&world, pos, 1.0, 0.0)).unwrap();
+    world.take_by_id(e, pos).unwrap();
+    world.insert_by_id(e, pos, value(&world, pos, 2.0, 0.0)).unwrap();
+    world.despawn(e);
+    let kinds: Vec<&str> = world.resource::<Log>().0.iter().map(|l| l.0).collect();
+    assert_eq!(kinds, ["add", "insert", "insert", "remove", "add", "insert", "remove"]);
+    assert!(world.resource::<Log>().0.iter().all(|l| l.1 == e && l.2 == Some(pos)));
+
+    #[derive(mosaic::Event)]
+    struct Custom;
+    assert!(matches!(
+        world.add_observer_by_id(&[pos], |_: On<Custom>| {}),
+        Err(DynamicError::Observer { .. })
+    ));
+    assert!(matches!(world.add_observer_by_id(&[], |_: On<Add>| {}), Err(DynamicError::Observer { .. })));
+}
