@@ -18,6 +18,8 @@ mod disabled;
 mod disjoint_access;
 mod drop;
 mod dynamic;
+mod dynamic_model;
+mod dynamic_property;
 mod enum_query;
 mod events;
 mod field_changes;
