@@ -107,6 +107,16 @@ pub enum SnapshotError {
         /// The pair kind's type name (`std::any::type_name::<R>()`).
         relation: &'static str,
     },
+    /// The world holds rows of a component defined at run time (`mosaic::dynamic`), which
+    /// snapshots cannot save yet: refused rather than saved without them.
+    #[error(
+        "the world holds `{component}` rows, a component defined at run time, which snapshots do not \
+         save yet; remove them before saving (rollback and the world hash do cover them)"
+    )]
+    RunTimeComponent {
+        /// The component's registered name.
+        component: &'static str,
+    },
     /// A relation's pairs, target marks and index do not agree, or a pair kind's pairs break
     /// its rules (a pair listed twice, an exclusive kind with two targets, a symmetric pair
     /// without its mirror, an unmarked target, slots that are not `0..n` per target).

@@ -181,6 +181,13 @@ impl SnapshotRegistry {
             // the ordering bookkeeping.
             hierarchy: _,
         } = world.parts();
+        // Run-time components are not saved yet: refuse rather than lose them.
+        let components_registry = world.components();
+        if let Some((_, info)) =
+            components_registry.dynamic_components().find(|&(id, _)| !components_registry.pool(id).is_empty())
+        {
+            return Err(SnapshotError::RunTimeComponent { component: info.name });
+        }
         let mut size = 16;
         let pair_kinds = pair_kinds(self, pairs, world, binary, &mut size)?;
         let pair_marks: Vec<u32> = pairs.mark.map_or_else(Vec::new, |mark| {
@@ -237,7 +244,8 @@ impl SnapshotRegistry {
     /// # Errors
     /// [`SnapshotError::EncodeRon`] if a registered type's `Serialize` fails.
     /// [`SnapshotError::UnregisteredRelation`] or [`SnapshotError::UnregisteredPair`] if the
-    /// world holds pairs of a relation or pair kind the registry does not name.
+    /// world holds pairs of a relation or pair kind the registry does not name;
+    /// [`SnapshotError::RunTimeComponent`] if it holds rows of a run-time component.
     pub fn save_ron(&self, world: &mut World) -> Result<String, SnapshotError> {
         world.flush();
         world.sweep_lazy();
@@ -257,7 +265,8 @@ impl SnapshotRegistry {
     /// # Errors
     /// [`SnapshotError::EncodePostcard`] if a registered type's `Serialize` fails.
     /// [`SnapshotError::UnregisteredRelation`] or [`SnapshotError::UnregisteredPair`] if the
-    /// world holds pairs of a relation or pair kind the registry does not name.
+    /// world holds pairs of a relation or pair kind the registry does not name;
+    /// [`SnapshotError::RunTimeComponent`] if it holds rows of a run-time component.
     pub fn save_binary(&self, world: &mut World) -> Result<Vec<u8>, SnapshotError> {
         world.flush();
         world.sweep_lazy();
