@@ -73,6 +73,8 @@
 
 mod api;
 mod assets;
+mod body;
+mod budget;
 mod error;
 mod guard;
 mod http;
@@ -81,10 +83,12 @@ mod live;
 mod map;
 mod pick;
 mod server;
+mod socket;
 mod travel;
 mod view;
 
 pub use error::InspectError;
 pub use inspector::{
-    Inspector, InspectorOptions, RECORD_BUDGET, REQUEST_TIMEOUT, VIEW_BUDGET_PERCENT, WATCH_WINDOW,
+    Inspector, InspectorOptions, MAX_CONNECTIONS, RECORD_BUDGET, REQUEST_TIMEOUT, VIEW_BUDGET_PERCENT,
+    WATCH_WINDOW,
 };

@@ -94,13 +94,32 @@ impl Game {
         let mut text = String::new();
         stream.read_to_string(&mut text).unwrap();
         let status = text.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("a status line");
-        let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b).to_owned();
-        (status, body)
+        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        (status, body_of(head, body))
     }
 
     fn json(&self, method: &str, path: &str, body: &str) -> (u16, Value) {
         let (status, text) = self.request(method, path, body);
         (status, serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}: {text}")))
+    }
+}
+
+/// The body of a response with `head`, as sent (`body`): as it is, or decoded from chunks
+/// (`Transfer-Encoding: chunked`, what a streamed answer such as the map is sent as).
+fn body_of(head: &str, body: &str) -> String {
+    if !head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        return body.to_owned();
+    }
+    let (mut decoded, mut rest) = (String::new(), body);
+    loop {
+        let (size, after) = rest.split_once("\r\n").expect("a chunk size line");
+        let size =
+            usize::from_str_radix(size.split(';').next().unwrap().trim(), 16).expect("a hex chunk size");
+        if size == 0 {
+            return decoded;
+        }
+        decoded.push_str(&after[..size]);
+        rest = after[size..].strip_prefix("\r\n").expect("CRLF after a chunk");
     }
 }
 
@@ -560,8 +579,10 @@ fn reads_show_the_world_at_the_publish_point_that_answers_them() {
     let text = read_while_publishing(&mut inspector, &mut world, get(addr, &path));
     assert!(text.contains("\"health\":77"), "{text}");
     let text = read_while_publishing(&mut inspector, &mut world, get(addr, "/api/map?component=position"));
-    assert!(text.starts_with("HTTP/1.1 200") && !text.contains("Content-Length"), "streamed: {text}");
-    let body: Value = serde_json::from_str(text.split_once("\r\n\r\n").unwrap().1).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let streamed = head.to_ascii_lowercase().contains("transfer-encoding: chunked");
+    assert!(text.starts_with("HTTP/1.1 200") && streamed, "streamed: {text}");
+    let body: Value = serde_json::from_str(&body_of(head, body)).unwrap();
     assert_eq!(
         (body["count"].clone(), body["xs"].clone(), body["ys"].clone()),
         (1.into(), json!([1.0]), json!([2.0]))
