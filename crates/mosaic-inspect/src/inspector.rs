@@ -297,7 +297,7 @@ impl Inspector {
         if !options.addr.ip().is_loopback() && !options.allow_remote {
             return Err(InspectError::NotLoopback(options.addr));
         }
-        let listener = std::net::TcpListener::bind(options.addr)
+        let listener = server::listen(options.addr)
             .map_err(|source| InspectError::Bind { addr: options.addr, source: Box::new(source) })?;
         let addr = listener.local_addr().unwrap_or(options.addr);
         let token = crate::guard::new_token().map_err(InspectError::Random)?;

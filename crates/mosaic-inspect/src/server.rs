@@ -43,6 +43,26 @@ pub(crate) const SHUTDOWN_WAIT: Duration = Duration::from_secs(2);
 /// blocking threads before it lets them finish on their own.
 const RUNTIME_SHUTDOWN: Duration = Duration::from_millis(500);
 
+/// The listen backlog, in connections: how many connections the system completes and queues
+/// for the accept loop before it drops new ones (a client then retries after a second). The
+/// standard library's 128 overflowed when a thousand clients connected at once on a loaded
+/// machine; the system caps this at `net.core.somaxconn` (4,096 by default on Linux).
+pub(crate) const BACKLOG: i32 = 1024;
+
+/// A listener on `addr` with a backlog of [`BACKLOG`] (and `SO_REUSEADDR` where the standard
+/// library sets it, so a restarted game gets its port back at once).
+///
+/// # Errors
+/// The operating system's error if the socket cannot be made, bound or listened on.
+pub(crate) fn listen(addr: std::net::SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = socket2::Socket::new(socket2::Domain::for_address(addr), socket2::Type::STREAM, None)?;
+    #[cfg(unix)]
+    socket.set_reuse_address(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(BACKLOG)?;
+    Ok(socket.into())
+}
+
 /// The running server: its thread, and the signal that stops it. Dropping it stops it (see
 /// [`Server::stop`]).
 pub(crate) struct Server {
