@@ -51,6 +51,9 @@ pub(crate) const MAX_URL: usize = 8 * 1024;
 /// its read buffer); a longer head gets 431, or 414 if the request line alone does not fit.
 pub(crate) const MAX_HEAD: usize = 16 * 1024;
 
+// hyper panics on a `max_buf_size` under 8 KiB.
+const _: () = assert!(MAX_HEAD >= 8 * 1024, "hyper's read buffer takes at least 8 KiB");
+
 /// The most header fields a request may have (hyper's `max_headers`); more get 431.
 pub(crate) const MAX_HEADERS: usize = 64;
 
