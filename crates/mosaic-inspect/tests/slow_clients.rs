@@ -2,7 +2,8 @@
 //! a byte a second, or half a request and then nothing, while a normal client reads the world.
 //! The normal client is answered as if they were not there: median latency at most 0.25 s, and
 //! never 503. (The server of `std::net` threads this replaced made such a client wait 4.8 s
-//! behind 8 slow connections and refused it with 503 behind 64.) Each test runs in about 3 s.
+//! behind 8 slow connections and refused it with 503 behind 64.) And a client that never reads
+//! its answer holds its connection for a bounded time. Each test runs in 3 to 6 s.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -81,13 +82,13 @@ fn slow_clients(
     })
 }
 
-/// `GET /api/world` as the page sends it; returns (status, seconds it took).
-fn timed_get(game: &Game) -> (u16, f64) {
+/// `GET path` as the page sends it; returns (status, seconds it took).
+fn timed_get(game: &Game, path: &str) -> (u16, f64) {
     let start = Instant::now();
     let mut stream = TcpStream::connect(game.addr).unwrap();
     stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     // A refusal racing the request (a reset, a broken pipe) counts as no answer.
-    let _ = write!(stream, "GET /api/world HTTP/1.1\r\nHost: {}\r\n\r\n", game.addr);
+    let _ = write!(stream, "GET {path} HTTP/1.1\r\nHost: {}\r\n\r\n", game.addr);
     let mut text = String::new();
     let _ = stream.read_to_string(&mut text);
     let status = text.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
@@ -103,7 +104,7 @@ fn normal_client_unhindered_by(count: usize) {
     let trickle = slow_clients(&game, count, &stop);
     let (start, mut answers) = (Instant::now(), Vec::new());
     while start.elapsed() < MEASURE {
-        answers.push(timed_get(&game));
+        answers.push(timed_get(&game, "/api/world"));
         std::thread::sleep(PAUSE);
     }
     stop.store(true, Ordering::Release);
@@ -133,4 +134,65 @@ fn sixty_four_slow_connections_do_not_hold_up_a_normal_client() {
 #[test]
 fn a_thousand_slow_connections_do_not_hold_up_a_normal_client() {
     normal_client_unhindered_by(1000);
+}
+
+#[derive(mosaic::Component, Clone, Debug, serde::Serialize, serde::Deserialize)]
+struct Position {
+    x: f32,
+    y: f32,
+}
+
+/// A client that asks for a large answer (the map of 300,000 entities, some megabytes of JSON)
+/// and never reads it holds its connection only for the connection's life (twice the request
+/// timeout, plus 3 s for the frame loop and 1 s to close): then the server drops it, the answer
+/// cut short. Others are served meanwhile.
+#[test]
+fn a_client_that_never_reads_its_answer_is_cut_off() {
+    let timeout = Duration::from_millis(200);
+    let life = 2 * timeout + Duration::from_secs(4);
+    let mut registry = SnapshotRegistry::new();
+    registry.register::<Position>("position");
+    let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap()).request_timeout(timeout);
+    let game = Game::start(options, registry, |world| {
+        world.spawn_batch((0..300_000).map(|i| Position { x: i as f32, y: -(i as f32) }));
+        None
+    });
+    // A small receive window, so the answer backs up into the server's send buffer.
+    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    socket.connect(&game.addr.into()).unwrap();
+    let mut stalled: TcpStream = socket.into();
+    let sent = Instant::now();
+    write!(stalled, "GET /api/map?component=position HTTP/1.1\r\nHost: {}\r\n\r\n", game.addr).unwrap();
+    // Others are served while it does not read. (The page itself: a read of the world would
+    // wait out the read budget the map spent.)
+    std::thread::sleep(Duration::from_millis(500));
+    let (status, took) = timed_get(&game, "/");
+    assert_eq!(status, 200);
+    assert!(took < 2.0, "{took} s");
+    // Wait past the connection's life, then read what was sent: the end of the connection comes
+    // before the end of the answer (the last chunk, `0\r\n\r\n`).
+    std::thread::sleep(life.saturating_sub(sent.elapsed()) + Duration::from_millis(500));
+    stalled.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut bytes = Vec::new();
+    let start = Instant::now();
+    let ended = match stalled.read_to_end(&mut bytes) {
+        Ok(_) => true,
+        Err(error) => matches!(
+            error.kind(),
+            std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted
+        ),
+    };
+    assert!(ended, "the connection ended, at once: read {} bytes in {:?}", bytes.len(), start.elapsed());
+    assert!(start.elapsed() < Duration::from_secs(4), "{:?}", start.elapsed());
+    assert!(
+        bytes.starts_with(b"HTTP/1.1 200"),
+        "{:?}",
+        String::from_utf8_lossy(&bytes[..bytes.len().min(200)])
+    );
+    assert!(
+        !bytes.ends_with(b"\r\n0\r\n\r\n"),
+        "the whole answer came ({} bytes): the connection outlived its bound",
+        bytes.len()
+    );
 }
