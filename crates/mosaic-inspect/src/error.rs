@@ -66,16 +66,14 @@ pub(crate) enum ApiError {
     NoFrames,
     #[error("frame {frame} is not held (held: {held}); GET /api/frames/saved lists them")]
     NoSuchFrame { frame: u64, held: String },
-    /// The request line and headers together are over the limit, in bytes (431).
-    #[error("the request line and headers are over {0} bytes")]
-    HeadersTooLarge(usize),
-    /// The request has more header fields than the limit (431).
-    #[error("the request has over {0} header fields")]
-    TooManyHeaders(usize),
+    /// The request line and headers together are over the limit in bytes, or have more fields
+    /// than the limit (431).
+    #[error("the request line and headers are over {bytes} bytes, or over {fields} header fields")]
+    HeadersTooLarge { bytes: usize, fields: usize },
     /// The whole request did not arrive within the request timeout, in milliseconds (408).
     #[error("the whole request must arrive within {0} ms; this one did not")]
     Timeout(u128),
-    /// As many connections as the limit are open (queued or being served) (503).
+    /// As many connections as the limit are open (503).
     #[error("the inspector already has its limit of {0} connections open; try again in a moment")]
     Busy(usize),
     /// A body framed by `Transfer-Encoding` (chunked) rather than `Content-Length`, with the
@@ -106,6 +104,16 @@ pub(crate) enum ApiError {
     /// with keys that are not strings): the inspector's failure, not the request's (500).
     #[error("the answer could not be written as JSON: {0}")]
     NotSerializable(String),
+    /// A read of saved frames found no turn within the read budget in the wait, in time (503).
+    #[error(
+        "reads of saved frames take turns within the inspector's share of time (`view_budget_percent`); none came free within {0:?}; try again in a moment"
+    )]
+    ReadBudget(std::time::Duration),
+    /// A read sent by a page of another site (`Sec-Fetch-Site`), with the header's value (403).
+    #[error(
+        "a read from another site (`Sec-Fetch-Site: {0}`) is refused; reads come only from the inspector's own page or a client that is not a browser page"
+    )]
+    CrossSiteRead(String),
     /// As many reads as the limit already wait for the frame loop (503).
     #[error("{0} reads already wait for the game's next publish point; try again in a moment")]
     ReadsQueued(usize),
@@ -123,13 +131,17 @@ impl ApiError {
             | Self::NoSuchFrame { .. } => 404,
             Self::MethodNotAllowed { .. } => 405,
             Self::BadRequest(_) => 400,
-            Self::WritesOff | Self::HostNotAllowed(_) | Self::CrossOrigin(_) | Self::BadToken => 403,
+            Self::WritesOff
+            | Self::HostNotAllowed(_)
+            | Self::CrossOrigin(_)
+            | Self::CrossSiteRead(_)
+            | Self::BadToken => 403,
             Self::NotJson(_) => 415,
             Self::TooLarge(_) => 413,
             Self::UriTooLong(_) => 414,
-            Self::HeadersTooLarge(_) | Self::TooManyHeaders(_) => 431,
+            Self::HeadersTooLarge { .. } => 431,
             Self::Timeout(_) => 408,
-            Self::Busy(_) | Self::NoPublish(_) | Self::ReadsQueued(_) => 503,
+            Self::Busy(_) | Self::NoPublish(_) | Self::ReadsQueued(_) | Self::ReadBudget(_) => 503,
             Self::ReadFailed | Self::NotSerializable(_) => 500,
             Self::LengthRequired(_) => 411,
             Self::ExpectationFailed(_) => 417,

@@ -1,7 +1,10 @@
 //! What every request must pass before it is answered: a Host header naming this server (DNS
-//! rebinding), and for writes a JSON body type, no foreign `Origin`, and the server's token
-//! (cross-site requests). The checks follow the advice for local development servers (the
-//! Host allow-list of webpack-dev-server and Jupyter, Jupyter's token in the printed URL).
+//! rebinding) and no foreign `Origin`; for reads of the API no `Sec-Fetch-Site` naming another
+//! site (a page's no-cors requests, which carry no `Origin`); for writes a JSON body type and the
+//! server's token (cross-site requests). The checks follow the advice for local development
+//! servers (the Host allow-list of webpack-dev-server and Jupyter, Jupyter's token in the
+//! printed URL) and the Fetch Metadata resource isolation policy (web.dev, "Protect your
+//! resources from web attacks with Fetch Metadata").
 
 use std::net::{IpAddr, SocketAddr};
 
@@ -17,6 +20,8 @@ pub(crate) struct Headers<'r> {
     pub(crate) origin: Option<&'r str>,
     pub(crate) content_type: Option<&'r str>,
     pub(crate) token: Option<&'r str>,
+    /// `Sec-Fetch-Site`: `same-origin`, `same-site`, `cross-site` or `none`, sent by browsers.
+    pub(crate) fetch_site: Option<&'r str>,
 }
 
 impl<'r> Headers<'r> {
@@ -40,6 +45,8 @@ impl<'r> Headers<'r> {
                 headers.content_type = Some(value);
             } else if name.eq_ignore_ascii_case(TOKEN_HEADER) {
                 headers.token = Some(value);
+            } else if name.eq_ignore_ascii_case("Sec-Fetch-Site") {
+                headers.fetch_site = Some(value);
             }
         }
         Ok(headers)
@@ -58,15 +65,21 @@ pub(crate) fn host_allowed(host: &str, bound: SocketAddr) -> bool {
     name.eq_ignore_ascii_case("localhost") || name.parse::<IpAddr>().is_ok()
 }
 
-/// Checks `headers` of a request with `method`: every request names this server in Host; a
-/// write (any method but GET and HEAD) also has a JSON content type, no `Origin` but this
-/// server's own, and `token`.
+/// Checks `headers` of a request with `method` for `path`: every request names this server in
+/// Host and, if it has an `Origin`, names this server's own; a read (GET or HEAD) of the API
+/// (`/api...`) must not come from a page of another site by `Sec-Fetch-Site` (`cross-site` or
+/// `same-site`: another port of localhost is the same site but another origin; `same-origin`,
+/// `none`, a typed URL, and no header, as curl sends, pass; the page's own files are served to
+/// any, so a link to the inspector opens); a write (any method but GET and HEAD) also has a JSON
+/// content type and `token`.
 ///
 /// # Errors
 /// [`ApiError::BadRequest`] without a Host header; [`ApiError::HostNotAllowed`];
-/// [`ApiError::NotJson`]; [`ApiError::CrossOrigin`]; [`ApiError::BadToken`].
+/// [`ApiError::CrossOrigin`]; [`ApiError::CrossSiteRead`]; [`ApiError::NotJson`];
+/// [`ApiError::BadToken`].
 pub(crate) fn check(
     method: &str,
+    path: &str,
     headers: &Headers<'_>,
     bound: SocketAddr,
     token: &str,
@@ -75,19 +88,28 @@ pub(crate) fn check(
     if !host_allowed(host, bound) {
         return Err(ApiError::HostNotAllowed(host.chars().take(200).collect()));
     }
-    if method == "GET" || method == "HEAD" {
-        return Ok(());
-    }
-    let content_type = headers.content_type.unwrap_or("");
-    let essence = content_type.split(';').next().unwrap_or("").trim();
-    if !essence.eq_ignore_ascii_case("application/json") {
-        return Err(ApiError::NotJson(content_type.chars().take(200).collect()));
+    let write = method != "GET" && method != "HEAD";
+    if write {
+        // A write's body type first: a form-style POST is told what to send.
+        let content_type = headers.content_type.unwrap_or("");
+        let essence = content_type.split(';').next().unwrap_or("").trim();
+        if !essence.eq_ignore_ascii_case("application/json") {
+            return Err(ApiError::NotJson(content_type.chars().take(200).collect()));
+        }
     }
     if let Some(origin) = headers.origin {
         let own = origin.strip_prefix("http://").is_some_and(|rest| rest.eq_ignore_ascii_case(host));
         if !own {
             return Err(ApiError::CrossOrigin(origin.chars().take(200).collect()));
         }
+    }
+    if !write {
+        let api = path == "/api" || path.starts_with("/api/") || path.starts_with("/api?");
+        let site = headers.fetch_site.unwrap_or("none");
+        if api && (site.eq_ignore_ascii_case("cross-site") || site.eq_ignore_ascii_case("same-site")) {
+            return Err(ApiError::CrossSiteRead(site.chars().take(40).collect()));
+        }
+        return Ok(());
     }
     if !headers.token.is_some_and(|given| constant_time_eq(given.as_bytes(), token.as_bytes())) {
         return Err(ApiError::BadToken);
@@ -144,15 +166,16 @@ mod tests {
             origin,
             content_type: Some("application/json; charset=utf-8"),
             token,
+            fetch_site: None,
         }
     }
 
     #[test]
     fn writes_need_json_own_origin_and_token() {
         let good = json_write(Some("http://127.0.0.1:7878"), Some("t0k"));
-        assert_eq!(check("POST", &good, bound(), "t0k"), Ok(()));
+        assert_eq!(check("POST", "/api/pause", &good, bound(), "t0k"), Ok(()));
         assert_eq!(
-            check("POST", &json_write(None, Some("t0k")), bound(), "t0k"),
+            check("POST", "/api/pause", &json_write(None, Some("t0k")), bound(), "t0k"),
             Ok(()),
             "curl sends no Origin"
         );
@@ -168,12 +191,36 @@ mod tests {
             (json_write(None, Some("t0kk")), 403),
         ];
         for (headers, status) in cases {
-            let error = check("POST", &headers, bound(), "t0k").expect_err("refused");
+            let error = check("POST", "/api/pause", &headers, bound(), "t0k").expect_err("refused");
             assert_eq!(error.status(), status, "{headers:?}: {error}");
         }
         // Reads need only the Host.
         let read = Headers { host: Some("localhost:7878"), ..Headers::default() };
-        assert_eq!(check("GET", &read, bound(), "t0k"), Ok(()));
+        assert_eq!(check("GET", "/api/world", &read, bound(), "t0k"), Ok(()));
+    }
+
+    #[test]
+    fn reads_from_other_sites_and_origins_are_refused() {
+        let read = |origin, fetch_site| Headers {
+            host: Some("127.0.0.1:7878"),
+            origin,
+            fetch_site,
+            ..Headers::default()
+        };
+        let status =
+            |path, headers: &Headers<'_>| check("GET", path, headers, bound(), "t0k").map_err(|e| e.status());
+        assert_eq!(status("/api/world", &read(None, Some("cross-site"))), Err(403));
+        assert_eq!(status("/api/diff?a=1&b=2", &read(None, Some("Cross-Site"))), Err(403));
+        assert_eq!(status("/api", &read(None, Some("same-site"))), Err(403));
+        assert_eq!(status("/api/world", &read(Some("http://evil.example"), None)), Err(403));
+        assert_eq!(status("/", &read(Some("null"), None)), Err(403));
+        for ok in [None, Some("same-origin"), Some("none")] {
+            assert_eq!(status("/api/world", &read(None, ok)), Ok(()), "{ok:?}");
+        }
+        assert_eq!(status("/api/world", &read(Some("http://127.0.0.1:7878"), Some("same-origin"))), Ok(()));
+        // A link from another site opens the page; its reads of the API are its own origin's.
+        assert_eq!(status("/", &read(None, Some("cross-site"))), Ok(()));
+        assert_eq!(status("/apiary", &read(None, Some("cross-site"))), Ok(()));
     }
 
     #[test]

@@ -16,6 +16,7 @@ use crate::live;
 use crate::server;
 use crate::travel::Travel;
 use crate::view::{self, Live, Source};
+use crate::{body, budget};
 
 /// How the inspector serves.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,17 +59,27 @@ pub struct InspectorOptions {
     /// up to 3 seconds), and one publish point spends at most a few milliseconds on them beyond
     /// the first. A write queued resets the wait, so a client reads its write back at once.
     pub view_budget_percent: u8,
-    /// How long a client has to send a whole request (request line, headers and body), and
-    /// then to take the whole response, from the time each starts. Default [`REQUEST_TIMEOUT`].
-    /// A request not complete in time gets 408 and its connection is closed (one that sent
-    /// nothing is closed unanswered); a response not taken in time is cut off. Each
-    /// connection carries one request, so this bounds how long a slow or silent client holds
-    /// one of the server's worker threads. Values under 10 ms count as 10 ms.
+    /// How long a client has to send a whole request (request line, headers and body), from
+    /// the time it connects. Default [`REQUEST_TIMEOUT`]. A request not complete in time gets
+    /// 408 and its connection is closed (one that sent nothing is closed unanswered). Each
+    /// connection carries one request and lasts at most twice this, plus 3 s for the frame loop
+    /// to answer and 1 s to close, whatever the client does: a response not taken by then is
+    /// cut off. Values under 10 ms count as 10 ms.
     pub request_timeout: Duration,
+    /// The most connections open at once, in connections. Default [`MAX_CONNECTIONS`] (4,096).
+    /// More are answered 503 at once and closed. An open connection, idle or slow, costs memory
+    /// (about 17 KiB, measured: hyper's buffers and a task), not a thread, so the limit can be
+    /// high (4,096 take about 70 MB at most): what it bounds is memory and
+    /// file descriptors (the process needs this many more; see `ulimit -n`). Values under 1 count
+    /// as 1, over 2^20 as 2^20.
+    pub max_connections: usize,
 }
 
 /// The default [`InspectorOptions::request_timeout`]: 5 seconds.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The default [`InspectorOptions::max_connections`]: 4,096 connections.
+pub const MAX_CONNECTIONS: usize = 4096;
 
 /// The default [`InspectorOptions::view_budget_percent`]: answering clients may take a tenth of
 /// the frame loop's time.
@@ -93,6 +104,7 @@ impl Default for InspectorOptions {
             watch_window: WATCH_WINDOW,
             view_budget_percent: VIEW_BUDGET_PERCENT,
             request_timeout: REQUEST_TIMEOUT,
+            max_connections: MAX_CONNECTIONS,
         }
     }
 }
@@ -126,6 +138,13 @@ impl InspectorOptions {
     /// its response (see [`InspectorOptions::request_timeout`]).
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = timeout;
+        self
+    }
+
+    /// These options with at most `limit` connections open at once (see
+    /// [`InspectorOptions::max_connections`]).
+    pub fn connections(mut self, limit: usize) -> Self {
+        self.max_connections = limit;
         self
     }
 }
@@ -173,6 +192,10 @@ pub(crate) struct Shared {
     pub(crate) addr: SocketAddr,
     /// The secret every write must carry (`X-Mosaic-Token`), printed in [`Inspector::url`].
     pub(crate) token: String,
+    /// Reads of saved frames take turns ([`budget::spend`]).
+    pub(crate) turns: budget::Turns,
+    /// Turns for answers streamed while they are serialized ([`body::MAX_STREAMS`]).
+    pub(crate) streams: Arc<tokio::sync::Semaphore>,
 }
 
 /// Locks `mutex`, going on with the data if a thread panicked while holding it (every critical
@@ -249,7 +272,7 @@ pub struct Inspector {
     addr: SocketAddr,
     frame_times: VecDeque<f64>,
     version: u64,
-    /// The accept thread and workers; dropping it stops them.
+    /// The server's thread and runtime; dropping it stops them.
     server: server::Server,
 }
 
@@ -275,7 +298,7 @@ impl Inspector {
         if !options.addr.ip().is_loopback() && !options.allow_remote {
             return Err(InspectError::NotLoopback(options.addr));
         }
-        let listener = std::net::TcpListener::bind(options.addr)
+        let listener = server::listen(options.addr)
             .map_err(|source| InspectError::Bind { addr: options.addr, source: Box::new(source) })?;
         let addr = listener.local_addr().unwrap_or(options.addr);
         let token = crate::guard::new_token().map_err(InspectError::Random)?;
@@ -294,6 +317,8 @@ impl Inspector {
             next_view_us: AtomicU64::new(0),
             addr,
             token,
+            turns: budget::Turns::default(),
+            streams: Arc::new(tokio::sync::Semaphore::new(body::MAX_STREAMS)),
             options,
         });
         let server = server::Server::start(listener, &shared)?;
@@ -418,11 +443,7 @@ impl Inspector {
             };
             live::answer(&self.shared, &mut live);
             // The budget: the time these reads took, scaled, must pass before the next.
-            let percent = u32::from(self.shared.options.view_budget_percent.clamp(1, 100));
-            let rest = start.elapsed() * (100 / percent - 1);
-            let next =
-                self.shared.now_us().saturating_add(u64::try_from(rest.as_micros()).unwrap_or(u64::MAX));
-            self.shared.next_view_us.store(next, Ordering::Release);
+            budget::spent(&self.shared, start.elapsed());
         }
         applied
     }

@@ -40,7 +40,12 @@
 //!   resources changed, and the first difference [`RollbackRing::compare`](mosaic::rollback::RollbackRing::compare) finds;
 //! - `POST /api/rewind?frame=F` (writes on): restores the live world to frame `F` and pauses.
 //!
-//! A frame not held (never saved, overwritten, or after the frame rewound to) is a 404.
+//! A frame not held (never saved, overwritten, or after the frame rewound to) is a 404. Reads of
+//! saved frames are answered on the server's threads, not at the publish point, and never under
+//! the lock the frame loop saves through: they share the frames they need out of the ring
+//! ([`RollbackRing::saved_frame`](mosaic::rollback::RollbackRing::saved_frame), O(1)) and
+//! rebuild or compare them with it released, one at a time, within the same budget as reads of
+//! the live world, so polling them does not stall the game.
 //!
 //! Writes are refused (403) unless [`InspectorOptions::allow_writes`] is set; then
 //! `POST /api/entities/{id}/components/{name}` (the value as JSON), `DELETE /api/entities/{id}`,
@@ -48,23 +53,58 @@
 //! frame loop at its next `publish` (pause and step through [`Inspector::should_run`]).
 //!
 //! Every request must name this server in its `Host` header (`127.0.0.1:PORT`, `localhost:PORT`
-//! or another IP literal with the port; 403 otherwise, against DNS rebinding). A write (any
-//! method but GET and HEAD) must also have `Content-Type: application/json` (415), no `Origin`
-//! but the server's own (403), and the token of [`Inspector::token`] in an `X-Mosaic-Token`
-//! header (403). [`Inspector::url`] carries the token (`?token=...`); the page reads it from
-//! there and sends it with its writes.
+//! or another IP literal with the port; 403 otherwise, against DNS rebinding), and if it has an
+//! `Origin`, the server's own (403). A read of the API (`GET /api/...`) is refused (403) when its
+//! `Sec-Fetch-Site` says another site sent it (`cross-site`, or `same-site`: another port of
+//! localhost), so a web page's no-cors requests cannot make the server work for it; the page's
+//! own reads (`same-origin`), a typed URL (`none`) and clients that are not browsers (no header)
+//! pass. A write (any method but GET and HEAD) must also have
+//! `Content-Type: application/json` (415) and the token of [`Inspector::token`] in an
+//! `X-Mosaic-Token` header (403). [`Inspector::url`] carries the token (`?token=...`); the page
+//! reads it from there and sends it with its writes.
 //!
-//! The server is a small HTTP/1.1 server on `std::net` with `httparse`, bounded in threads, time
-//! and bytes: an accept thread (which pauses on an accept error and goes on) hands connections
-//! to 8 worker threads through a bounded queue; at most 64 connections are open at once (more
-//! get 503 and are closed). Each connection carries one request and is closed after it
-//! (`Connection: close`): the whole request must arrive within
-//! [`InspectorOptions::request_timeout`] (5 s by default; 408 otherwise) and the response be
-//! taken within the same time. Request line and headers over 16 KiB or over 64 fields get 431, a
-//! target over 8 KiB 414, a body over 1 KiB (by `Content-Length`, unread) 413, a
-//! `Transfer-Encoding` body 411, a malformed request 400, an HTTP version but 1.0 and 1.1 505;
-//! `HEAD` gets the headers of `GET`. Dropping the [`Inspector`] closes every connection and
-//! joins the threads in bounded time.
+//! # Server
+//!
+//! The server is [hyper](https://hyper.rs)'s HTTP/1.1 server (1.x, with `hyper-util`'s tokio
+//! glue, as `bevy_remote` serves) on a small tokio runtime: one thread runs every connection as
+//! a task, and answers run on blocking threads (they wait for the frame loop, or rebuild a saved
+//! frame). The runtime sits on a thread of its own, so this crate's API stays synchronous. A
+//! well-kept HTTP stack rather than one of our own: a connection that is idle or slow costs a
+//! task and its buffers, not a thread, so slow clients cannot take the server's threads from
+//! everyone else (the thread-per-connection server this replaced, 8 workers and 64 connections,
+//! made a normal client wait 4.8 s behind 8 connections sending a byte a second, 12 s behind
+//! 16, and refused it with 503 behind 64; now 1,000 such connections leave its answers at a few
+//! milliseconds), and hyper's parser, timers and limits are the field's, tested far beyond ours.
+//!
+//! # Limits
+//!
+//! What is bounded, by what, and what a client sees when it hits the bound. Every refusal is
+//! JSON, `{"error": "...", "status": N}` with the response's status, also where hyper's parser
+//! refuses the request (the server answers in its place), and every response says
+//! `Connection: close`.
+//!
+//! | bounded | bound | past it |
+//! |---|---|---|
+//! | connections open at once | [`InspectorOptions::max_connections`] (4,096) | 503 at once, closed |
+//! | requests per connection | 1 (no keep-alive) | closed after the response |
+//! | time to send the request head | [`InspectorOptions::request_timeout`] (5 s), hyper's `header_read_timeout` | 408 (a connection that sent nothing: closed unanswered) |
+//! | time to send the whole request, body included | the same, from the connection's start | 408 |
+//! | a connection's whole life, response and close included | twice the request timeout + 3 s + 1 s | cut off |
+//! | request line and headers | 16 KiB and 64 fields | 431, or 414 if the request line alone is over |
+//! | request target (path and query) | 8 KiB | 414 |
+//! | request body | 1 KiB, by `Content-Length` (read only if within) | 413 unread; `Transfer-Encoding` 411 |
+//! | HTTP version | 1.0 and 1.1 | 505; a malformed request 400 |
+//! | reads waiting for the frame loop | 64, each at most 3 s | 503 |
+//! | time answering reads, live and saved frames together | [`InspectorOptions::view_budget_percent`] (10%) | the next answers wait (at most 3 s, then 503) |
+//! | saved-frame rebuilds and diffs at once | 1, off the frame loop's lock | wait for their turn (at most 3 s, then 503) |
+//! | answers being serialized at once | 64 threads; 8 streamed (the map) | wait for a thread, holding none |
+//! | a page of entities | [`InspectorOptions::max_page_size`] (500) | 400 |
+//! | writes queued for the next publish | 1,024 | 400 |
+//!
+//! `HEAD` gets the headers of `GET`. A streamed answer (the map) is sent chunked (close-delimited
+//! to HTTP/1.0 clients), serialized while it is sent, so no whole JSON text is held in memory.
+//! Dropping the [`Inspector`] closes every connection and ends the server's thread in bounded
+//! time.
 // No unsafe code here. (Tests derive `Component`, whose expansion allows unsafe code in its own
 // items, which `forbid` would reject; `deny` still rejects any written here.)
 #![cfg_attr(not(test), forbid(unsafe_code))]
@@ -73,6 +113,8 @@
 
 mod api;
 mod assets;
+mod body;
+mod budget;
 mod error;
 mod guard;
 mod http;
@@ -81,10 +123,12 @@ mod live;
 mod map;
 mod pick;
 mod server;
+mod socket;
 mod travel;
 mod view;
 
 pub use error::InspectError;
 pub use inspector::{
-    Inspector, InspectorOptions, RECORD_BUDGET, REQUEST_TIMEOUT, VIEW_BUDGET_PERCENT, WATCH_WINDOW,
+    Inspector, InspectorOptions, MAX_CONNECTIONS, RECORD_BUDGET, REQUEST_TIMEOUT, VIEW_BUDGET_PERCENT,
+    WATCH_WINDOW,
 };

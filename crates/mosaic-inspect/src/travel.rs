@@ -1,12 +1,18 @@
 //! Time travel: the frames the frame loop saves into a [`RollbackRing`], read back as worlds,
 //! compared two at a time, and rewound to.
+//!
+//! Reads of saved frames run on the server's threads, never under the lock the frame loop saves
+//! through: under it they only take the frames they need ([`RollbackRing::saved_frame`], O(1),
+//! shared, not copied), then rebuild and compare them with the lock released, so the frame loop
+//! saves on meanwhile. They keep to the live reads' share of time ([`budget`]).
 
 use std::sync::Arc;
 
 use mosaic::World;
-use mosaic::rollback::{RollbackError, RollbackRing};
+use mosaic::rollback::{RollbackError, RollbackRing, SavedFrame};
 use serde_json::{Value, json};
 
+use crate::budget;
 use crate::error::ApiError;
 use crate::inspector::{Shared, lock};
 use crate::view::Source;
@@ -157,27 +163,38 @@ pub(crate) fn saved(shared: &Shared) -> Result<Value, ApiError> {
     }))
 }
 
-/// Held frame `frame` rebuilt as a world ([`RollbackRing::frame_world`]), kept for the next
-/// reads of the same frame (one frame is kept). The ring is locked only to copy the frame out.
-/// O(slots + rows) of the frame, once per frame asked for.
+/// Held frame `frame`, shared out of the ring ([`RollbackRing::saved_frame`]) with its slot's
+/// stamp, or the world already rebuilt for it. The ring is locked only for this: O(capacity).
+fn take(shared: &Shared, frame: u64) -> Result<Result<Arc<World>, (SavedFrame, u64)>, ApiError> {
+    let guard = lock(&shared.travel);
+    let travel = guard.as_ref().ok_or(ApiError::NoFrames)?;
+    travel.check(frame)?;
+    let stamp = travel.stamps[travel.slot(frame)];
+    if let Some((_, _, world)) = travel.cache.as_ref().filter(|(f, s, _)| *f == frame && *s == stamp) {
+        return Ok(Ok(Arc::clone(world)));
+    }
+    let saved =
+        travel.ring.saved_frame(frame).map_err(|e| ApiError::NoSuchFrame { frame, held: e.to_string() })?;
+    Ok(Err((saved, stamp)))
+}
+
+/// Held frame `frame` rebuilt as a world ([`SavedFrame::world`]), kept for the next reads of
+/// the same frame (one frame is kept). The ring is locked only to share the frame out; the
+/// rebuild runs with it released, within the read budget ([`budget::spend`]). O(slots + rows)
+/// of the frame, once per frame asked for.
+///
+/// # Errors
+/// [`ApiError::NoFrames`], [`ApiError::NoSuchFrame`]; [`ApiError::ReadBudget`] if the budget
+/// has no turn free within the read wait.
 pub(crate) fn frame_world(shared: &Shared, frame: u64) -> Result<Arc<World>, ApiError> {
-    let (world, stamp) = {
-        let mut guard = lock(&shared.travel);
-        let travel = guard.as_mut().ok_or(ApiError::NoFrames)?;
-        travel.check(frame)?;
-        let stamp = travel.stamps[travel.slot(frame)];
-        if let Some((_, _, world)) = travel.cache.as_ref().filter(|(f, s, _)| *f == frame && *s == stamp) {
-            return Ok(Arc::clone(world));
-        }
-        // Drop the old copy before making the new one: at most one frame's world is held.
-        travel.cache = None;
-        let world = travel
-            .ring
-            .frame_world(frame)
-            .map_err(|e| ApiError::NoSuchFrame { frame, held: e.to_string() })?;
-        (Arc::new(world), stamp)
+    let (saved, stamp) = match take(shared, frame)? {
+        Ok(world) => return Ok(world),
+        Err(taken) => taken,
     };
+    let world = Arc::new(budget::spend(shared, || saved.world())?);
+    drop(saved);
     if let Some(travel) = lock(&shared.travel).as_mut() {
+        // The old copy goes: at most one rebuilt frame is kept.
         travel.cache = Some((frame, stamp, Arc::clone(&world)));
     }
     Ok(world)
@@ -199,23 +216,30 @@ pub(crate) fn frame_source<'a>(shared: &'a Shared, world: &'a World, frame: u64)
 /// `GET /api/diff?a=F1&b=F2`: what differs from held frame `a` to held frame `b`. Lists of ids
 /// and values are cut at `limit` entries each (the counts are whole).
 ///
-/// Computed from the ring's images ([`RollbackRing::diff`]: entity by entity, values compared as
-/// bytes or by their registered hash), plus [`RollbackRing::compare`]'s first difference; only
-/// the listed changed values are serialized, from the two frames rebuilt as worlds
-/// ([`RollbackRing::frame_world`]). O(slots + rows) of the two frames, no JSON per entity.
+/// Computed from the two frames shared out of the ring ([`SavedFrame::diff`]: entity by entity,
+/// values compared as bytes or by their registered hash), plus [`SavedFrame::compare`]'s first
+/// difference; only the listed changed values are serialized, from the two frames rebuilt as
+/// worlds ([`SavedFrame::world`]). The ring is locked only to share the two frames out; the
+/// work runs with it released, within the read budget ([`budget::spend`]). O(slots + rows) of
+/// the two frames, no JSON per entity.
+///
+/// # Errors
+/// [`ApiError::NoFrames`], [`ApiError::NoSuchFrame`], [`ApiError::ReadBudget`].
 pub(crate) fn diff(shared: &Shared, a: u64, b: u64, limit: usize) -> Result<Value, ApiError> {
     let held = |frame| move |e: RollbackError| ApiError::NoSuchFrame { frame, held: e.to_string() };
-    let (changes, first_difference, (wa, wb)) = {
+    let (fa, fb) = {
         let travel = lock(&shared.travel);
         let travel = travel.as_ref().ok_or(ApiError::NoFrames)?;
         travel.check(a)?;
         travel.check(b)?;
-        let ring = &travel.ring;
-        let first = ring.compare(a, ring, b).map_err(held(a))?.map(|d| d.to_string());
-        let changes = ring.diff(a, b).map_err(held(a))?;
-        let worlds = (ring.frame_world(a).map_err(held(a))?, ring.frame_world(b).map_err(held(b))?);
-        (changes, first, worlds)
+        (travel.ring.saved_frame(a).map_err(held(a))?, travel.ring.saved_frame(b).map_err(held(b))?)
     };
+    // The ring's lock is released: the frame loop saves on while the frames are compared.
+    let (changes, first_difference, (wa, wb)) = budget::spend(shared, || {
+        let first = fa.compare(&fb).map(|d| d.to_string());
+        (fa.diff(&fb), first, (fa.world(), fb.world()))
+    })?;
+    drop((fa, fb));
     let ids =
         |list: &[mosaic::Entity]| list.iter().take(limit).map(|e| json!(e.to_string())).collect::<Vec<_>>();
     let value = |world: &World, name: &str, entity| {

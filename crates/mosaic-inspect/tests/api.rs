@@ -94,13 +94,32 @@ impl Game {
         let mut text = String::new();
         stream.read_to_string(&mut text).unwrap();
         let status = text.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("a status line");
-        let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b).to_owned();
-        (status, body)
+        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        (status, body_of(head, body))
     }
 
     fn json(&self, method: &str, path: &str, body: &str) -> (u16, Value) {
         let (status, text) = self.request(method, path, body);
         (status, serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}: {text}")))
+    }
+}
+
+/// The body of a response with `head`, as sent (`body`): as it is, or decoded from chunks
+/// (`Transfer-Encoding: chunked`, what a streamed answer such as the map is sent as).
+fn body_of(head: &str, body: &str) -> String {
+    if !head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        return body.to_owned();
+    }
+    let (mut decoded, mut rest) = (String::new(), body);
+    loop {
+        let (size, after) = rest.split_once("\r\n").expect("a chunk size line");
+        let size =
+            usize::from_str_radix(size.split(';').next().unwrap().trim(), 16).expect("a hex chunk size");
+        if size == 0 {
+            return decoded;
+        }
+        decoded.push_str(&after[..size]);
+        rest = after[size..].strip_prefix("\r\n").expect("CRLF after a chunk");
     }
 }
 
@@ -380,6 +399,47 @@ fn refuses_foreign_hosts_cross_site_writes_and_missing_tokens() {
     game.stop();
 }
 
+/// Reads a web page of another site could make the browser send (issue 42: no-cors GETs of
+/// `/api/diff` and the like reached the server) are refused: `Sec-Fetch-Site` naming another
+/// site, or an `Origin` other than the server's own, is 403 with a JSON error. The page's own
+/// reads (same origin), a typed URL (`none`) and clients that are not browsers (no header) pass,
+/// and a link from another site still opens the page itself.
+#[test]
+fn refuses_reads_from_other_sites_and_origins() {
+    let game = start(false);
+    let host = format!("Host: {}\r\n", game.addr);
+    let port = game.addr.port();
+    let refused = [
+        ("/api/world", "Sec-Fetch-Site: cross-site\r\n", "a no-cors read from another site"),
+        ("/api/diff?a=0&b=1", "Sec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: no-cors\r\n", "a diff"),
+        ("/api/frames/0/map", "sec-fetch-site: CROSS-SITE\r\n", "a saved frame's map"),
+        ("/api/entities", "Sec-Fetch-Site: same-site\r\n", "another port of localhost"),
+        ("/api/world", "Origin: http://evil.example\r\n", "a CORS read from another origin"),
+        ("/api/world", "Origin: null\r\n", "an opaque origin"),
+        ("/", "Origin: http://evil.example\r\n", "the page, from another origin"),
+    ];
+    for (path, headers, what) in refused {
+        let (status, body) = game.raw("HEAD", path, &format!("{host}{headers}"), "");
+        assert_eq!(status, 403, "HEAD {what}");
+        assert!(body.is_empty(), "HEAD {what}: {body}");
+        let (status, body) = game.raw("GET", path, &format!("{host}{headers}"), "");
+        assert_eq!(status, 403, "{what}: {body}");
+        let body: Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{what}: {e}: {body}"));
+        assert_eq!(body["status"], 403, "{what}");
+    }
+    let allowed = [
+        ("/api/world", "Sec-Fetch-Site: same-origin\r\n".to_owned()),
+        ("/api/world", format!("Sec-Fetch-Site: same-origin\r\nOrigin: http://127.0.0.1:{port}\r\n")),
+        ("/api/world", "Sec-Fetch-Site: none\r\n".to_owned()),
+        ("/api/world", String::new()),
+        ("/", "Sec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: navigate\r\n".to_owned()),
+    ];
+    for (path, headers) in allowed {
+        let (status, body) = game.raw("GET", path, &format!("{host}{headers}"), "");
+        assert_eq!(status, 200, "{path} with {headers:?}: {body}");
+    }
+}
+
 /// Steps banked while paused end at the next pause (issue 27: 185 more frames ran after a pause
 /// that followed `step?frames=1000`).
 #[test]
@@ -560,8 +620,10 @@ fn reads_show_the_world_at_the_publish_point_that_answers_them() {
     let text = read_while_publishing(&mut inspector, &mut world, get(addr, &path));
     assert!(text.contains("\"health\":77"), "{text}");
     let text = read_while_publishing(&mut inspector, &mut world, get(addr, "/api/map?component=position"));
-    assert!(text.starts_with("HTTP/1.1 200") && !text.contains("Content-Length"), "streamed: {text}");
-    let body: Value = serde_json::from_str(text.split_once("\r\n\r\n").unwrap().1).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let streamed = head.to_ascii_lowercase().contains("transfer-encoding: chunked");
+    assert!(text.starts_with("HTTP/1.1 200") && streamed, "streamed: {text}");
+    let body: Value = serde_json::from_str(&body_of(head, body)).unwrap();
     assert_eq!(
         (body["count"].clone(), body["xs"].clone(), body["ys"].clone()),
         (1.into(), json!([1.0]), json!([2.0]))

@@ -22,14 +22,17 @@ fn registry() -> SnapshotRegistry {
     registry
 }
 
-/// The connection cap of the server (`server::MAX_CONNECTIONS`).
+/// The connection cap these tests give the server (`InspectorOptions::max_connections`; 4,096
+/// by default).
 const MAX_CONNECTIONS: usize = 64;
 
-/// A game of one `Health` and no schedule, with writes on and `timeout` as the inspector's
-/// request timeout.
+/// A game of one `Health` and no schedule, with writes on, `timeout` as the inspector's
+/// request timeout and [`MAX_CONNECTIONS`] as its connection cap.
 fn start(timeout: Duration) -> Game {
-    let options =
-        InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap()).writes(true).request_timeout(timeout);
+    let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap())
+        .writes(true)
+        .request_timeout(timeout)
+        .connections(MAX_CONNECTIONS);
     Game::start(options, registry(), |world| {
         world.spawn(Health(3));
         None

@@ -4,7 +4,7 @@
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mosaic::rollback::{NoUninit, RollbackRegistry, RollbackRing};
 use mosaic::serialize::SnapshotRegistry;
@@ -319,4 +319,101 @@ fn past_the_record_budget_frames_are_saved_only_while_recording() {
     assert_eq!(request(addr, "POST", "/api/frames/record?on=false").0, 202);
     run(&mut inspector, &mut world, 7, 8);
     assert_eq!(request(addr, "GET", "/api/frames/saved").1["frames"], json!([4, 5, 6]), "stopped");
+}
+
+/// A gate that makes rebuilding a saved frame as slow as a test likes: a [`Gated`] value cloned
+/// off the frame loop's thread while the gate is shut waits for it to open (5 s at most). The
+/// frame loop's own clones (its saves) never wait.
+mod gate {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Condvar, Mutex, OnceLock};
+    use std::thread::ThreadId;
+    use std::time::Duration;
+
+    static SHUT: Mutex<bool> = Mutex::new(false);
+    static OPENED: Condvar = Condvar::new();
+    static WAITING: AtomicBool = AtomicBool::new(false);
+    static FRAME_LOOP: OnceLock<ThreadId> = OnceLock::new();
+
+    /// Makes the calling thread the frame loop, whose clones never wait.
+    pub fn frame_loop_is_here() {
+        FRAME_LOOP.set(std::thread::current().id()).expect("one frame loop");
+    }
+
+    pub fn shut() {
+        *SHUT.lock().unwrap() = true;
+    }
+
+    pub fn open() {
+        *SHUT.lock().unwrap() = false;
+        OPENED.notify_all();
+    }
+
+    /// Whether a clone is waiting at the gate.
+    pub fn waiting() -> bool {
+        WAITING.load(Ordering::Acquire)
+    }
+
+    /// Called by every clone: waits while the gate is shut, unless on the frame loop.
+    pub fn pass() {
+        if FRAME_LOOP.get() == Some(&std::thread::current().id()) {
+            return;
+        }
+        let shut = SHUT.lock().unwrap();
+        if *shut {
+            WAITING.store(true, Ordering::Release);
+            let _ = OPENED.wait_timeout_while(shut, Duration::from_secs(5), |shut| *shut).unwrap();
+            WAITING.store(false, Ordering::Release);
+        }
+    }
+}
+
+/// A component with a clone that passes the [`gate`].
+#[derive(Component, Debug, PartialEq, Eq, Hash)]
+struct Gated(u32);
+
+impl Clone for Gated {
+    fn clone(&self) -> Self {
+        gate::pass();
+        Self(self.0)
+    }
+}
+
+/// Issue 42: a read of a saved frame rebuilt the frame while holding the lock the frame loop
+/// saves through, so the game stalled behind it. Here the rebuild is held at the gate for as
+/// long as the test likes, and meanwhile the frame loop saves 20 frames, each at once; the read
+/// is then answered with the frame it asked for.
+#[test]
+fn a_saved_frame_being_rebuilt_does_not_hold_up_the_frame_loop() {
+    gate::frame_loop_is_here();
+    let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap()).frames_idle(true);
+    let mut inspector = Inspector::start(options, snapshot_registry()).unwrap();
+    let client = Client::of(&inspector);
+    let mut world = new_world();
+    world.spawn(Gated(7));
+    let mut registry = RollbackRegistry::new();
+    registry.register::<Position>("position").register::<Health>("health").register_clone::<Gated>("gated");
+    inspector.keep_frames(&mut world, RollbackRing::new(registry, 64), 0).unwrap();
+    run(&mut inspector, &mut world, 1, 3);
+
+    gate::shut();
+    let reader = std::thread::spawn(move || request(client, "GET", "/api/frames/2/world"));
+    let start = Instant::now();
+    while !gate::waiting() && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(gate::waiting(), "the rebuild of frame 2 reached the gate");
+    for frame in 4..=23 {
+        step(&mut world, frame);
+        let publish = Instant::now();
+        inspector.publish(&mut world, None, Some(Duration::from_millis(1)));
+        let took = publish.elapsed();
+        assert!(took < Duration::from_secs(1), "frame {frame} waited {took:?} to be saved");
+    }
+    assert_eq!(inspector.frame(), Some(23), "every frame was saved");
+    assert!(gate::waiting() && !reader.is_finished(), "the rebuild is still held");
+    gate::open();
+    let (status, body) = reader.join().unwrap();
+    assert_eq!(status, 200, "{body}");
+    assert_eq!((&body["frame"], &body["entities"]), (&json!(2), &json!(3)), "{body}");
 }

@@ -16,6 +16,7 @@ pub struct Game {
     /// Where the inspector listens (loopback, a port the system chose).
     pub addr: SocketAddr,
     /// The inspector's write token.
+    #[allow(dead_code, reason = "each test crate includes this module; not every one writes")]
     pub token: String,
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<World>>,

@@ -67,7 +67,7 @@ pub use frame_diff::{ComponentDiff, FrameDiff};
 pub use hash::{HASH_VERSION, StableHasher, hash_bytes, hash_words};
 pub use record::{RECORDING_VERSION, Recording};
 pub use registry::RollbackRegistry;
-pub use ring::RollbackRing;
+pub use ring::{RollbackRing, SavedFrame};
 
 impl RollbackRegistry {
     /// The world hash of `world` by this registry: see the [module docs](self) for what it

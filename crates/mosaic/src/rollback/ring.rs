@@ -1,5 +1,7 @@
 //! The ring of saved frames: in-memory save and restore of a world's simulation state.
 
+use std::sync::Arc;
+
 use super::part::FrameParts;
 use super::{FrameDiff, RollbackError, RollbackRegistry, StateDifference};
 use crate::world::World;
@@ -20,7 +22,11 @@ pub(crate) struct FrameImage {
 /// Shape: `capacity` slots; frame `f` is saved into slot `f % capacity`, overwriting whatever
 /// frame was there, so the ring holds at most `capacity` frames, and any `capacity` consecutive
 /// frame numbers fit. Each slot keeps its buffers: once every slot has held the largest world it
-/// sees, saving and restoring allocate nothing.
+/// sees, saving and restoring allocate nothing (except a save into the slot of a frame a
+/// [`SavedFrame`] still shares: the reader keeps the old buffers, the save takes new ones).
+///
+/// [`RollbackRing::saved_frame`] shares one frame in O(1), to be read (rebuilt as a world,
+/// diffed, compared) on another thread without holding the ring: the owner goes on saving.
 ///
 /// A saved frame holds every part of the world's state (`rollback/part.rs` lists them): the
 /// entity allocator (slots, generations, free list, live count); every registered component pool
@@ -71,8 +77,11 @@ pub(crate) struct FrameImage {
 /// assert_eq!(ring.hash(&world), at_0);
 /// ```
 pub struct RollbackRing {
-    registry: RollbackRegistry,
-    frames: Vec<FrameImage>,
+    /// Shared with every [`SavedFrame`] handed out.
+    registry: Arc<RollbackRegistry>,
+    /// One image per slot; shared with a [`SavedFrame`] while one holds it (copy on write: a
+    /// save into a shared slot replaces the image).
+    frames: Vec<Arc<FrameImage>>,
 }
 
 impl std::fmt::Debug for RollbackRing {
@@ -94,7 +103,7 @@ impl RollbackRing {
     #[track_caller]
     pub fn new(registry: RollbackRegistry, capacity: usize) -> Self {
         assert!(capacity > 0, "a rollback ring needs room for at least one frame");
-        Self { registry, frames: (0..capacity).map(|_| FrameImage::default()).collect() }
+        Self { registry: Arc::new(registry), frames: (0..capacity).map(|_| Arc::default()).collect() }
     }
 
     /// The registry the ring saves by.
@@ -167,7 +176,12 @@ impl RollbackRing {
             return Err(RollbackError::UnregisteredComponent { type_name });
         }
         let index = self.slot_index(frame);
-        let image = &mut self.frames[index];
+        let slot = &mut self.frames[index];
+        if Arc::get_mut(slot).is_none() {
+            // A `SavedFrame` shares this image: it keeps it, the ring takes new buffers.
+            *slot = Arc::default();
+        }
+        let image = Arc::get_mut(slot).expect("an image just made has one owner");
         image.frame = None;
         image.parts.save(world, &self.registry);
         image.frame = Some(frame);
@@ -315,6 +329,118 @@ impl RollbackRing {
         let (a, b) = (self.get(earlier)?, self.get(later)?);
         Ok(a.parts.diff(&b.parts, &self.registry))
     }
+
+    /// Frame `frame`, shared: a handle that reads it ([`SavedFrame::world`],
+    /// [`SavedFrame::diff`], [`SavedFrame::compare`]) without the ring, so the ring's owner can
+    /// go on saving while another thread rebuilds or compares frames (an inspector's server).
+    /// O(1): no copy is made now; a later save into the frame's slot leaves this image to the
+    /// handle and takes new buffers (one frame's allocation).
+    ///
+    /// # Errors
+    /// [`RollbackError::FrameNotSaved`] if the ring does not hold `frame`.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::rollback::{NoUninit, RollbackRegistry, RollbackRing};
+    /// use mosaic::{Component, World};
+    ///
+    /// #[derive(Component, Clone, Copy, NoUninit, Debug, PartialEq)]
+    /// #[bytemuck(crate = "mosaic::rollback::bytemuck")]
+    /// #[repr(C)]
+    /// struct Position { x: f32, y: f32 }
+    ///
+    /// let mut registry = RollbackRegistry::new();
+    /// registry.register::<Position>("position");
+    /// let mut ring = RollbackRing::new(registry, 1);
+    /// let mut world = World::new();
+    /// let e = world.spawn(Position { x: 0.0, y: 0.0 });
+    /// ring.save(&mut world, 0).unwrap();
+    /// let zero = ring.saved_frame(0).unwrap();
+    /// world.get_mut::<Position>(e).unwrap().x = 5.0;
+    /// ring.save(&mut world, 1).unwrap(); // the same slot: frame 0 is gone from the ring
+    /// assert!(!ring.contains(0));
+    /// assert_eq!(zero.world().get::<Position>(e), Ok(&Position { x: 0.0, y: 0.0 }));
+    /// ```
+    pub fn saved_frame(&self, frame: u64) -> Result<SavedFrame, RollbackError> {
+        self.get(frame)?;
+        Ok(SavedFrame {
+            frame,
+            image: Arc::clone(&self.frames[self.slot_index(frame)]),
+            registry: Arc::clone(&self.registry),
+        })
+    }
+}
+
+/// One frame of a [`RollbackRing`], shared with it ([`RollbackRing::saved_frame`]): read without
+/// the ring, on any thread, while the ring saves on. Cloning it is O(1).
+#[derive(Clone)]
+pub struct SavedFrame {
+    frame: u64,
+    /// Never written while shared: the ring replaces a shared image rather than write it.
+    image: Arc<FrameImage>,
+    registry: Arc<RollbackRegistry>,
+}
+
+impl std::fmt::Debug for SavedFrame {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SavedFrame").field("frame", &self.frame).finish_non_exhaustive()
+    }
+}
+
+impl SavedFrame {
+    /// The frame number it was saved as.
+    pub fn frame(&self) -> u64 {
+        self.frame
+    }
+
+    /// Bytes saved for it, as [`RollbackRing::frame_bytes`] counts them.
+    pub fn bytes(&self) -> usize {
+        self.image.parts.bytes()
+    }
+
+    /// A new world holding this frame's state, as [`RollbackRing::frame_world`] builds it.
+    /// O(slots + registered rows + pages) time, and it allocates the whole state.
+    pub fn world(&self) -> World {
+        let mut world = self.image.parts.accepting_world();
+        self.image.parts.restore(&mut world, &self.registry);
+        world
+    }
+
+    /// What changed from this frame to `later`, as [`RollbackRing::diff`] finds it. O(slots +
+    /// rows of both frames).
+    ///
+    /// # Panics
+    /// If the two frames come from rings whose registries do not name the same components and
+    /// resources.
+    #[track_caller]
+    pub fn diff(&self, later: &SavedFrame) -> FrameDiff {
+        assert_same_registry(&self.registry, &later.registry);
+        self.image.parts.diff(&later.image.parts, &self.registry)
+    }
+
+    /// The first difference between this frame and `other` (`None` if equal), as
+    /// [`RollbackRing::compare`] finds it. O(slots + rows).
+    ///
+    /// # Panics
+    /// If the two frames come from rings whose registries do not name the same components and
+    /// resources.
+    #[track_caller]
+    pub fn compare(&self, other: &SavedFrame) -> Option<StateDifference> {
+        assert_same_registry(&self.registry, &other.registry);
+        self.image.parts.compare(&other.image.parts, &self.registry)
+    }
+}
+
+/// Panics unless `a` and `b` name the same components and resources (one registry, or two alike).
+#[track_caller]
+fn assert_same_registry(a: &Arc<RollbackRegistry>, b: &Arc<RollbackRegistry>) {
+    let names = |r: &RollbackRegistry| {
+        (
+            r.component_names().map(str::to_owned).collect::<Vec<_>>(),
+            r.resource_names().map(str::to_owned).collect::<Vec<_>>(),
+        )
+    };
+    assert!(Arc::ptr_eq(a, b) || names(a) == names(b), "the frames' registries differ");
 }
 
 impl World {
@@ -335,3 +461,10 @@ impl World {
         ring.restore(frame, self)
     }
 }
+
+// A ring and its shared frames go to other threads (an inspector's server reads frames there).
+const _: fn() = || {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<RollbackRing>();
+    send_sync::<SavedFrame>();
+};

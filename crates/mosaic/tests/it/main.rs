@@ -51,6 +51,7 @@ mod resources;
 mod rollback;
 mod rollback_changes;
 mod rollback_property;
+mod saved_frame;
 mod schedule;
 mod set_conditions;
 mod single;
