@@ -16,7 +16,7 @@ use crate::world::row_events::{RowChange, RowSubscriber};
 use crate::world::{CommandBuffer, World};
 
 /// Every one-target relation kind a world has set up, and each one's target index. A field of
-/// `World`, reached through `World::parts` by rollback (the `Relations` part) and snapshots.
+/// `World`, reached through `World::parts` by rollback (the `RelationsPart`) and snapshots.
 ///
 /// Invariant, between structural changes: for each kind, `sources[t]` lists exactly the sources
 /// whose `Pair<R>` names `t`, each once, in the order they were related; no list is empty. While

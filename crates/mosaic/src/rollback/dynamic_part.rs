@@ -1,7 +1,7 @@
 //! The pools of run-time components with a schema (`mosaic::dynamic`): saved, restored and
 //! hashed as bytes, with no registration (their values are plain data, so a copy is exact and
 //! the bytes are a stable hash input). Components registered from raw parts are not covered:
-//! the `Pools` part refuses a world where one holds rows.
+//! the `PoolsPart` refuses a world where one holds rows.
 
 use super::hash::{StableHasher, hash_mapped};
 use super::part::{WorldPart, first_row_difference};
@@ -12,7 +12,7 @@ use crate::storage::{PoolImage, SparseSet};
 use crate::world::World;
 
 /// The pools of run-time components with a schema.
-pub(crate) struct DynamicPools;
+pub(crate) struct DynamicPoolsPart;
 
 /// One saved pool: the component's id and name at the save, and the pool.
 #[derive(Default)]
@@ -31,7 +31,7 @@ fn schema_pools(world: &World) -> impl Iterator<Item = (ComponentId, &'static st
         .map(move |(id, info)| (id, info.name, components.pool(id)))
 }
 
-impl WorldPart for DynamicPools {
+impl WorldPart for DynamicPoolsPart {
     /// One per schema component the world had at the save, in id order.
     type Image = Vec<SavedPool>;
 

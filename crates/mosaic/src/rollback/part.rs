@@ -8,7 +8,7 @@
 
 use smallvec::SmallVec;
 
-use super::dynamic_part::DynamicPools;
+use super::dynamic_part::DynamicPoolsPart;
 use super::hash::{StableHasher, hash_mapped, hash_words};
 use super::registry::{SavedResource, entity_word};
 use super::{RollbackError, RollbackRegistry, StateDifference};
@@ -107,20 +107,20 @@ macro_rules! world_parts {
 }
 
 world_parts! {
-    entities: Allocator,
-    sampler: Sampler,
-    pools: Pools,
-    dynamic_pools: DynamicPools,
-    hierarchy: Hierarchy,
-    relations: Relations,
-    pairs: Pairs,
-    resources: Resources,
-    sets: Sets,
-    groups: Groups,
-    clock: Clock,
-    readers: Readers,
-    observers: ObserverSet,
-    indexes: Indexes,
+    entities: AllocatorPart,
+    sampler: SamplerPart,
+    pools: PoolsPart,
+    dynamic_pools: DynamicPoolsPart,
+    hierarchy: HierarchyPart,
+    relations: RelationsPart,
+    pairs: PairsPart,
+    resources: ResourcesPart,
+    sets: SetsPart,
+    groups: GroupsPart,
+    clock: ClockPart,
+    readers: ReadersPart,
+    observers: ObserversPart,
+    indexes: IndexesPart,
 }
 
 impl FrameParts {
@@ -155,9 +155,9 @@ impl FrameParts {
 }
 
 /// The entity allocator: slots, generations, free list, live count.
-pub(crate) struct Allocator;
+pub(crate) struct AllocatorPart;
 
-impl WorldPart for Allocator {
+impl WorldPart for AllocatorPart {
     type Image = EntitiesImage;
 
     fn save(world: &World, _: &RollbackRegistry, image: &mut EntitiesImage) {
@@ -193,9 +193,9 @@ impl WorldPart for Allocator {
 }
 
 /// The lazy collector's sampling state.
-pub(crate) struct Sampler;
+pub(crate) struct SamplerPart;
 
-impl WorldPart for Sampler {
+impl WorldPart for SamplerPart {
     type Image = u64;
 
     fn save(world: &World, _: &RollbackRegistry, image: &mut u64) {
@@ -220,9 +220,9 @@ impl WorldPart for Sampler {
 }
 
 /// The registered components' pools: rows, values and, for tracked types, change ticks and logs.
-pub(crate) struct Pools;
+pub(crate) struct PoolsPart;
 
-impl WorldPart for Pools {
+impl WorldPart for PoolsPart {
     /// One per registered component, in registry (name) order.
     type Image = Vec<PoolImage>;
 
@@ -281,7 +281,7 @@ impl WorldPart for Pools {
 }
 
 /// The hierarchy: the pool of [`Relationship`] and the ordering and propagation bookkeeping.
-pub(crate) struct Hierarchy;
+pub(crate) struct HierarchyPart;
 
 /// A saved hierarchy.
 #[derive(Default)]
@@ -291,7 +291,7 @@ pub(crate) struct HierarchyImage {
     order: Option<OrderState>,
 }
 
-impl WorldPart for Hierarchy {
+impl WorldPart for HierarchyPart {
     type Image = HierarchyImage;
 
     fn save(world: &World, _: &RollbackRegistry, image: &mut HierarchyImage) {
@@ -351,9 +351,9 @@ impl WorldPart for Hierarchy {
 
 /// Every relation kind the world set up (`World::relate`): its pairs, target marks and index (the
 /// index read from the world's relation index, `World::parts().relations`).
-pub(crate) struct Relations;
+pub(crate) struct RelationsPart;
 
-impl WorldPart for Relations {
+impl WorldPart for RelationsPart {
     /// Per relation kind, by `R`'s type name (sorted).
     type Image = Vec<(&'static str, RelationImage)>;
 
@@ -428,9 +428,9 @@ impl WorldPart for Relations {
 
 /// Every many-to-many pair kind the world set up (`World::add_pair`): each kind's `Targets<R>`
 /// pool and reverse index, and the target marks.
-pub(crate) struct Pairs;
+pub(crate) struct PairsPart;
 
-impl WorldPart for Pairs {
+impl WorldPart for PairsPart {
     type Image = PairsImage;
 
     fn save(world: &World, _: &RollbackRegistry, image: &mut PairsImage) {
@@ -474,9 +474,9 @@ impl WorldPart for Pairs {
 }
 
 /// The registered resources, with their change ticks.
-pub(crate) struct Resources;
+pub(crate) struct ResourcesPart;
 
-impl WorldPart for Resources {
+impl WorldPart for ResourcesPart {
     /// One per registered resource, in registry (name) order: the value (`None` when the world
     /// had none) and its change ticks.
     type Image = Vec<(SavedResource, Option<(Tick, Tick)>)>;
@@ -538,9 +538,9 @@ fn resource_digest(entry: &super::registry::ResourceEntry, saved: &SavedResource
 
 /// Each entity's component set: derived from the pools, saved for speed (restored as a copy when
 /// the image comes from this world's table of sets, else rebuilt from the restored pools).
-pub(crate) struct Sets;
+pub(crate) struct SetsPart;
 
-impl WorldPart for Sets {
+impl WorldPart for SetsPart {
     type Image = SetsImage;
 
     fn save(world: &World, _: &RollbackRegistry, image: &mut SetsImage) {
@@ -567,9 +567,9 @@ impl WorldPart for Sets {
 }
 
 /// The owning groups' lengths (the packed rows themselves are in the pools).
-pub(crate) struct Groups;
+pub(crate) struct GroupsPart;
 
-impl WorldPart for Groups {
+impl WorldPart for GroupsPart {
     /// Per owning group: its owned components and its length, in rows.
     type Image = Vec<(SmallVec<[ComponentId; 4]>, usize)>;
 
@@ -606,9 +606,9 @@ impl WorldPart for Groups {
 
 /// The change clock: the present tick, the last `clear_trackers`, the last wraparound check.
 /// Restored with the pools' change ticks, so readers see after a restore what they saw then.
-pub(crate) struct Clock;
+pub(crate) struct ClockPart;
 
-impl WorldPart for Clock {
+impl WorldPart for ClockPart {
     type Image = [u32; 3];
 
     fn save(world: &World, _: &RollbackRegistry, image: &mut [u32; 3]) {
@@ -631,9 +631,9 @@ impl WorldPart for Clock {
 }
 
 /// The ticks change readers last read at: systems' last runs, removal readers' cursors.
-pub(crate) struct Readers;
+pub(crate) struct ReadersPart;
 
-impl WorldPart for Readers {
+impl WorldPart for ReadersPart {
     type Image = ReaderTicksImage;
 
     fn save(world: &World, _: &RollbackRegistry, image: &mut ReaderTicksImage) {
@@ -657,9 +657,9 @@ impl WorldPart for Readers {
 
 /// The value indexes: derived from the pools, so nothing is saved; a restore marks them stale and
 /// each rebuilds from its restored pool on its next lookup (O(n) then), so none is ever read stale.
-pub(crate) struct Indexes;
+pub(crate) struct IndexesPart;
 
-impl WorldPart for Indexes {
+impl WorldPart for IndexesPart {
     type Image = ();
 
     fn save(_: &World, _: &RollbackRegistry, _: &mut ()) {}
@@ -698,9 +698,9 @@ pub(crate) fn first_row_difference(
 /// The observers' entities: code cannot be saved, so a restore checks the world has the observers
 /// the frame had (the same entities) and puts nothing back; their `Observer` and `Observed` rows
 /// are left as they are (equal by that check). Not hashed: registrations, not simulation state.
-pub(crate) struct ObserverSet;
+pub(crate) struct ObserversPart;
 
-impl WorldPart for ObserverSet {
+impl WorldPart for ObserversPart {
     /// The observer entities, sorted.
     type Image = Vec<crate::entity::Entity>;
 

@@ -577,7 +577,7 @@ impl RollbackRegistry {
         let relations = world.relation_index();
         let relation =
             |index: usize| relations.kinds.iter().any(|k| k.pair.index() == index || k.mark.index() == index);
-        // The observer registry's markers are checked by the `ObserverSet` part.
+        // The observer registry's markers are checked by the `ObserversPart`.
         let observer_marks = [
             world.components().id::<crate::observer::Observer>(),
             world.components().id::<crate::observer::Observed>(),
