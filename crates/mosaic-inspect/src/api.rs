@@ -332,7 +332,7 @@ fn index() -> Value {
 }
 
 fn writable(shared: &Shared) -> Result<(), ApiError> {
-    if shared.options.allow_writes { Ok(()) } else { Err(ApiError::WritesOff) }
+    if shared.options.allow_writes { Ok(()) } else { Err(ApiError::WritesOff(shared.options.writes_hint)) }
 }
 
 /// Refuses a write to an unregistered component, or to an id that is not of the form

@@ -42,8 +42,8 @@ pub(crate) enum ApiError {
     NoSuchEntity(String),
     #[error("no component is registered under the name `{0}`")]
     NoSuchComponent(String),
-    #[error("writes are off; start the inspector with `InspectorOptions::allow_writes` to change the world")]
-    WritesOff,
+    #[error("writes are off; to change the world, {0}")]
+    WritesOff(&'static str),
     #[error("the request body is over {0} bytes")]
     TooLarge(usize),
     #[error("the request's path and query are over {0} bytes")]
@@ -131,7 +131,7 @@ impl ApiError {
             | Self::NoSuchFrame { .. } => 404,
             Self::MethodNotAllowed { .. } => 405,
             Self::BadRequest(_) => 400,
-            Self::WritesOff
+            Self::WritesOff(_)
             | Self::HostNotAllowed(_)
             | Self::CrossOrigin(_)
             | Self::CrossSiteRead(_)

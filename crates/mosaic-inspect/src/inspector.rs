@@ -31,6 +31,10 @@ pub struct InspectorOptions {
     pub allow_remote: bool,
     /// Accept writes: set a component, despawn, pause, step. Default `false`: they get 403.
     pub allow_writes: bool,
+    /// What the 403 of a refused write tells the client to do, in the application's terms
+    /// (the arena says `run the arena with --inspect-writes`). Default: the library option,
+    /// `start the inspector with InspectorOptions::writes(true)`.
+    pub writes_hint: &'static str,
     /// The largest page of entities one request returns, in entities. Default 500.
     pub max_page_size: usize,
     /// How many frame times to keep for the chart, in frames. Default 600.
@@ -88,6 +92,9 @@ pub const VIEW_BUDGET_PERCENT: u8 = 10;
 /// The default [`InspectorOptions::record_budget`]: 128 MiB.
 pub const RECORD_BUDGET: usize = 128 << 20;
 
+/// The default [`InspectorOptions::writes_hint`].
+pub const WRITES_HINT: &str = "start the inspector with `InspectorOptions::writes(true)`";
+
 /// The default [`InspectorOptions::watch_window`]: 5 seconds (the page polls every second).
 pub const WATCH_WINDOW: Duration = Duration::from_secs(5);
 
@@ -97,6 +104,7 @@ impl Default for InspectorOptions {
             addr: SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 7878),
             allow_remote: false,
             allow_writes: false,
+            writes_hint: WRITES_HINT,
             max_page_size: 500,
             frame_history: 600,
             keep_frames_idle: false,
@@ -118,6 +126,13 @@ impl InspectorOptions {
     /// These options with writes allowed or not.
     pub fn writes(mut self, allow: bool) -> Self {
         self.allow_writes = allow;
+        self
+    }
+
+    /// These options with `hint` as what a refused write's 403 says to do (see
+    /// [`InspectorOptions::writes_hint`]).
+    pub fn writes_hint(mut self, hint: &'static str) -> Self {
+        self.writes_hint = hint;
         self
     }
 
@@ -425,7 +440,6 @@ impl Inspector {
         }
         let due = self.shared.now_us() >= self.shared.next_view_us.load(Ordering::Acquire);
         if due && live::pending(&self.shared) {
-            let start = Instant::now();
             self.version += 1;
             let frame = schedule.as_deref().map_or(0, Schedule::frame);
             let mut live = Live {
@@ -441,9 +455,10 @@ impl Inspector {
                 schedule,
                 frame_times: &self.frame_times,
             };
-            live::answer(&self.shared, &mut live);
-            // The budget: the time these reads took, scaled, must pass before the next.
-            budget::spent(&self.shared, start.elapsed());
+            let charged = live::answer(&self.shared, &mut live);
+            // The budget: the time the reads that completed took, scaled, must pass before the
+            // next.
+            budget::spent(&self.shared, charged);
         }
         applied
     }

@@ -76,20 +76,27 @@ pub(crate) fn pending(shared: &Shared) -> bool {
 }
 
 /// Answers the queued reads against `live` in the order they came, until [`SLICE`] has gone to
-/// them (at least one is answered). Returns how many ran. Reads whose client stopped waiting are
-/// dropped unrun. A read that panics is caught here (it only read the world, so the world is
-/// whole): its client gets [`ApiError::ReadFailed`], and the frame loop goes on.
-pub(crate) fn answer(shared: &Shared, live: &mut Live<'_>) -> usize {
+/// them (at least one is answered). Returns the time the reads that completed took: what the
+/// read budget charges. Reads whose client stopped waiting are dropped unrun. A read that panics
+/// is caught here (it only read the world, so the world is whole): its client gets
+/// [`ApiError::ReadFailed`], the frame loop goes on, and its time is not charged (the panic
+/// hook's report, a backtrace under `RUST_BACKTRACE`, can take longer than the read budget's
+/// wait, which would refuse the next clients for a failure that was not theirs).
+pub(crate) fn answer(shared: &Shared, live: &mut Live<'_>) -> Duration {
     let start = Instant::now();
     let mut ran = 0;
+    let mut charged = Duration::ZERO;
     while ran == 0 || start.elapsed() < SLICE {
         let Some(job) = lock(&shared.reads).pop_front() else { break };
         if job.waiting.load(Ordering::Acquire) {
             let run = job.run;
+            let began = Instant::now();
             // The panic was reported by the panic hook; dropping the job answers its client.
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(live)));
+            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(live))).is_ok() {
+                charged += began.elapsed();
+            }
             ran += 1;
         }
     }
-    ran
+    charged
 }

@@ -231,6 +231,10 @@ fn refuses_bad_requests_with_json_errors() {
         assert_eq!(status, want, "{method} {path}: {body}");
         assert_eq!(body["status"], want, "{method} {path}");
         assert!(body["error"].is_string());
+        if want == 403 {
+            let error = body["error"].as_str().unwrap();
+            assert!(error.contains("InspectorOptions::writes(true)"), "says how to turn writes on: {error}");
+        }
     }
     let (status, _) = game.request("POST", "/api/pause", &"x".repeat(70 * 1024));
     assert!((400..500).contains(&status), "{status}");

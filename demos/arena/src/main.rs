@@ -64,9 +64,21 @@ fn run() -> ExitCode {
         start.set_entity_cap(limit);
     }
     if let Some(addr) = args.inspect {
-        let options =
-            InspectorOptions::with_addr(addr).writes(args.inspect_writes).remote(args.inspect_remote);
-        let on_start = |url: &str| eprintln!("arena: inspector at {url}; stop with Ctrl-C");
+        let options = InspectorOptions::with_addr(addr)
+            .writes(args.inspect_writes)
+            .writes_hint("run the arena with `--inspect-writes`")
+            .remote(args.inspect_remote);
+        let on_start = |url: &str| {
+            // The page's link carries the token (`?token=`, which its writes send back); the JSON
+            // API is under the base URL, and reads need no token.
+            let base = url.split('?').next().unwrap_or(url);
+            let token = url.split("token=").nth(1).unwrap_or("");
+            eprintln!("arena: inspector at {base} (open {url} in a browser)");
+            eprintln!(
+                "arena: JSON API at {base}api (e.g. curl {base}api/world); writes send the header x-mosaic-token: {token}"
+            );
+            eprintln!("arena: stop with Ctrl-C");
+        };
         let mut trace = trace;
         let on_end = |summary, end: &mut sim::Sim| {
             // Writes the rest of the trace and closes it. The process keeps serving the last
