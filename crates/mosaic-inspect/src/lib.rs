@@ -115,6 +115,7 @@ mod api;
 mod assets;
 mod body;
 mod budget;
+mod dynamic;
 mod error;
 mod guard;
 mod http;

@@ -163,8 +163,10 @@ pub(crate) fn live_entity(world: &World, id: &str) -> Option<Entity> {
 
 /// `entity` with its parent, children, registered components and pairs as JSON (`{id, index,
 /// generation, parent, children, components: {name: value}, pairs: {kind name: [{target,
-/// value}]}}`, names sorted, each kind's targets in the entity's order). O(registered components
-/// and pair kinds + children + pairs of the entity). A value that cannot be JSON is `null`.
+/// value}]}}`, names sorted, each kind's targets in the entity's order). Run-time components
+/// (`mosaic::dynamic`) are listed too, each as `{dotted path: value}` read through its schema.
+/// O(registered and run-time components and pair kinds + children + pairs of the entity). A
+/// value that cannot be JSON is `null`.
 pub(crate) fn entity(source: &Source<'_>, entity: Entity) -> Value {
     let (world, registry) = (source.world, source.registry);
     let mut components = serde_json::Map::new();
@@ -172,6 +174,11 @@ pub(crate) fn entity(source: &Source<'_>, entity: Entity) -> Value {
         if let Some(value) = registry.component_value(world, name, entity) {
             components.insert(name.to_owned(), serde_json::to_value(&*value).unwrap_or(Value::Null));
         }
+    }
+    // Run-time components, read through their schemas; a registered Rust type of the same name
+    // keeps its entry.
+    for (name, value) in crate::dynamic::components_of(world, entity) {
+        components.entry(name.to_owned()).or_insert(value);
     }
     let mut pairs = serde_json::Map::new();
     for kind in registry.pairs_of(world, entity) {
@@ -241,12 +248,15 @@ pub(crate) fn entities(source: &Source<'_>, query: &PageQuery) -> Value {
                 }
             }
             if total >= first && rows.len() < query.page_size {
-                let components: Vec<&str> = names
+                let mut components: Vec<&str> = names
                     .iter()
                     .zip(&pools)
                     .filter(|(_, pool)| pool.is_some_and(|p| p.contains_alive(e)))
                     .map(|(name, _)| *name)
                     .collect();
+                for name in crate::dynamic::names_of(world, e) {
+                    components.push(name);
+                }
                 rows.push(json!({
                     "id": e.to_string(),
                     "parent": world.parent(e).map(|p| p.to_string()),

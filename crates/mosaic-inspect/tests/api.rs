@@ -686,3 +686,42 @@ fn a_read_that_panics_answers_500_and_the_game_goes_on() {
     let text = read_while_publishing(&mut inspector, &mut world, get("/api/world"));
     assert!(text.starts_with("HTTP/1.1 200") && text.contains("\"entities\":1"), "{text}");
 }
+
+/// Run-time components (`mosaic::dynamic`) are shown through their schema, with no per-type code:
+/// in the entity view as `{dotted path: value}`, and by name in the entity list.
+#[test]
+fn run_time_components_are_shown_through_their_schema() {
+    use mosaic::dynamic::{ComponentDescriptor, DynamicValue, Field, FieldType, Scalar, Schema};
+    let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap());
+    let mut inspector = Inspector::start(options, registry()).unwrap();
+    let mut world = World::new();
+    let schema = Schema::new(vec![
+        Field::new("absorb", Scalar::F32),
+        Field::new("charges", FieldType::array(Scalar::U8, 2)),
+        Field::new("on", Scalar::Bool),
+    ])
+    .unwrap();
+    let shield = world.register_dynamic(ComponentDescriptor::new("Shield", schema)).unwrap();
+    let mut value = DynamicValue::new(world.dynamic_schema(shield).unwrap());
+    value.set_path("absorb", 2.5f32).unwrap();
+    value.set_path("charges.1", 3u8).unwrap();
+    value.set_path("on", true).unwrap();
+    let e = world.spawn_dynamic([(shield, value)]).unwrap();
+    world.insert(e, Health(7));
+    let addr = inspector.addr();
+    let get = |path: &str| format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    let text = read_while_publishing(
+        &mut inspector,
+        &mut world,
+        get(&format!("/api/entities/{}v{}", e.index(), e.generation())),
+    );
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let body: serde_json::Value = serde_json::from_str(&body_of(head, body)).unwrap();
+    assert_eq!(
+        body["entity"]["components"]["Shield"],
+        json!({ "absorb": 2.5, "charges.0": 0, "charges.1": 3, "on": true }),
+        "{text}"
+    );
+    let text = read_while_publishing(&mut inspector, &mut world, get("/api/entities"));
+    assert!(text.contains("\"Shield\""), "{text}");
+}

@@ -25,8 +25,9 @@
 //! components by id: [`World::add_observer_by_id`](crate::World::add_observer_by_id).
 //!
 //! Not yet: hooks, watches, value indexes and groups are registered by Rust type, so none can
-//! name a run-time component; snapshots and the inspector leave run-time components out, and
-//! templates and `clone_entity` skip them.
+//! name a run-time component; snapshots refuse a world holding their rows
+//! (`SnapshotError::RunTimeComponent`); the inspector shows them read-only (through their
+//! schema) but cannot edit them; templates and `clone_entity` skip them.
 //!
 //! bevy (`ComponentDescriptor`, `QueryBuilder`, `EntityRef::get_by_id`) and flecs (meta,
 //! `ecs_component_init`) are the models; this keeps values to plain data with a schema.
