@@ -340,8 +340,11 @@ fn writable(shared: &Shared) -> Result<(), ApiError> {
 /// the publish point (a write to an entity gone by then is reported in the summary's `errors`):
 /// a write never waits for the frame loop.
 fn check_target(shared: &Shared, id: &str, component: Option<&str>) -> Result<(), ApiError> {
-    if let Some(name) = component {
-        view::registered(&shared.component_names, name)?;
+    if let Some(name) = component
+        && view::registered(&shared.component_names, name).is_err()
+    {
+        // A run-time component of the world (names refreshed at each publish).
+        view::registered(&lock(&shared.dynamic_names), name)?;
     }
     let well_formed = id
         .split_once('v')

@@ -191,6 +191,10 @@ pub(crate) struct Shared {
     pub(crate) options: InspectorOptions,
     /// Registered component names, sorted.
     pub(crate) component_names: Vec<String>,
+    /// The world's run-time components with a schema (`mosaic::dynamic`), sorted: refreshed by
+    /// the frame loop at each publish when their number changed, so a write route can check a
+    /// name without the world.
+    pub(crate) dynamic_names: Mutex<Vec<String>>,
     /// How components and resources turn into JSON (and back).
     pub(crate) registry: SnapshotRegistry,
     /// The saved frames, once [`Inspector::keep_frames`] was called. The frame loop locks it to
@@ -325,6 +329,7 @@ impl Inspector {
             recording: AtomicBool::new(false),
             write_errors: Mutex::new(VecDeque::new()),
             component_names: registry.component_names().map(str::to_owned).collect(),
+            dynamic_names: Mutex::new(Vec::new()),
             registry,
             travel: Mutex::new(None),
             epoch: Instant::now(),
@@ -417,6 +422,7 @@ impl Inspector {
                 travel.skip();
             }
         }
+        crate::dynamic::refresh_names(&self.shared, world);
         let commands = {
             let mut queue = lock(&self.shared.commands);
             if !queue.is_empty() {
@@ -514,6 +520,12 @@ impl Inspector {
                 if let Some(check) = &self.write_check {
                     check(world, &component, &value)
                         .map_err(|error| format!("set {component} on {entity}: {error}"))?;
+                }
+                if self.shared.component_names.binary_search(&component).is_err()
+                    && let Some(id) = world.component_id_by_name(&component)
+                {
+                    return crate::dynamic::set(world, id, target, &value)
+                        .map_err(|error| format!("set {component} on {entity}: {error}"));
                 }
                 let mut de = <dyn erased_serde::Deserializer>::erase(value);
                 match self.shared.registry.insert_by_name(world, &component, target, &mut de) {

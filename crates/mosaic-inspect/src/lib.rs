@@ -52,6 +52,11 @@
 //! `POST /api/pause`, `/api/resume` and `/api/step?frames=N` are queued (202) and applied by the
 //! frame loop at its next `publish` (pause and step through [`Inspector::should_run`]).
 //!
+//! Run-time components (`mosaic::dynamic`) need no registration here: the entity view shows each
+//! as `{dotted field path: value}` read through its schema, and a write to one takes the same
+//! shape (the fields named are written over the present value, each checked against the
+//! schema: its path, its type, its range).
+//!
 //! Every request must name this server in its `Host` header (`127.0.0.1:PORT`, `localhost:PORT`
 //! or another IP literal with the port; 403 otherwise, against DNS rebinding), and if it has an
 //! `Origin`, the server's own (403). A read of the API (`GET /api/...`) is refused (403) when its

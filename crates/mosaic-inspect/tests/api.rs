@@ -725,3 +725,54 @@ fn run_time_components_are_shown_through_their_schema() {
     let text = read_while_publishing(&mut inspector, &mut world, get("/api/entities"));
     assert!(text.contains("\"Shield\""), "{text}");
 }
+
+/// A run-time component is edited like a registered one: `{dotted path: value}`, each field
+/// checked against its schema; other fields keep their values.
+#[test]
+fn run_time_components_are_edited_through_their_schema() {
+    use mosaic::dynamic::{ComponentDescriptor, DynamicValue, Field, Scalar, Schema};
+    let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap()).writes(true);
+    let game = Game::start(options, registry(), |world| {
+        let schema =
+            Schema::new(vec![Field::new("absorb", Scalar::F32), Field::new("charges", Scalar::U8)]).unwrap();
+        let shield = world.register_dynamic(ComponentDescriptor::new("Shield", schema)).unwrap();
+        let mut value = DynamicValue::new(world.dynamic_schema(shield).unwrap());
+        value.set_path("charges", 2u8).unwrap();
+        world.spawn_dynamic([(shield, value)]).unwrap();
+        None
+    });
+    let shield =
+        |game: &Game| game.json("GET", "/api/entities/0v1", "").1["entity"]["components"]["Shield"].clone();
+    // The frame loop publishes the names before a write can name the component.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while game.json("POST", "/api/entities/0v1/components/Shield", r#"{"absorb": 4.5}"#).0 != 202 {
+        assert!(std::time::Instant::now() < deadline, "the run-time component's name never became writable");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while shield(&game) != json!({ "absorb": 4.5, "charges": 2 }) {
+        assert!(std::time::Instant::now() < deadline, "the write was not applied: {}", shield(&game));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Refused writes are recorded, naming the field, and change nothing.
+    for bad in [r#"{"charges": 300}"#, r#"{"nope": 1}"#, r#"{"absorb": "x"}"#, "[1]"] {
+        assert_eq!(game.json("POST", "/api/entities/0v1/components/Shield", bad).0, 202);
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let errors = game.json("GET", "/api/world", "").1["errors"].clone();
+        let text = errors.to_string();
+        if text.contains("charges")
+            && text.contains("nope")
+            && text.contains("absorb")
+            && text.contains("object")
+        {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "errors: {text}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(shield(&game), json!({ "absorb": 4.5, "charges": 2 }));
+    assert_eq!(game.json("POST", "/api/entities/0v1/components/Unknown", "{}").0, 404);
+    game.stop();
+}

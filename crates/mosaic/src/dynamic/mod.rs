@@ -26,8 +26,8 @@
 //!
 //! Not yet: hooks, watches, value indexes and groups are registered by Rust type, so none can
 //! name a run-time component; snapshots refuse a world holding their rows
-//! (`SnapshotError::RunTimeComponent`); the inspector shows them read-only (through their
-//! schema) but cannot edit them; templates and `clone_entity` skip them.
+//! (`SnapshotError::RunTimeComponent`); templates and `clone_entity` skip them. The inspector
+//! (`mosaic-inspect`) shows and edits them through their schema.
 //!
 //! bevy (`ComponentDescriptor`, `QueryBuilder`, `EntityRef::get_by_id`) and flecs (meta,
 //! `ecs_component_init`) are the models; this keeps values to plain data with a schema.
