@@ -73,11 +73,13 @@ fn run() -> ExitCode {
             // API is under the base URL, and reads need no token.
             let base = url.split('?').next().unwrap_or(url);
             let token = url.split("token=").nth(1).unwrap_or("");
-            eprintln!("arena: inspector at {base} (open {url} in a browser)");
-            eprintln!(
-                "arena: JSON API at {base}api (e.g. curl {base}api/world); writes send the header x-mosaic-token: {token}"
+            // One write: a reader that stops after the first line finds the rest in the pipe.
+            eprint!(
+                "arena: inspector at {base} (open {url} in a browser)\n\
+                 arena: JSON API at {base}api (e.g. curl {base}api/world); writes send the header \
+                 x-mosaic-token: {token}\n\
+                 arena: stop with Ctrl-C\n"
             );
-            eprintln!("arena: stop with Ctrl-C");
         };
         let mut trace = trace;
         let on_end = |summary, end: &mut sim::Sim| {

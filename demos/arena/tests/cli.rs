@@ -231,8 +231,10 @@ fn inspect_keeps_frames_to_diff_and_rewind() {
             .spawn()
             .expect("the arena binary runs"),
     );
-    let stderr = std::io::BufReader::new(child.0.stderr.take().unwrap());
-    let line = stderr.lines().map(Result::unwrap).find(|l| l.contains("inspector at")).expect("the URL");
+    let mut stderr = std::io::BufReader::new(child.0.stderr.take().unwrap()).lines();
+    let line = stderr.by_ref().map(Result::unwrap).find(|l| l.contains("inspector at")).expect("the URL");
+    // Keep reading the arena's stderr: a closed pipe would make its next message fail.
+    std::thread::spawn(move || stderr.for_each(drop));
     let addr = line.split("http://").nth(1).unwrap().split('/').next().unwrap().to_owned();
     let token: String = line
         .split("?token=")
