@@ -120,6 +120,19 @@ impl Row {
         Ok(())
     }
 
+    /// Reads every field as a Rhai value and writes every writable one back through the same
+    /// checked conversion `this.name = v` uses: a script body's field traffic without Rhai.
+    pub(crate) fn touch_all(&mut self) -> Result<(), Box<EvalAltResult>> {
+        for (i, info) in self.slots.iter().enumerate() {
+            let value = self.values[i].to_dynamic();
+            if info.writable {
+                self.values[i] = from_dynamic(info.scalar, &info.name, &value).map_err(script_error)?;
+                self.written |= 1 << i;
+            }
+        }
+        Ok(())
+    }
+
     /// The run-time component the script declared as `name`.
     fn declared(&self, name: &str) -> Result<&Declared, Box<EvalAltResult>> {
         self.declared.iter().find(|d| d.name == name).ok_or_else(|| {

@@ -178,7 +178,14 @@ impl Script {
             engine.register_get(name, move |row: &mut Row| row.get(Some(index), &get_name));
             engine.register_set(name, move |row: &mut Row, value: Dynamic| row.set(Some(index), &set_name, &value));
         }
-        let systems = pending.into_iter().map(|p| p.finish(&names, Arc::clone(&declared))).collect();
+        let systems = pending
+            .into_iter()
+            .map(|p| {
+                let mut system = p.finish(&names, Arc::clone(&declared));
+                system.fn_place = fn_place(source, &system.name);
+                system
+            })
+            .collect();
         scope.clear();
         Ok(Self { file: file.into(), engine, ast, scope, systems, declared })
     }
@@ -212,36 +219,59 @@ impl Script {
                 let options = CallFnOptions::new().eval_ast(false).rewind_scope(true).bind_this_ptr(this);
                 engine.call_fn_with_options::<Dynamic>(options, scope, ast, &name, ()).map(drop)
             });
-            result.map_err(|failure| fail(file, &name, failure))?;
+            result.map_err(|failure| fail(file, &name, system.fn_place, failure))?;
         }
         Ok(())
     }
 
     /// Runs every system as [`Script::run`] does with each row's call of the script function
-    /// replaced by nothing: the binding alone (the walks, the copies between the rows and the
-    /// row object, the writes back), for measuring it.
+    /// replaced by a Rust body that reads every field of the row object as a Rhai value and
+    /// writes every writable one back through the checked conversion `this.x = v` uses: the
+    /// binding alone (the walks, the copies between the query rows and the row object, the
+    /// conversions, the writes back, bridged ones included), for measuring it.
     ///
     /// # Errors
     /// As [`Script::run`], for the world's errors.
     pub fn run_binding_only(&mut self, world: &mut World) -> Result<(), ScriptError> {
         for system in &mut self.systems {
             let name = system.name.clone();
-            system.run(world, |_| Ok(())).map_err(|failure| fail(&self.file, &name, failure))?;
+            let place = system.fn_place;
+            let touch = |this: &mut Dynamic| this.write_lock::<Row>().map_or(Ok(()), |mut row| row.touch_all());
+            system.run(world, touch).map_err(|failure| fail(&self.file, &name, place, failure))?;
         }
         Ok(())
     }
 }
 
-/// The error of system `system` of script `file`.
-fn fail(file: &str, system: &str, failure: Failure) -> ScriptError {
+/// The line of `fn name(` in `source`, if there is one on a line of its own.
+fn fn_place(source: &str, name: &str) -> Option<Place> {
+    let pattern = format!("fn {name}(");
+    source.lines().enumerate().find_map(|(i, line)| {
+        let column = line.find(&pattern)?;
+        let before = &line[..column];
+        before.trim().is_empty().then_some(Place { line: i + 1, column: column + 1 })
+    })
+}
+
+/// The error of system `system` of script `file`, whose function is at `fn_place`.
+fn fail(file: &str, system: &str, fn_place: Option<Place>, failure: Failure) -> ScriptError {
     match failure {
         Failure::Script(entity, error) => {
-            let (place, message) = unwrap_eval(&error);
+            let (place, mut message) = unwrap_eval(&error);
+            if matches!(*error, EvalAltResult::ErrorTooManyOperations(..)) {
+                message = format!(
+                    "{message}: one call (one row) may take at most {MAX_OPERATIONS_PER_ROW} (a loop that does not end?)"
+                );
+            }
+            if place.is_none() {
+                message = format!("{message} (in `fn {system}()`; Rhai gives no line for this error)");
+            }
+            let place = place.or(fn_place);
             ScriptError::Run { file: file.into(), place, system: system.into(), entity: entity.index(), message }
         }
         Failure::ReplacedThis(entity) => ScriptError::Run {
             file: file.into(),
-            place: None,
+            place: fn_place,
             system: system.into(),
             entity: entity.index(),
             message: "the function assigned to `this`: a system may change its row's fields, not the row".into(),

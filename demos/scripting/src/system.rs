@@ -46,6 +46,8 @@ pub(crate) enum Failure {
 pub(crate) struct ScriptSystem {
     /// The name (and the script function's).
     pub(crate) name: String,
+    /// Where its function is defined, for errors Rhai gives no position for.
+    pub(crate) fn_place: Option<Place>,
     /// The read walk's query: every run-time term read, bridges and exclusions as filters.
     read: DynamicQuery,
     /// The write walk's query (run-time terms written), if the system has run-time terms.
@@ -167,6 +169,7 @@ impl Pending {
         let template = Row::new(Arc::from(Vec::new()), Arc::from(Vec::new()), Arc::from(Vec::new()));
         let system = ScriptSystem {
             name: name.clone(),
+            fn_place: None,
             read,
             write,
             handles,

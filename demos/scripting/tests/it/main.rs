@@ -1,0 +1,6 @@
+//! The scripted arena's integration tests: one binary (`run`: determinism over threads and
+//! rollback; `errors`: every script error names its line; `cli`: the binary's exit codes).
+
+mod cli;
+mod errors;
+mod run;
