@@ -95,8 +95,8 @@ pub enum ScriptError {
         file: String,
         /// The system.
         system: String,
-        /// The world's error.
-        source: DynamicError,
+        /// The world's error (boxed: it is large and rare).
+        source: Box<DynamicError>,
     },
 }
 

@@ -105,7 +105,11 @@ fn run(args: &Args) -> ExitCode {
         println!("  {name}: {rows} rows");
     }
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-    println!("time: arena systems {:.1} ms, script systems {:.1} ms", ms(outcome.rust_time), ms(outcome.script_time));
+    println!(
+        "time: arena systems {:.1} ms, script systems {:.1} ms",
+        ms(outcome.rust_time),
+        ms(outcome.script_time)
+    );
     let c = outcome.checksums;
     println!("checksum: {:016x} (arena {:016x}, script components {:016x})", c.combined, c.arena, c.script);
     ExitCode::SUCCESS

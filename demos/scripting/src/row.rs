@@ -109,7 +109,12 @@ impl Row {
     }
 
     /// `this.name = value`.
-    pub(crate) fn set(&mut self, index: Option<usize>, name: &str, value: &Dynamic) -> Result<(), Box<EvalAltResult>> {
+    pub(crate) fn set(
+        &mut self,
+        index: Option<usize>,
+        name: &str,
+        value: &Dynamic,
+    ) -> Result<(), Box<EvalAltResult>> {
         let slot = self.slot(index, name)?;
         let info = &self.slots[slot];
         if !info.writable {

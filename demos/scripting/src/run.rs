@@ -83,7 +83,13 @@ impl ScriptedSim {
     ///
     /// # Errors
     /// As [`Script::load`].
-    pub fn new(scene: &Scene, seed: u64, executor: ExecutorKind, file: &str, source: &str) -> Result<Self, ScriptError> {
+    pub fn new(
+        scene: &Scene,
+        seed: u64,
+        executor: ExecutorKind,
+        file: &str,
+        source: &str,
+    ) -> Result<Self, ScriptError> {
         let mut sim = Sim::new(scene, seed, executor);
         let script = Script::load(file, source, sim.parts_mut().0)?;
         Ok(Self { sim, script })
@@ -159,7 +165,12 @@ impl ScriptedSim {
         let rows = self
             .script
             .components()
-            .map(|(name, id)| (name.to_owned(), world.query_builder().with(id).build().and_then(|q| q.count(world)).unwrap_or(0)))
+            .map(|(name, id)| {
+                (
+                    name.to_owned(),
+                    world.query_builder().with(id).build().and_then(|q| q.count(world)).unwrap_or(0),
+                )
+            })
             .collect();
         Ok(Outcome {
             frames,

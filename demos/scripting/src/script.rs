@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use mosaic::World;
 use mosaic::dynamic::{ComponentDescriptor, Field, Scalar, Schema};
-use rhai::{CallFnOptions, Dynamic, Engine, EvalAltResult, Map, NativeCallContext, Scope, AST};
+use rhai::{AST, CallFnOptions, Dynamic, Engine, EvalAltResult, Map, NativeCallContext, Scope};
 
 use crate::error::{Place, ScriptError, unwrap_eval};
 use crate::row::{Declared, Row, script_error};
@@ -121,7 +121,8 @@ impl Script {
     pub fn from_file(path: &Path, world: &mut World) -> Result<Self, ScriptError> {
         let file = path.display().to_string();
         let read = |reason: String| ScriptError::Read { file: file.clone(), reason };
-        let bytes = arena::files::read_capped(path, MAX_SCRIPT_BYTES, "a script").map_err(|e| read(e.to_string()))?;
+        let bytes =
+            arena::files::read_capped(path, MAX_SCRIPT_BYTES, "a script").map_err(|e| read(e.to_string()))?;
         let source = String::from_utf8(bytes).map_err(|_| read("not UTF-8 text".into()))?;
         Self::load(&file, &source, world)
     }
@@ -176,7 +177,9 @@ impl Script {
         for (index, name) in names.iter().enumerate() {
             let (get_name, set_name) = (name.clone(), name.clone());
             engine.register_get(name, move |row: &mut Row| row.get(Some(index), &get_name));
-            engine.register_set(name, move |row: &mut Row, value: Dynamic| row.set(Some(index), &set_name, &value));
+            engine.register_set(name, move |row: &mut Row, value: Dynamic| {
+                row.set(Some(index), &set_name, &value)
+            });
         }
         let systems = pending
             .into_iter()
@@ -197,7 +200,7 @@ impl Script {
 
     /// The systems' names, in the order they run.
     pub fn systems(&self) -> impl Iterator<Item = &str> + '_ {
-        self.systems.iter().map(|s| s.name.as_str())
+        self.systems.iter().map(|s| &*s.name)
     }
 
     /// Runs every system once, in the order declared: for each, the script's function on every
@@ -214,10 +217,10 @@ impl Script {
     pub fn run(&mut self, world: &mut World) -> Result<(), ScriptError> {
         let Self { engine, ast, scope, systems, file, .. } = self;
         for system in systems.iter_mut() {
-            let name = system.name.clone();
+            let name = Arc::clone(&system.name);
             let result = system.run(world, |this| {
                 let options = CallFnOptions::new().eval_ast(false).rewind_scope(true).bind_this_ptr(this);
-                engine.call_fn_with_options::<Dynamic>(options, scope, ast, &name, ()).map(drop)
+                engine.call_fn_with_options::<Dynamic>(options, scope, ast, &*name, ()).map(drop)
             });
             result.map_err(|failure| fail(file, &name, system.fn_place, failure))?;
         }
@@ -234,9 +237,10 @@ impl Script {
     /// As [`Script::run`], for the world's errors.
     pub fn run_binding_only(&mut self, world: &mut World) -> Result<(), ScriptError> {
         for system in &mut self.systems {
-            let name = system.name.clone();
+            let name = Arc::clone(&system.name);
             let place = system.fn_place;
-            let touch = |this: &mut Dynamic| this.write_lock::<Row>().map_or(Ok(()), |mut row| row.touch_all());
+            let touch =
+                |this: &mut Dynamic| this.write_lock::<Row>().map_or(Ok(()), |mut row| row.touch_all());
             system.run(world, touch).map_err(|failure| fail(&self.file, &name, place, failure))?;
         }
         Ok(())
@@ -267,16 +271,25 @@ fn fail(file: &str, system: &str, fn_place: Option<Place>, failure: Failure) -> 
                 message = format!("{message} (in `fn {system}()`; Rhai gives no line for this error)");
             }
             let place = place.or(fn_place);
-            ScriptError::Run { file: file.into(), place, system: system.into(), entity: entity.index(), message }
+            ScriptError::Run {
+                file: file.into(),
+                place,
+                system: system.into(),
+                entity: entity.index(),
+                message,
+            }
         }
         Failure::ReplacedThis(entity) => ScriptError::Run {
             file: file.into(),
             place: fn_place,
             system: system.into(),
             entity: entity.index(),
-            message: "the function assigned to `this`: a system may change its row's fields, not the row".into(),
+            message: "the function assigned to `this`: a system may change its row's fields, not the row"
+                .into(),
         },
-        Failure::World(source) => ScriptError::World { file: file.into(), system: system.into(), source },
+        Failure::World(source) => {
+            ScriptError::World { file: file.into(), system: system.into(), source: Box::new(source) }
+        }
     }
 }
 
@@ -349,7 +362,9 @@ fn register_component(c: &ComponentDecl, world: &mut World) -> Result<Declared, 
         fields.push(Field::new(field.as_str(), scalar));
     }
     let schema = Schema::new(fields).map_err(|e| format!("component `{}`: {e}", c.name))?;
-    let id = world.register_dynamic(ComponentDescriptor::new(c.name.as_str(), schema)).map_err(|e| e.to_string())?;
+    let id = world
+        .register_dynamic(ComponentDescriptor::new(c.name.as_str(), schema))
+        .map_err(|e| e.to_string())?;
     let schema = Arc::clone(world.dynamic_schema(id).map_err(|e| e.to_string())?);
     Ok(Declared { name: c.name.clone(), id, schema })
 }

@@ -44,8 +44,8 @@ pub(crate) enum Failure {
 /// they visit the same rows in the same order (the world does not change between the walks);
 /// `staged` holds `handles.len()` values per row of the last read walk.
 pub(crate) struct ScriptSystem {
-    /// The name (and the script function's).
-    pub(crate) name: String,
+    /// The name (and the script function's); shared, so a frame copies it without allocating.
+    pub(crate) name: Arc<str>,
     /// Where its function is defined, for errors Rhai gives no position for.
     pub(crate) fn_place: Option<Place>,
     /// The read walk's query: every run-time term read, bridges and exclusions as filters.
@@ -103,8 +103,12 @@ impl Pending {
                 Some(rest) => (true, rest),
                 None => (false, term.as_str()),
             };
-            let unknown =
-                || format!("system `{name}`: no component `{component}` (the script's and the bridged: {})", known());
+            let unknown = || {
+                format!(
+                    "system `{name}`: no component `{component}` (the script's and the bridged: {})",
+                    known()
+                )
+            };
             if let Some(d) = declared.iter().find(|d| d.name == component) {
                 if excluded {
                     read = read.without(d.id);
@@ -118,8 +122,11 @@ impl Pending {
                 let id = bridge.id(world).ok_or_else(|| {
                     format!("system `{name}`: component `{component}` is not in this world")
                 })?;
-                let (read_next, write_next) =
-                    if excluded { (read.without(id), write.without(id)) } else { (read.with(id), write.with(id)) };
+                let (read_next, write_next) = if excluded {
+                    (read.without(id), write.without(id))
+                } else {
+                    (read.with(id), write.with(id))
+                };
                 (read, write) = (read_next, write_next);
                 if !excluded {
                     let (field, scalar, writable) = bridge.field();
@@ -145,15 +152,24 @@ impl Pending {
                         leaf.scalar.name()
                     ));
                 }
-                let r = Handle::resolve(&read, term, &leaf.path, leaf.scalar).map_err(|e| format!("system `{name}`: {e}"))?;
-                let w = Handle::resolve(write.as_ref().expect("has run-time terms"), term, &leaf.path, leaf.scalar)
+                let r = Handle::resolve(&read, term, &leaf.path, leaf.scalar)
                     .map_err(|e| format!("system `{name}`: {e}"))?;
+                let w = Handle::resolve(
+                    write.as_ref().expect("has run-time terms"),
+                    term,
+                    &leaf.path,
+                    leaf.scalar,
+                )
+                .map_err(|e| format!("system `{name}`: {e}"))?;
                 handles.push((slots.len(), r, w));
                 slots.push(SlotInfo { name: leaf.path.to_string(), scalar: leaf.scalar, writable: true });
             }
         }
         if slots.len() > MAX_ROW_FIELDS {
-            return Err(format!("system `{name}`: {} fields, over the limit of {MAX_ROW_FIELDS}", slots.len()));
+            return Err(format!(
+                "system `{name}`: {} fields, over the limit of {MAX_ROW_FIELDS}",
+                slots.len()
+            ));
         }
         for (i, slot) in slots.iter().enumerate() {
             if slot.name == "entity" || slots[..i].iter().any(|s| s.name == slot.name) {
@@ -168,7 +184,7 @@ impl Pending {
         }
         let template = Row::new(Arc::from(Vec::new()), Arc::from(Vec::new()), Arc::from(Vec::new()));
         let system = ScriptSystem {
-            name: name.clone(),
+            name: Arc::from(name.as_str()),
             fn_place: None,
             read,
             write,

@@ -80,7 +80,9 @@ pub fn from_dynamic(scalar: Scalar, field: &str, value: &Dynamic) -> Result<Valu
                 Err(format!("field `{field}` is f32: {v} is not a finite number"))
             }
         }
-        Scalar::U64 | Scalar::F64 => Err(format!("field `{field}` is {}: scripts cannot hold it", scalar.name())),
+        Scalar::U64 | Scalar::F64 => {
+            Err(format!("field `{field}` is {}: scripts cannot hold it", scalar.name()))
+        }
         _ => {
             let v = value.as_int().map_err(|_| wrong())?;
             let (min, max) = int_range(scalar);
@@ -97,7 +99,12 @@ pub fn from_dynamic(scalar: Scalar, field: &str, value: &Dynamic) -> Result<Valu
 ///
 /// # Errors
 /// The schema's message if the path or type does not match (the caller checked both).
-pub fn write_value(target: &mut DynamicValue, path: &str, scalar: Scalar, value: Value) -> Result<(), String> {
+pub fn write_value(
+    target: &mut DynamicValue,
+    path: &str,
+    scalar: Scalar,
+    value: Value,
+) -> Result<(), String> {
     let result = match (scalar, value) {
         (Scalar::Bool, Value::Bool(v)) => target.set_path(path, v),
         (Scalar::F32, Value::Float(v)) => target.set_path(path, v),

@@ -46,7 +46,11 @@ fn declaration_errors_give_the_line() {
     check("component(\"S\", #{ a: 1 });\n", 1, "the type is a string");
     check("\nsystem(\"a\", [\"Helth\"]);\nfn a() {}\n", 2, "no component `Helth`");
     check("system(\"a\", [\"Health\"]);\n", 1, "no `fn a()`");
-    check("component(\"S\", #{ health: \"i32\" });\nsystem(\"a\", [\"S\", \"Health\"]);\nfn a() {}\n", 2, "two fields named `health`");
+    check(
+        "component(\"S\", #{ health: \"i32\" });\nsystem(\"a\", [\"S\", \"Health\"]);\nfn a() {}\n",
+        2,
+        "two fields named `health`",
+    );
     check("let x = 1;\nx.frobnicate();\n", 2, "frobnicate");
 }
 
@@ -73,5 +77,9 @@ fn runtime_errors_give_the_line_and_the_entity() {
 
 #[test]
 fn declarations_after_load_are_refused() {
-    check("system(\"a\", [\"Health\"]);\nfn a() {\n  component(\"Late\", #{ x: \"f32\" });\n}\n", 3, "top level only");
+    check(
+        "system(\"a\", [\"Health\"]);\nfn a() {\n  component(\"Late\", #{ x: \"f32\" });\n}\n",
+        3,
+        "top level only",
+    );
 }

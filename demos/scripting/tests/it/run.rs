@@ -37,7 +37,8 @@ fn the_script_changes_the_arena_and_keeps_shields() {
     let scene = Scene::bundled().scaled(ENTITIES);
     let frames = 120;
     let mut plain = Sim::new(&scene, 7, ExecutorKind::SingleThreaded);
-    let mut scripted = ScriptedSim::new(&scene, 7, ExecutorKind::SingleThreaded, "shield.rhai", SHIELD).unwrap();
+    let mut scripted =
+        ScriptedSim::new(&scene, 7, ExecutorKind::SingleThreaded, "shield.rhai", SHIELD).unwrap();
     let shield = scripted.sim().world().component_id_by_name("Shield").unwrap();
     let mut most = 0;
     for _ in 0..frames {
