@@ -54,14 +54,15 @@ pub struct Comparison {
     pub rows: usize,
     /// Rounds (samples per form).
     pub rounds: u32,
-    /// The Rhai script, per row.
-    pub script: Duration,
-    /// The binding alone (the script call replaced by a Rust body touching every field), per row.
-    pub binding: Duration,
-    /// A Rust closure over the dynamic query, per row.
-    pub rust_dynamic: Duration,
-    /// A Rust closure over the typed component, per row.
-    pub rust_typed: Duration,
+    /// The Rhai script, in nanoseconds per row.
+    pub script: f64,
+    /// The binding alone (the script call replaced by a Rust body touching every field), in
+    /// nanoseconds per row.
+    pub binding: f64,
+    /// A Rust closure over the dynamic query, in nanoseconds per row.
+    pub rust_dynamic: f64,
+    /// A Rust closure over the typed component, in nanoseconds per row.
+    pub rust_typed: f64,
     /// Whether the script and both Rust forms ended with the same values (sums of `absorb`
     /// and `charges`).
     pub agree: bool,
@@ -150,7 +151,7 @@ pub fn compare(rows: usize, rounds: u32) -> Result<Comparison, ScriptError> {
     let agree = s == d && d == typed_total;
     let per_row = |mut v: Vec<Duration>| {
         v.sort_unstable();
-        v[v.len() / 2] / u32::try_from(rows).unwrap_or(u32::MAX)
+        v[v.len() / 2].as_secs_f64() * 1e9 / rows as f64
     };
     let [script, binding, rust_dynamic, rust_typed] = times.map(per_row);
     Ok(Comparison { rows, rounds, script, binding, rust_dynamic, rust_typed, agree })
@@ -158,15 +159,15 @@ pub fn compare(rows: usize, rounds: u32) -> Result<Comparison, ScriptError> {
 
 impl fmt::Display for Comparison {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let ns = |d: Duration| d.as_secs_f64() * 1e9;
-        let ratio = |d: Duration| ns(d) / ns(self.rust_typed).max(1e-3);
+        let ns = |d: f64| d;
+        let ratio = |d: f64| d / self.rust_typed.max(1e-3);
         writeln!(
             f,
             "per-row cost of the shield regen system, {} rows, medians of {} interleaved rounds",
             self.rows, self.rounds
         )?;
-        let line = |f: &mut fmt::Formatter<'_>, name: &str, d: Duration| {
-            writeln!(f, "  {name:<40} {:9.1} ns/row  {:8.1}x typed Rust", ns(d), ratio(d))
+        let line = |f: &mut fmt::Formatter<'_>, name: &str, d: f64| {
+            writeln!(f, "  {name:<40} {:9.2} ns/row  {:8.1}x typed Rust", ns(d), ratio(d))
         };
         line(f, "Rhai script (walk + copies + call)", self.script)?;
         line(f, "binding alone (no Rhai call)", self.binding)?;

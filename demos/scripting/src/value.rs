@@ -64,6 +64,7 @@ fn int_range(scalar: Scalar) -> (i64, i64) {
 /// # Errors
 /// A message naming the field: the wrong kind of value, an integer out of the field's range, or
 /// a float that is not finite.
+#[inline]
 pub fn from_dynamic(scalar: Scalar, field: &str, value: &Dynamic) -> Result<Value, String> {
     let wrong = || format!("field `{field}` is {}, not {}", scalar.name(), value.type_name());
     match scalar {
