@@ -49,7 +49,7 @@ mod system;
 mod value;
 
 pub use error::{Place, ScriptError};
-pub use row::{Row, SlotInfo};
+pub use row::{MAX_DEFERRED_PER_FRAME, Row, SlotInfo};
 pub use run::{Checksums, Outcome, RunError, ScriptedSim};
 pub use script::{MAX_COMPONENTS, MAX_OPERATIONS_PER_ROW, MAX_SCRIPT_BYTES, MAX_SYSTEMS, Script};
 pub use system::MAX_ROW_FIELDS;

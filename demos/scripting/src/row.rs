@@ -10,6 +10,10 @@ use rhai::{Dynamic, EvalAltResult, Map};
 
 use crate::value::{Value, from_dynamic, write_value};
 
+/// The most `add` / `remove` one system may ask for in one frame (over all its rows): a script
+/// that asks for more is stopped with an error instead of growing memory without bound.
+pub const MAX_DEFERRED_PER_FRAME: usize = 1 << 20;
+
 /// No slot: the row has no field of that name.
 pub(crate) const NO_SLOT: u16 = u16::MAX;
 
@@ -138,6 +142,16 @@ impl Row {
         Ok(())
     }
 
+    /// Fails when the system has asked for [`MAX_DEFERRED_PER_FRAME`] operations this frame.
+    fn check_deferred(&self) -> Result<(), Box<EvalAltResult>> {
+        if self.deferred.len() >= MAX_DEFERRED_PER_FRAME {
+            return Err(script_error(format!(
+                "more than {MAX_DEFERRED_PER_FRAME} `add` / `remove` in one frame of one system"
+            )));
+        }
+        Ok(())
+    }
+
     /// The run-time component the script declared as `name`.
     fn declared(&self, name: &str) -> Result<&Declared, Box<EvalAltResult>> {
         self.declared.iter().find(|d| d.name == name).ok_or_else(|| {
@@ -152,6 +166,7 @@ impl Row {
     /// `this.add(name, #{ field: value, .. })`: adds (or replaces) run-time component `name`
     /// on this row's entity after the walk; fields not given are zero.
     pub(crate) fn add(&mut self, name: &str, fields: &Map) -> Result<(), Box<EvalAltResult>> {
+        self.check_deferred()?;
         let declared = self.declared(name)?;
         let mut value = DynamicValue::new(&declared.schema);
         for (field, given) in fields {
@@ -174,6 +189,7 @@ impl Row {
     /// `this.remove(name)`: removes run-time component `name` from this row's entity after the
     /// walk.
     pub(crate) fn remove(&mut self, name: &str) -> Result<(), Box<EvalAltResult>> {
+        self.check_deferred()?;
         let id = self.declared(name)?.id;
         let entity = self.entity.ok_or_else(|| script_error("`remove` outside a system's row".into()))?;
         self.deferred.push(Deferred::Remove(entity, id));

@@ -20,7 +20,7 @@ pub enum Value {
 
 impl Value {
     /// The value as a Rhai value.
-    #[inline]
+    #[inline(always)]
     pub fn to_dynamic(self) -> Dynamic {
         match self {
             Self::Int(v) => Dynamic::from_int(v as INT),
@@ -174,7 +174,7 @@ impl Handle {
     }
 
     /// Reads the field from a row of a reading query.
-    #[inline]
+    #[inline(always)]
     pub fn read(self, row: &DynamicRow<'_>) -> Value {
         match self {
             Self::Bool(h) => Value::Bool(row.get(h)),
@@ -191,7 +191,7 @@ impl Handle {
 
     /// Writes `value` into the field of a row of a writing query. `value` is of the field's kind
     /// and in its range ([`from_dynamic`] checked it); a value of another kind is left unwritten.
-    #[inline]
+    #[inline(always)]
     pub fn write(self, row: &mut DynamicRowMut<'_>, value: Value) {
         match (self, value) {
             (Self::Bool(h), Value::Bool(v)) => row.set(h, v),
