@@ -13,8 +13,8 @@ use mosaic_scripting::{ScriptedSim, bench};
 #[command(name = "arena-script", version)]
 struct Args {
     /// The Rhai script: its components and systems run every frame after the arena's systems.
-    #[arg(long, value_name = "FILE")]
-    script: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "bench_script")]
+    script: Option<PathBuf>,
     /// Frames to run.
     #[arg(long, default_value_t = 600)]
     frames: u32,
@@ -67,8 +67,12 @@ fn run(args: &Args) -> ExitCode {
         eprintln!("arena-script: error: {error}");
         return ExitCode::from(2);
     }
-    let file = args.script.display().to_string();
-    let source = match arena::files::read_capped(&args.script, mosaic_scripting::MAX_SCRIPT_BYTES, "a script")
+    let Some(path) = &args.script else {
+        eprintln!("arena-script: error: --script FILE is required");
+        return ExitCode::from(2);
+    };
+    let file = path.display().to_string();
+    let source = match arena::files::read_capped(path, mosaic_scripting::MAX_SCRIPT_BYTES, "a script")
         .map_err(|e| e.to_string())
         .and_then(|bytes| String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_owned()))
     {
