@@ -51,3 +51,35 @@ fn the_script_changes_the_arena_and_keeps_shields() {
     assert!(most > 10, "shields handed out: at most {most} at once");
     assert_ne!(checksum(plain.world()), checksum(scripted.sim().world()), "shields gave health back");
 }
+
+#[test]
+fn the_script_checksum_covers_the_script_components() {
+    let scene = Scene::bundled().scaled(300);
+    let mut sim = ScriptedSim::new(&scene, 2, ExecutorKind::SingleThreaded, "shield.rhai", SHIELD).unwrap();
+    for _ in 0..5 {
+        sim.step().unwrap();
+    }
+    let before = mosaic_scripting::Checksums::of(sim.sim().world());
+    let world = sim.parts_mut().0.parts_mut().0;
+    let shield = world.component_id_by_name("Shield").unwrap();
+    let query = world.query_builder().write(shield).build().unwrap();
+    let absorb = query.field::<f32>(0, "absorb").unwrap();
+    let mut first = true;
+    query
+        .for_each_mut(world, |mut row| {
+            if std::mem::take(&mut first) {
+                row.set(absorb, row.get(absorb) + 1.0);
+            }
+        })
+        .unwrap();
+    let after = mosaic_scripting::Checksums::of(sim.sim().world());
+    assert_eq!(before.arena, after.arena, "no Rust component changed");
+    assert_ne!(before.script, after.script, "one shield's absorb changed");
+    assert_ne!(before.combined, after.combined);
+}
+
+#[test]
+fn the_bench_forms_compute_the_same_values() {
+    let comparison = mosaic_scripting::bench::compare(300, 12).unwrap();
+    assert!(comparison.agree, "{comparison}");
+}
