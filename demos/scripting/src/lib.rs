@@ -5,14 +5,20 @@
 //!
 //! ```text
 //! component("Shield", #{ absorb: "f32", charges: "u8", last: "i32" });
-//! system("shield", ["Shield", "Health"]);
+//! system("shield", ["Shield", "Health"]);     // every entity with both
 //! fn shield() {
-//!     let lost = this.last - this.health;           // damage taken since the last frame
-//!     if lost > 0 && this.charges > 0 { ... }       // give some of it back from `absorb`
-//!     this.absorb = min(this.absorb + 0.25, 10.0);  // and regrow
+//!     let lost = this.last - this.health;      // damage taken since the last frame
+//!     if lost > 0 && this.absorb >= 1.0 { ... } // give some of it back from `absorb`
+//!     this.absorb = min(this.absorb + 0.25, 4.0);
 //!     this.last = this.health;
 //! }
 //! ```
+//!
+//! The whole sample is `scripts/shield.rhai`; run it with
+//! `cargo run --release -p mosaic-scripting -- --script demos/scripting/scripts/shield.rhai`
+//! (`--frames`, `--entities`, `--seed`, `--threads`, `--rollback K`; `--bench-script ROUNDS`
+//! times a scripted system against Rust, see [`mod@bench`]). Where the script runs in the frame and
+//! why: [`ScriptedSim`].
 //!
 //! The script API, all of it:
 //! - `component(NAME, #{ FIELD: "TYPE", .. })` at the top level registers a component (types

@@ -52,7 +52,7 @@ pub enum Deferred {
 /// and out after it. A Rhai custom type (`Row` in messages).
 ///
 /// Invariant: `values.len() == slots.len()`, and `values[i]` is of `slots[i].scalar`'s kind and
-/// range (every write goes through [`from_dynamic`]).
+/// range (every write goes through the checked conversion of `this.name = v`).
 #[derive(Clone, Debug)]
 pub struct Row {
     pub(crate) entity: Option<Entity>,

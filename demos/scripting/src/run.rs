@@ -54,6 +54,14 @@ impl Checksums {
 }
 
 /// The arena and a script run beside it.
+///
+/// Where the script runs: after [`Sim::step`], that is after the whole Rust schedule of the
+/// frame (movement, lifetimes, collisions and the deaths they cause, spawners, score, the
+/// fighters' sort). The script sees the frame's outcome and its writes are what the next
+/// frame's Rust systems see. It runs on the calling thread, its systems in the order the script
+/// declared them; the Rust systems run on the rayon pool as the arena's do. An exclusive system
+/// inside the schedule would work too, but a script error would then have to leave the schedule
+/// through a resource; here [`ScriptedSim::step`] returns it.
 #[derive(Debug)]
 pub struct ScriptedSim {
     sim: Sim,
