@@ -159,7 +159,20 @@ impl Script {
         let (components, system_decls) = decls;
         let load = |place, message| ScriptError::Load { file: file.into(), place, message };
         let mut declared = Vec::new();
-        for c in &components {
+        for (i, c) in components.iter().enumerate() {
+            if let Some(first) = components[..i].iter().find(|d| d.name == c.name) {
+                let at = first.place.map_or(String::new(), |p| format!(" (first at line {})", p.line));
+                return Err(load(c.place, format!("component `{}` is declared twice{at}", c.name)));
+            }
+            if crate::bridge::Bridge::by_name(&c.name).is_some() {
+                return Err(load(
+                    c.place,
+                    format!(
+                        "component `{}`: the name is the arena's bridged component; choose another",
+                        c.name
+                    ),
+                ));
+            }
             declared.push(register_component(c, world).map_err(|m| load(c.place, m))?);
         }
         let declared: Arc<[Declared]> = declared.into();

@@ -137,6 +137,9 @@ impl Pending {
                 return Err(unknown());
             }
         }
+        if runtime_terms.is_empty() && bridges.is_empty() {
+            return Err(format!("system `{name}` lists no component to walk: name at least one without `!`"));
+        }
         let world_error = |e: DynamicError| format!("system `{name}`: {e}");
         let has_runtime = !runtime_terms.is_empty();
         let read = finish(read).map_err(world_error)?;

@@ -52,6 +52,13 @@ fn declaration_errors_give_the_line() {
         "two fields named `health`",
     );
     check("let x = 1;\nx.frobnicate();\n", 2, "frobnicate");
+    check(
+        "component(\"S\", #{ a: \"f32\" });\nsystem(\"a\", [\"!S\"]);\nfn a() {}\n",
+        2,
+        "lists no component",
+    );
+    check("component(\"S\", #{});\ncomponent(\"S\", #{});\n", 2, "declared twice (first at line 1)");
+    check("component(\"Health\", #{ hp: \"i32\" });\n", 1, "bridged component");
 }
 
 #[test]
