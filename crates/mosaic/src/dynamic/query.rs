@@ -240,7 +240,9 @@ impl DynamicQuery {
             world,
             None,
             #[inline(always)]
-            |entity, ptrs| f(DynamicRow { entity, ptrs, query: self.uid, _world: PhantomData }),
+            |entity, ptrs| {
+                f(DynamicRow { row: RowPtrs { entity, ptrs, query: self.uid }, _world: PhantomData })
+            },
         )
     }
 
@@ -263,7 +265,8 @@ impl DynamicQuery {
             Some(tick),
             #[inline(always)]
             |entity, ptrs| {
-                f(DynamicRowMut { entity, ptrs, query: self.uid, terms: &self.terms, _world: PhantomData })
+                let row = RowPtrs { entity, ptrs, query: self.uid };
+                f(DynamicRowMut { row, terms: &self.terms, _world: PhantomData })
             },
         )
     }
@@ -437,10 +440,46 @@ fn read_only(term: u32) -> ! {
 
 /// One matching entity of a reading [`DynamicQuery`]: its terms' values by [`TermField`].
 pub struct DynamicRow<'a> {
+    row: RowPtrs<'a>,
+    _world: PhantomData<&'a World>,
+}
+
+/// What both row types hold: the entity, one pointer per term (`None`: an absent optional
+/// term) and the id of the query that made them. Built only by [`DynamicQuery::walk`], whose
+/// pointers are the entity's values of the terms' components for as long as the row lives.
+#[derive(Clone, Copy)]
+struct RowPtrs<'a> {
     entity: Entity,
     ptrs: &'a [Option<NonNull<u8>>],
     query: u64,
-    _world: PhantomData<&'a World>,
+}
+
+impl RowPtrs<'_> {
+    /// Reads `field`, or `None` when its optional term is absent.
+    ///
+    /// # Panics
+    /// If `field` was made by another query.
+    #[inline(always)]
+    #[track_caller]
+    fn try_get<T: Primitive>(&self, field: TermField<T>) -> Option<T> {
+        let ptr = term_ptr(self.query, self.ptrs, field)?;
+        // SAFETY: the pointer is this row's value of the term's component (the walk made it),
+        // whose schema the handle's offset was resolved against (offset + size within the
+        // value); schema values are initialized bytes; while a row lives nothing else writes
+        // them (a reading walk borrows the world shared; a writing walk hands each row out once
+        // and this read borrows the row shared).
+        Some(unsafe { T::read_ptr(ptr.as_ptr().add(field.offset as usize)) })
+    }
+
+    /// Reads `field`; panics (out of line) when its optional term is absent.
+    #[inline(always)]
+    #[track_caller]
+    fn get<T: Primitive>(&self, field: TermField<T>) -> T {
+        match self.try_get(field) {
+            Some(value) => value,
+            None => absent(field.term),
+        }
+    }
 }
 
 /// Checks a handle against the row's query and finds its pointer.
@@ -456,11 +495,11 @@ fn term_ptr<T>(query: u64, ptrs: &[Option<NonNull<u8>>], field: TermField<T>) ->
     unsafe { *ptrs.get_unchecked(field.term as usize) }
 }
 
-impl<'a> DynamicRow<'a> {
+impl DynamicRow<'_> {
     /// The entity.
     #[inline(always)]
     pub fn entity(&self) -> Entity {
-        self.entity
+        self.row.entity
     }
 
     /// Reads `field` of this row.
@@ -471,10 +510,7 @@ impl<'a> DynamicRow<'a> {
     #[inline(always)]
     #[track_caller]
     pub fn get<T: Primitive>(&self, field: TermField<T>) -> T {
-        match self.try_get(field) {
-            Some(value) => value,
-            None => absent(field.term),
-        }
+        self.row.get(field)
     }
 
     /// Reads `field` of this row, or `None` when its optional term is absent.
@@ -484,20 +520,14 @@ impl<'a> DynamicRow<'a> {
     #[inline(always)]
     #[track_caller]
     pub fn try_get<T: Primitive>(&self, field: TermField<T>) -> Option<T> {
-        let ptr = term_ptr(self.query, self.ptrs, field)?;
-        // SAFETY: the pointer is this row's value of the term's component, whose schema the
-        // handle's offset was resolved against (offset + size within the value); schema values
-        // are initialized bytes; the world is borrowed shared for 'a, so nothing writes them.
-        Some(unsafe { T::read_ptr(ptr.as_ptr().add(field.offset as usize)) })
+        self.row.try_get(field)
     }
 }
 
 /// One matching entity of a [`DynamicQuery`] run by `for_each_mut`: reads any term, writes
 /// `Write` terms.
 pub struct DynamicRowMut<'a> {
-    entity: Entity,
-    ptrs: &'a [Option<NonNull<u8>>],
-    query: u64,
+    row: RowPtrs<'a>,
     terms: &'a [Term],
     _world: PhantomData<&'a mut World>,
 }
@@ -506,7 +536,7 @@ impl DynamicRowMut<'_> {
     /// The entity.
     #[inline(always)]
     pub fn entity(&self) -> Entity {
-        self.entity
+        self.row.entity
     }
 
     /// Reads `field` of this row.
@@ -516,10 +546,7 @@ impl DynamicRowMut<'_> {
     #[inline(always)]
     #[track_caller]
     pub fn get<T: Primitive>(&self, field: TermField<T>) -> T {
-        match self.try_get(field) {
-            Some(value) => value,
-            None => absent(field.term),
-        }
+        self.row.get(field)
     }
 
     /// Reads `field` of this row, or `None` when its optional term is absent.
@@ -529,10 +556,7 @@ impl DynamicRowMut<'_> {
     #[inline(always)]
     #[track_caller]
     pub fn try_get<T: Primitive>(&self, field: TermField<T>) -> Option<T> {
-        let ptr = term_ptr(self.query, self.ptrs, field)?;
-        // SAFETY: as in `DynamicRow::try_get`; the world is held exclusively by the walk, and
-        // this row's values are reached only through `self`, borrowed shared here.
-        Some(unsafe { T::read_ptr(ptr.as_ptr().add(field.offset as usize)) })
+        self.row.try_get(field)
     }
 
     /// Writes `field` of this row.
@@ -545,7 +569,7 @@ impl DynamicRowMut<'_> {
         if !field.writable {
             read_only(field.term);
         }
-        let Some(ptr) = term_ptr(self.query, self.ptrs, field) else { absent(field.term) };
+        let Some(ptr) = term_ptr(self.row.query, self.row.ptrs, field) else { absent(field.term) };
         // SAFETY: the pointer is this row's value of a `Write` term (checked), offset in range as
         // in `try_get`; the walk holds the world exclusively, each row is handed out once, and
         // `&mut self` makes this the only access to the value now.
@@ -557,7 +581,7 @@ impl DynamicRowMut<'_> {
     /// # Panics
     /// If there is no term `term`.
     pub fn value(&self, term: usize) -> Option<DynamicRef<'_>> {
-        let ptr = self.ptrs[term]?;
+        let ptr = self.row.ptrs[term]?;
         // SAFETY: as in `try_get`: one initialized value of the term's schema, not written while
         // the view (borrowing `self` shared) lives.
         Some(unsafe { DynamicRef::new(&self.terms[term].schema, ptr) })
@@ -572,7 +596,7 @@ impl DynamicRowMut<'_> {
             self.terms[term].access == TermAccess::Write,
             "term {term} is read-only: build it with `write`"
         );
-        let ptr = self.ptrs[term].expect("a write term is required");
+        let ptr = self.row.ptrs[term].expect("a write term is required");
         // SAFETY: as in `set`: the only access to this value while the view (borrowing `self`
         // exclusively) lives.
         unsafe { DynamicMut::new(&self.terms[term].schema, ptr) }
@@ -586,8 +610,8 @@ impl DynamicRow<'_> {
     /// # Panics
     /// If there is no term `term`.
     pub fn value<'q>(&'q self, query: &'q DynamicQuery, term: usize) -> Option<DynamicRef<'q>> {
-        assert!(query.uid == self.query, "a row of another query");
-        let ptr = self.ptrs[term]?;
+        assert!(query.uid == self.row.query, "a row of another query");
+        let ptr = self.row.ptrs[term]?;
         // SAFETY: as in `try_get`.
         Some(unsafe { DynamicRef::new(&query.terms[term].schema, ptr) })
     }

@@ -46,23 +46,7 @@ impl World {
     /// If `id` is not a component of this world, or the value's drop panics (the entity has
     /// lost the component then).
     pub(crate) fn remove_row_by_id(&mut self, id: ComponentId, entity: Entity) -> bool {
-        if !self.components.pool(id).contains(entity) {
-            return false;
-        }
-        let ids = [id];
-        let change = RowChange::remove(entity, &ids, false);
-        let observed = self.components.pool(id).row_events().contains(RowEvents::REMOVE);
-        if observed {
-            self.emit_before(&change);
-        }
-        let removed = self.components.pool_mut(id).remove_and_drop(entity);
-        if removed {
-            self.component_sets.remove(entity.index(), id);
-        }
-        if observed {
-            self.emit_after(&change);
-        }
-        removed
+        self.remove_row_with(id, entity, |pool| pool.remove_and_drop(entity))
     }
 
     /// Removes live `entity`'s component `id`, moving the value's bytes to `dst`; returns
@@ -72,6 +56,19 @@ impl World {
     /// `id` is a component of this world whose pool is array-of-structs, and `dst` is valid for
     /// writes of one value's size.
     pub(crate) unsafe fn take_row_raw(&mut self, id: ComponentId, entity: Entity, dst: *mut u8) -> bool {
+        // SAFETY: forwarded from the caller.
+        self.remove_row_with(id, entity, |pool| unsafe { pool.remove_raw(entity, dst) })
+    }
+
+    /// The removal of `entity`'s component `id` by `remove` (which takes the row out of the
+    /// pool and says whether it was there), with the pool's subscribers run around it and the
+    /// entity's component set updated.
+    fn remove_row_with(
+        &mut self,
+        id: ComponentId,
+        entity: Entity,
+        remove: impl FnOnce(&mut crate::storage::SparseSet) -> bool,
+    ) -> bool {
         if !self.components.pool(id).contains(entity) {
             return false;
         }
@@ -81,8 +78,7 @@ impl World {
         if observed {
             self.emit_before(&change);
         }
-        // SAFETY: forwarded from the caller.
-        let removed = unsafe { self.components.pool_mut(id).remove_raw(entity, dst) };
+        let removed = remove(self.components.pool_mut(id));
         if removed {
             self.component_sets.remove(entity.index(), id);
         }
