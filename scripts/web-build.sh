@@ -15,9 +15,19 @@ version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); pr
 tools=target/tools
 if [ "$("$tools/bin/wasm-bindgen" --version 2>/dev/null | awk '{ print $2 }')" != "$version" ]; then
     echo "web-build: installing wasm-bindgen-cli $version (once; a few minutes)"
-    # Its lock file first; if the registry lacks a version it pins, cargo's own resolution.
-    cargo install --quiet --locked --root "$tools" wasm-bindgen-cli --version "=$version" ||
-        cargo install --quiet --root "$tools" wasm-bindgen-cli --version "=$version"
+    # Its lock file first; if the registry lacks a version it pins, cargo's own resolution. The
+    # first attempt's errors are shown only if the second fails too (they are expected otherwise).
+    first=$(mktemp)
+    if ! cargo install --quiet --locked --root "$tools" wasm-bindgen-cli --version "=$version" 2>"$first"; then
+        echo "web-build: its lock file pins a crate the registry lacks; resolving without it"
+        if ! cargo install --quiet --root "$tools" wasm-bindgen-cli --version "=$version"; then
+            echo "web-build: the --locked attempt said:" >&2
+            cat "$first" >&2
+            rm -f "$first"
+            exit 1
+        fi
+    fi
+    rm -f "$first"
 fi
 
 # Whole-program optimisation for the shipped module (the native release profile leaves it off for
