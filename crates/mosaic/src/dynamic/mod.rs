@@ -21,11 +21,13 @@
 //! registered from raw parts holds rows is refused (`RollbackError::UnregisteredComponent`
 //! naming it): its bytes cannot be copied safely.
 //!
-//! Lifecycle observers (`Add`, `Insert`, `Replace`, `Remove`, `Despawn`) take run-time
-//! components by id: [`World::add_observer_by_id`](crate::World::add_observer_by_id).
+//! Lifecycle observers (`Add`, `Insert`, `Replace`, `Remove`, `Despawn`) and hooks take
+//! run-time components by id: [`World::add_observer_by_id`](crate::World::add_observer_by_id),
+//! [`World::on_add_by_id`](crate::World::on_add_by_id) and its `on_insert` / `on_replace` /
+//! `on_discard` / `on_remove` twins.
 //!
-//! Not yet: hooks, watches, value indexes and groups are registered by Rust type, so none can
-//! name a run-time component; snapshots refuse a world holding their rows
+//! Not yet: watches, value indexes and groups are registered by Rust type, so none can name a
+//! run-time component; snapshots refuse a world holding their rows
 //! (`SnapshotError::RunTimeComponent`); templates and `clone_entity` skip them. The inspector
 //! (`mosaic-inspect`) shows and edits them through their schema.
 //!

@@ -9,7 +9,7 @@ use crate::component::ComponentId;
 use crate::component::schema::Schema;
 use crate::entity::Entity;
 use crate::storage::ColumnInfo;
-use crate::world::World;
+use crate::world::{HookKind, World};
 
 impl World {
     /// Registers a component type defined at run time (a script's, a mod's, an editor's) and
@@ -330,6 +330,100 @@ impl World {
         }
         self.spawn_observer(observer, smallvec::SmallVec::new(), Some(ids.into()))
             .map_err(|error| DynamicError::Observer { reason: error.to_string() })
+    }
+
+    /// Registers a hook run right after component `id` (a run-time component or a Rust type) is
+    /// added to an entity: [`World::on_add`] for a component known at run time. Returns its
+    /// [`HookId`](crate::HookId) (remove it with `World::remove_hook`). O(1) amortised.
+    ///
+    /// # Errors
+    /// [`DynamicError::NoSuchComponent`].
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::Arc;
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    /// use mosaic::World;
+    /// use mosaic::dynamic::{ComponentDescriptor, DynamicValue, Schema};
+    ///
+    /// let mut world = World::new();
+    /// let tag = world.register_dynamic(ComponentDescriptor::new("Tag", Schema::new(vec![]).unwrap())).unwrap();
+    /// let added = Arc::new(AtomicU32::new(0));
+    /// let seen = Arc::clone(&added);
+    /// world.on_add_by_id(tag, move |_| { seen.fetch_add(1, Ordering::Relaxed); }).unwrap();
+    /// world.spawn_dynamic([(tag, DynamicValue::new(world.dynamic_schema(tag).unwrap()))]).unwrap();
+    /// assert_eq!(added.load(Ordering::Relaxed), 1);
+    /// ```
+    pub fn on_add_by_id(
+        &mut self,
+        id: ComponentId,
+        hook: impl Fn(&mut crate::HookContext<'_>) + Send + Sync + 'static,
+    ) -> Result<crate::HookId, DynamicError> {
+        self.hook_by_id(id, HookKind::Add, Arc::new(hook))
+    }
+
+    /// [`World::on_insert`] for component `id`: run after every add or replace. As
+    /// [`World::on_add_by_id`].
+    ///
+    /// # Errors
+    /// [`DynamicError::NoSuchComponent`].
+    pub fn on_insert_by_id(
+        &mut self,
+        id: ComponentId,
+        hook: impl Fn(&mut crate::HookContext<'_>) + Send + Sync + 'static,
+    ) -> Result<crate::HookId, DynamicError> {
+        self.hook_by_id(id, HookKind::Insert, Arc::new(hook))
+    }
+
+    /// [`World::on_replace`] for component `id`: run before an insert overwrites the value. As
+    /// [`World::on_add_by_id`].
+    ///
+    /// # Errors
+    /// [`DynamicError::NoSuchComponent`].
+    pub fn on_replace_by_id(
+        &mut self,
+        id: ComponentId,
+        hook: impl Fn(&mut crate::HookContext<'_>) + Send + Sync + 'static,
+    ) -> Result<crate::HookId, DynamicError> {
+        self.hook_by_id(id, HookKind::Replace, Arc::new(hook))
+    }
+
+    /// [`World::on_discard`] for component `id`: run before the value goes, whichever way. As
+    /// [`World::on_add_by_id`].
+    ///
+    /// # Errors
+    /// [`DynamicError::NoSuchComponent`].
+    pub fn on_discard_by_id(
+        &mut self,
+        id: ComponentId,
+        hook: impl Fn(&mut crate::HookContext<'_>) + Send + Sync + 'static,
+    ) -> Result<crate::HookId, DynamicError> {
+        self.hook_by_id(id, HookKind::Discard, Arc::new(hook))
+    }
+
+    /// [`World::on_remove`] for component `id`: run before the value is removed or its entity
+    /// despawned. As [`World::on_add_by_id`].
+    ///
+    /// # Errors
+    /// [`DynamicError::NoSuchComponent`].
+    pub fn on_remove_by_id(
+        &mut self,
+        id: ComponentId,
+        hook: impl Fn(&mut crate::HookContext<'_>) + Send + Sync + 'static,
+    ) -> Result<crate::HookId, DynamicError> {
+        self.hook_by_id(id, HookKind::Remove, Arc::new(hook))
+    }
+
+    /// Registers `hook` of `kind` for component `id` after checking it.
+    fn hook_by_id(
+        &mut self,
+        id: ComponentId,
+        kind: HookKind,
+        hook: crate::world::Hook,
+    ) -> Result<crate::HookId, DynamicError> {
+        self.check_id(id)?;
+        self.flush();
+        Ok(self.add_hook_by_id(id, kind, hook))
     }
 
     /// Fails unless `id` is a component of this world.

@@ -161,6 +161,11 @@ impl World {
     /// Registers `hook` as a `kind` hook of `T`, after the ones it already has.
     fn add_hook<T: Component>(&mut self, kind: HookKind, hook: Hook) -> HookId {
         let component = self.components.register::<T>();
+        self.add_hook_by_id(component, kind, hook)
+    }
+
+    /// Registers `hook` of `kind` for component `component` (registered: the caller checked).
+    pub(crate) fn add_hook_by_id(&mut self, component: ComponentId, kind: HookKind, hook: Hook) -> HookId {
         let hooks = &mut self.hooks;
         if hooks.of.len() <= component.index() {
             hooks.of.resize_with(component.index() + 1, ComponentHooks::default);

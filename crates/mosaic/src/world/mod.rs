@@ -45,6 +45,7 @@ pub use error::{ComponentError, IndexError, ResourceError};
 pub use from_world::FromWorld;
 pub use group::{GroupError, GroupId};
 pub(crate) use group::{Groups, OwningGroup};
+pub(crate) use hooks::HookKind;
 pub use hooks::{Hook, HookContext, HookId};
 pub use index::ComponentIndex;
 pub(crate) use index::Indexes;

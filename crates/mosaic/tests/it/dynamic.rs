@@ -400,3 +400,44 @@ fn snapshots_refuse_run_time_rows_rather_than_drop_them() {
     world.remove_by_id(e, pos).unwrap();
     assert!(registry.save_binary(&mut world).is_ok());
 }
+
+#[test]
+fn hooks_by_id_see_run_time_components() {
+    use std::sync::Mutex;
+    let log: Arc<Mutex<Vec<String>>> = Arc::default();
+    let mut world = World::new();
+    let pos = world.register_dynamic(vec2("Pos")).unwrap();
+    let x = move |ctx: &mosaic::HookContext<'_>| {
+        ctx.world.get_by_id(ctx.entity, pos).unwrap().get_path::<f32>("x").unwrap()
+    };
+    let push = move |log: &Arc<Mutex<Vec<String>>>, kind: &'static str| {
+        let log = Arc::clone(log);
+        move |ctx: &mut mosaic::HookContext<'_>| log.lock().unwrap().push(format!("{kind} {}", x(ctx)))
+    };
+    world.on_add_by_id(pos, push(&log, "add")).unwrap();
+    world.on_insert_by_id(pos, push(&log, "insert")).unwrap();
+    world.on_replace_by_id(pos, push(&log, "replace")).unwrap();
+    world.on_discard_by_id(pos, push(&log, "discard")).unwrap();
+    let remove = world.on_remove_by_id(pos, push(&log, "remove")).unwrap();
+    let e = world.spawn_dynamic([(pos, value(&world, pos, 1.0, 0.0))]).unwrap();
+    world.insert_by_id(e, pos, value(&world, pos, 2.0, 0.0)).unwrap();
+    world.remove_by_id(e, pos).unwrap();
+    assert!(world.remove_hook(remove));
+    world.insert_by_id(e, pos, value(&world, pos, 3.0, 0.0)).unwrap();
+    world.despawn(e);
+    assert_eq!(
+        *log.lock().unwrap(),
+        [
+            "add 1",
+            "insert 1",
+            "replace 1",
+            "discard 1",
+            "insert 2",
+            "discard 2",
+            "remove 2",
+            "add 3",
+            "insert 3",
+            "discard 3"
+        ]
+    );
+}
