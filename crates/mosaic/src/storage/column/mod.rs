@@ -1,5 +1,7 @@
 //! A type-erased, growable array of values of one type.
 
+mod raw;
+
 use std::alloc::{self, Layout};
 use std::any::TypeId;
 use std::ptr::NonNull;
@@ -90,12 +92,6 @@ impl ColumnInfo {
     #[inline]
     pub fn layout(&self) -> Layout {
         self.layout
-    }
-
-    /// Whether values of this type need a drop call (`false`: plain bytes).
-    #[inline]
-    pub fn needs_drop(&self) -> bool {
-        self.drop.is_some()
     }
 }
 
@@ -448,133 +444,6 @@ impl Column {
         }
     }
 
-    /// Every value's bytes, in row order, for a column of plain values (`None` otherwise).
-    /// O(1).
-    #[cfg(feature = "rollback")]
-    pub fn bytes(&self) -> Option<&[u8]> {
-        if !self.info.plain {
-            return None;
-        }
-        let size = self.info.layout.size() * self.len;
-        // SAFETY: a plain column's values are initialized bytes (the `ColumnInfo::dynamic`
-        // contract), rows `0..len` lie in the allocation (or are zero-sized), and the shared
-        // borrow of the column keeps them unwritten for the slice's life.
-        Some(unsafe { std::slice::from_raw_parts(self.data.as_ptr(), size) })
-    }
-
-    /// Replaces every value of a plain column with the values whose bytes are `bytes` (a whole
-    /// number of values, as [`Column::bytes`] gives them). O(bytes).
-    ///
-    /// # Panics
-    /// If the column is not plain or `bytes` is not a whole number of values.
-    #[cfg(feature = "rollback")]
-    #[track_caller]
-    pub fn assign_bytes(&mut self, bytes: &[u8]) {
-        assert!(self.info.plain, "column of `{}` is not plain bytes", self.info.type_name);
-        let size = self.info.layout.size();
-        let rows = bytes.len().checked_div(size).unwrap_or(0);
-        assert!(rows * size == bytes.len(), "{} bytes are not whole values of {size}", bytes.len());
-        // Plain values need no drop: forgetting the old ones is dropping them.
-        self.len = 0;
-        if size == 0 {
-            return;
-        }
-        self.reserve(rows);
-        // SAFETY: after the reserve the allocation holds `rows` values; `bytes` is a separate
-        // borrow, so the ranges do not overlap; the bytes are initialized and any bytes are a
-        // valid plain value, which is what `len = rows` claims.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.data.as_ptr(), bytes.len()) };
-        self.len = rows;
-    }
-
-    /// The address of row `row`'s value (for run-time components, which have no Rust type).
-    ///
-    /// # Panics
-    /// If `row >= len`.
-    #[inline]
-    #[track_caller]
-    pub fn value_ptr(&self, row: usize) -> NonNull<u8> {
-        assert!(row < self.len, "column row {row} out of bounds (len {})", self.len);
-        // SAFETY: row < len <= capacity, so the offset stays inside the allocation.
-        unsafe { NonNull::new_unchecked(self.row_ptr(row)) }
-    }
-
-    /// The address of row 0 (dangling but aligned when the column is empty or zero-sized):
-    /// rows are `layout().size()` bytes apart.
-    #[inline]
-    pub fn base_ptr(&self) -> NonNull<u8> {
-        self.data
-    }
-
-    /// Appends the value whose bytes are at `src`, moving it into the column. O(1) amortised.
-    ///
-    /// # Safety
-    /// `src` is valid for reads of one value's size (any alignment) and holds a value of the
-    /// stored type, which the caller neither uses nor drops afterwards.
-    pub unsafe fn push_raw(&mut self, src: *const u8) {
-        if self.len == self.capacity {
-            self.reserve(1);
-        }
-        // SAFETY: len < capacity after the reserve, so row `len` is inside the allocation and
-        // uninitialized; `src` holds one value of the stored type (caller), disjoint from the
-        // column's buffer (the caller owns it), copied bytewise (no alignment needed).
-        unsafe { std::ptr::copy_nonoverlapping(src, self.row_ptr(self.len), self.info.layout.size()) };
-        self.len += 1;
-    }
-
-    /// Replaces row `row`'s value with the one at `src` (moved in) and drops the old one. The
-    /// column is consistent before the old value's drop runs.
-    ///
-    /// # Safety
-    /// As [`Column::push_raw`].
-    ///
-    /// # Panics
-    /// If `row >= len`, or if the old value's drop panics (the new value is in place then).
-    pub unsafe fn replace_raw(&mut self, row: usize, src: *const u8) {
-        assert!(row < self.len, "column row {row} out of bounds (len {})", self.len);
-        let size = self.info.layout.size();
-        let Some(drop) = self.info.drop else {
-            // SAFETY: row < len, so the row is inside the allocation; its old value needs no
-            // drop and is overwritten by the new one's bytes (caller: `src` holds one value).
-            unsafe { std::ptr::copy_nonoverlapping(src, self.row_ptr(row), size) };
-            return;
-        };
-        // The old value moves to an aligned scratch allocation first, so it can be dropped after
-        // the new one is in place.
-        let scratch = Scratch::new(self.info.layout);
-        // SAFETY: the row holds an initialized value (row < len); it is moved out into `scratch`
-        // (valid for one value, aligned), then the new value's bytes are moved in; `drop` runs
-        // once on the old value at its aligned scratch address; `scratch` frees the memory even
-        // if the drop panics (and never drops the value itself).
-        unsafe {
-            std::ptr::copy_nonoverlapping(self.row_ptr(row), scratch.ptr(), size);
-            std::ptr::copy_nonoverlapping(src, self.row_ptr(row), size);
-            drop(scratch.ptr());
-        }
-    }
-
-    /// Removes row `row` by moving the last value into its place, moving the removed value's
-    /// bytes to `dst` (the caller now owns it). O(1).
-    ///
-    /// # Safety
-    /// `dst` is valid for writes of one value's size (any alignment), disjoint from the column.
-    ///
-    /// # Panics
-    /// If `row >= len`.
-    pub unsafe fn swap_remove_raw(&mut self, row: usize, dst: *mut u8) {
-        assert!(row < self.len, "column row {row} out of bounds (len {})", self.len);
-        let last = self.len - 1;
-        let size = self.info.layout.size();
-        // SAFETY: row and last are < len, so both hold initialized values inside the allocation.
-        // The value at `row` moves to `dst` (disjoint, caller), the last value moves into `row`
-        // (`copy` allows row == last), and `len` shrinks, so every value is owned exactly once.
-        unsafe {
-            std::ptr::copy_nonoverlapping(self.row_ptr(row), dst, size);
-            std::ptr::copy(self.row_ptr(last), self.row_ptr(row), size);
-        }
-        self.len = last;
-    }
-
     /// Exchanges the values at rows `a` and `b`. O(1).
     ///
     /// # Panics
@@ -729,38 +598,7 @@ impl std::fmt::Debug for Column {
 }
 
 /// A non-null pointer aligned to `align`, valid for zero-sized accesses.
-/// An aligned, uninitialized allocation for one value of a layout, freed on drop (never
-/// dropping what it holds): where [`Column::replace_raw`] parks the old value while it drops it.
-struct Scratch {
-    ptr: NonNull<u8>,
-    layout: Layout,
-}
-
-impl Scratch {
-    fn new(layout: Layout) -> Self {
-        if layout.size() == 0 {
-            return Self { ptr: dangling(layout.align()), layout };
-        }
-        // SAFETY: the layout has a non-zero size.
-        let ptr = unsafe { alloc::alloc(layout) };
-        Self { ptr: NonNull::new(ptr).unwrap_or_else(|| alloc::handle_alloc_error(layout)), layout }
-    }
-
-    fn ptr(&self) -> *mut u8 {
-        self.ptr.as_ptr()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if self.layout.size() != 0 {
-            // SAFETY: allocated in `new` with this layout, freed once here.
-            unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) };
-        }
-    }
-}
-
-fn dangling(align: usize) -> NonNull<u8> {
+pub(super) fn dangling(align: usize) -> NonNull<u8> {
     NonNull::new(std::ptr::without_provenance_mut(align)).expect("alignment is never zero")
 }
 
@@ -835,116 +673,4 @@ unsafe fn copy_row(src: *const u8, dst: *mut u8, size: usize) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-
-    struct Counted(Arc<AtomicUsize>);
-    impl Drop for Counted {
-        fn drop(&mut self) {
-            self.0.fetch_add(1, Relaxed);
-        }
-    }
-
-    /// A swap-remove of a type with no drop copies the last row over the removed one; values
-    /// holding references must come out usable (Miri checks their provenance survived), for
-    /// each inline size and the `memcpy` fallback.
-    #[test]
-    fn swap_remove_of_pointer_holding_rows_keeps_them_valid() {
-        fn check<T: Copy + PartialEq + std::fmt::Debug + Send + Sync + 'static>(values: [T; 4]) {
-            assert!(!std::mem::needs_drop::<T>());
-            let mut column = Column::new(ColumnInfo::of::<T>());
-            for value in values {
-                column.push(value);
-            }
-            column.swap_remove_and_drop(0); // the last row moves to row 0
-            assert_eq!(column.as_slice::<T>(), [values[3], values[1], values[2]]);
-        }
-        static WORDS: [u32; 4] = [10, 20, 30, 40];
-        check::<&u32>([&WORDS[0], &WORDS[1], &WORDS[2], &WORDS[3]]); // 8 bytes
-        check::<&str>(["a", "bb", "ccc", "dddd"]); // 16 bytes
-        check::<(&u32, u32)>([(&WORDS[0], 1), (&WORDS[1], 2), (&WORDS[2], 3), (&WORDS[3], 4)]); // 16
-        check::<[&u32; 3]>([[&WORDS[0]; 3], [&WORDS[1]; 3], [&WORDS[2]; 3], [&WORDS[3]; 3]]); // 24
-        check::<u32>([1, 2, 3, 4]); // 4
-        check::<[u32; 3]>([[1; 3], [2; 3], [3; 3], [4; 3]]); // 12
-        // Each value's references still read.
-        let mut column = Column::new(ColumnInfo::of::<&str>());
-        column.push("first");
-        column.push("last");
-        column.swap_remove_and_drop(0);
-        assert_eq!(column.get::<&str>(0).map(|s| s.len()), Some(4));
-    }
-
-    #[test]
-    fn push_get_swap_remove() {
-        let mut column = Column::new(ColumnInfo::of::<u64>());
-        for i in 0..100u64 {
-            column.push(i);
-        }
-        assert_eq!(column.swap_remove::<u64>(3), 3);
-        assert_eq!(column.get::<u64>(3), Some(&99));
-        assert_eq!(column.len(), 99);
-        column.swap_remove_and_drop(98);
-        assert_eq!(column.as_slice::<u64>().len(), 98);
-        column.shrink_to_fit();
-        assert_eq!(column.capacity(), 98);
-        assert_eq!(column.as_slice::<u64>()[..3], [0, 1, 2]);
-    }
-
-    #[test]
-    fn drops_each_value_once() {
-        let drops = Arc::new(AtomicUsize::new(0));
-        {
-            let mut column = Column::new(ColumnInfo::of::<Counted>());
-            for _ in 0..10 {
-                column.push(Counted(drops.clone()));
-            }
-            column.swap_remove_and_drop(0);
-            assert_eq!(drops.load(Relaxed), 1);
-            let taken = column.swap_remove::<Counted>(0);
-            assert_eq!(drops.load(Relaxed), 1);
-            drop(taken);
-            assert_eq!(drops.load(Relaxed), 2);
-            let old = column.replace(0, Counted(drops.clone()));
-            drop(old);
-            assert_eq!(drops.load(Relaxed), 3);
-        }
-        // 8 values remained in the column when it dropped.
-        assert_eq!(drops.load(Relaxed), 11);
-    }
-
-    #[test]
-    fn zero_sized_and_over_aligned() {
-        #[repr(align(4096))]
-        struct Page(#[allow(dead_code)] u8);
-        #[repr(align(64))]
-        struct Marker;
-
-        let mut zst = Column::new(ColumnInfo::of::<Marker>());
-        for _ in 0..1000 {
-            zst.push(Marker);
-        }
-        assert_eq!(zst.typed_ptr::<Marker>().as_ptr() as usize % 64, 0);
-        zst.swap_remove_and_drop(5);
-        assert_eq!(zst.len(), 999);
-
-        let mut pages = Column::new(ColumnInfo::of::<Page>());
-        for i in 0..20 {
-            pages.push(Page(i));
-            for row in 0..pages.len() {
-                let addr = pages.get::<Page>(row).unwrap() as *const Page as usize;
-                assert_eq!(addr % 4096, 0);
-            }
-        }
-        pages.shrink_to_fit();
-        assert_eq!(pages.get::<Page>(19).unwrap().0, 19);
-    }
-
-    #[test]
-    #[should_panic(expected = "column holds `u32` but was accessed as `u64`")]
-    fn wrong_type_panics() {
-        let mut column = Column::new(ColumnInfo::of::<u32>());
-        column.push(1u64);
-    }
-}
+mod tests;
