@@ -117,10 +117,54 @@ fn required_methods(input: &DeriveInput) -> syn::Result<TokenStream> {
     })
 }
 
+/// What `#[register(...)]` may list besides `name = "..."`: each becomes the method of the same
+/// name on `mosaic::types::ComponentDecl`.
+const REGISTER_FLAGS: [&str; 5] = ["clone", "plain", "hash", "serde", "map_entities"];
+
+/// Reads every `#[register(name = "...", clone, plain, hash, serde, map_entities)]` into
+/// `Component::declare` (nothing when there is none): the name first, then the flags in the
+/// order written.
+fn declare_method(input: &DeriveInput) -> syn::Result<TokenStream> {
+    let mut calls = Vec::new();
+    let mut name = None;
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("register")) {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("name") {
+                let value: LitStr = meta.value()?.parse()?;
+                if value.value().is_empty() {
+                    return Err(syn::Error::new_spanned(&value, "a registered name cannot be empty"));
+                }
+                name = Some(value);
+                return Ok(());
+            }
+            match REGISTER_FLAGS.iter().find(|flag| meta.path.is_ident(flag)) {
+                Some(flag) => {
+                    let method = format_ident!("{}", flag);
+                    calls.push(quote! { .#method() });
+                    Ok(())
+                }
+                None => Err(meta.error(
+                    "unknown register option; supported: `name = \"...\"`, `clone`, `plain`, `hash`, `serde`, `map_entities`",
+                )),
+            }
+        })?;
+    }
+    if name.is_none() && calls.is_empty() {
+        return Ok(TokenStream::new());
+    }
+    let name = name.map(|name| quote! { .name(#name) });
+    Ok(quote! {
+        fn declare(decl: ::mosaic::types::ComponentDecl<'_, Self>) -> ::mosaic::types::ComponentDecl<'_, Self> {
+            decl #name #(#calls)*
+        }
+    })
+}
+
 /// Expands the derive.
 pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
     let options = parse_options(&input)?;
-    let required = required_methods(&input)?;
+    let mut required = required_methods(&input)?;
+    required.extend(declare_method(&input)?);
     let mut lazy = if options.lazy {
         quote! {
             fn lazy_cleanup() -> bool {

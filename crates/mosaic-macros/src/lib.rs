@@ -48,7 +48,12 @@ use proc_macro::TokenStream;
 /// entity given this component also gets each listed one it lacks, made by its `Default` or by
 /// the expression after `=`, recursively. A cycle of requirements panics when a world first
 /// registers the types.
-#[proc_macro_derive(Component, attributes(component, require))]
+///
+/// `#[register(name = "health", plain, serde)]` declares what the type supports in a world's
+/// type registry (`mosaic::types`): `World::register::<T>()` applies it (`name`, and the flags
+/// `clone`, `plain`, `hash`, `serde`, `map_entities`, each the `ComponentDecl` method of that
+/// name, so each needs the trait that method needs).
+#[proc_macro_derive(Component, attributes(component, require, register))]
 pub fn derive_component(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     component::derive(input).unwrap_or_else(syn::Error::into_compile_error).into()

@@ -86,6 +86,7 @@ pub mod schedule;
 #[cfg(feature = "serialize")]
 pub mod serialize;
 mod storage;
+pub mod types;
 pub mod world;
 
 pub use component::{

@@ -7,36 +7,20 @@
 
 use std::time::{Duration, Instant};
 
+use mosaic::World;
 use mosaic::rollback::{HashLog, RollbackRegistry, RollbackRing};
-use rand::RngCore;
-use rand_pcg::Pcg64Mcg;
 
-use crate::components::{Health, Lifetime, Position, Spawner, Team, Velocity};
 use crate::report::{FrameTimes, Summary, checksum};
 use crate::sim::{FrameChanges, Sim};
-use crate::systems::{Reinforcements, Score};
 
-/// What rollback saves, restores and hashes: every component (plain data, copied as bytes), the
-/// random generator (hashed by the next two numbers a copy of it would draw), the score and the
-/// reinforcement counts. The grid is cleared every frame and the arena settings never change, so
-/// neither is saved.
+/// What rollback saves, restores and hashes: the rollback view of the types
+/// [`declare_types`](crate::sim::declare_types) declares (every component, the random generator,
+/// the score and the reinforcement counts). The grid is cleared every frame and the arena
+/// settings never change, so neither is saved.
 pub fn rollback_registry() -> RollbackRegistry {
-    let mut registry = RollbackRegistry::new();
-    registry
-        .register::<Position>("position")
-        .register::<Velocity>("velocity")
-        .register::<Health>("health")
-        .register::<Team>("team")
-        .register::<Lifetime>("lifetime")
-        .register::<Spawner>("spawner")
-        .register_resource_with::<Pcg64Mcg>("rng", |rng, hasher| {
-            let mut copy = rng.clone();
-            hasher.write_word(copy.next_u64());
-            hasher.write_word(copy.next_u64());
-        })
-        .register_resource::<Score>("score")
-        .register_resource::<Reinforcements>("reinforcements");
-    registry
+    let mut world = World::new();
+    crate::sim::declare_types(&mut world);
+    world.types().rollback().clone()
 }
 
 /// Runs frame `frame` (taking the world from the state after `frame` frames to the one after

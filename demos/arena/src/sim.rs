@@ -11,12 +11,12 @@ use std::time::Instant;
 
 use mosaic::rollback::{RollbackError, RollbackRing};
 use mosaic::schedule::FrameProfile;
-use mosaic::serialize::{SnapshotError, SnapshotRegistry};
+use mosaic::serialize::SnapshotError;
 use mosaic::{ExecutorKind, Schedule, World};
 use serde::{Deserialize, Serialize};
 
 use crate::components::{Health, Lifetime, Position, Spawner, Team, Velocity};
-use rand::SeedableRng;
+use rand::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use crate::grid::Grid;
@@ -50,6 +50,34 @@ pub struct Sim {
     cap_warned: bool,
 }
 
+/// Declares, once, every type the arena saves, restores and hashes, in `world`'s type registry:
+/// every component (plain data: copied and hashed as bytes by rollback, serde for snapshots; their
+/// derives say so), the random generator (saved by snapshots and rollback, hashed by the next two
+/// numbers a copy of it would draw), the run's totals ([`Totals`], snapshots only), the score and
+/// the reinforcement counts (rollback and the hash only).
+///
+/// Everything else a frame depends on is rebuilt from the scene ([`Arena`], the [`Grid`], which
+/// each frame clears) or is empty between frames (the `Killed` channel, which the score drains
+/// every frame, and the systems' command buffers); the systems keep no other state between
+/// frames. A snapshot also restores the entity allocator and every pool's row order, so queries
+/// visit entities, draw random numbers and recycle ids exactly as the saved run would have.
+pub fn declare_types(world: &mut World) {
+    world.register::<Position>();
+    world.register::<Velocity>();
+    world.register::<Health>();
+    world.register::<Team>();
+    world.register::<Lifetime>();
+    world.register::<Spawner>();
+    world.register_resource::<Pcg64Mcg>().name("rng").serde().hash_with(|rng, hasher| {
+        let mut copy = rng.clone();
+        hasher.write_word(copy.next_u64());
+        hasher.write_word(copy.next_u64());
+    });
+    world.register_resource::<Totals>().name("totals").serde();
+    world.register_resource::<Score>().name("score").hash();
+    world.register_resource::<Reinforcements>().name("reinforcements").hash();
+}
+
 impl Sim {
     /// Spawns `scene`'s initial world with a generator seeded from `seed`, and builds the schedule
     /// with the given executor.
@@ -58,6 +86,7 @@ impl Sim {
     pub fn new(scene: &Scene, seed: u64, executor: ExecutorKind) -> Self {
         let mut rng = Pcg64Mcg::seed_from_u64(seed);
         let mut world = World::new();
+        declare_types(&mut world);
         Self::groups(&mut world);
         scene.spawn_initial(&mut world, &mut rng);
         world.insert_resource(rng);
@@ -127,28 +156,7 @@ impl Sim {
         *self.world.resource::<EntityCap>()
     }
 
-    /// What a snapshot of the arena holds: every component, the random generator, and the run's
-    /// totals ([`Totals`]). Everything else a frame depends on is rebuilt from the scene
-    /// ([`Arena`], the [`Grid`], which each frame clears) or is empty between frames (the
-    /// `Killed` channel, which the score drains every frame, and the systems' command buffers);
-    /// the systems keep no other state between frames. The snapshot also restores the entity
-    /// allocator and every pool's row order, so queries visit entities, draw random numbers and
-    /// recycle ids exactly as the saved run would have.
-    pub fn snapshot_registry() -> SnapshotRegistry {
-        let mut registry = SnapshotRegistry::new();
-        registry
-            .register::<Position>("position")
-            .register::<Velocity>("velocity")
-            .register::<Health>("health")
-            .register::<Team>("team")
-            .register::<Lifetime>("lifetime")
-            .register::<Spawner>("spawner")
-            .register_resource::<Pcg64Mcg>("rng")
-            .register_resource::<Totals>("totals");
-        registry
-    }
-
-    /// Saves the world, the generator and the totals (see [`Sim::snapshot_registry`]) as RON
+    /// Saves the world, the generator and the totals (see [`declare_types`]) as RON
     /// text if `path` ends in `.ron`, else in postcard's binary form. `scene` is recorded so a
     /// load can check it is given the same one.
     ///
@@ -157,11 +165,10 @@ impl Sim {
     pub fn save(&mut self, scene: &Scene, path: &Path) -> Result<(), SnapshotFileError> {
         let totals = Totals::of(self, scene);
         self.world.insert_resource(totals);
-        let registry = Self::snapshot_registry();
         let encoded = if is_ron(path) {
-            registry.save_ron(&mut self.world).map(String::into_bytes)
+            self.world.save_ron().map(String::into_bytes)
         } else {
-            registry.save_binary(&mut self.world)
+            self.world.save_binary()
         };
         self.world.remove_resource::<Totals>();
         let bytes = encoded.map_err(|source| SnapshotFileError::Snapshot { path: path.into(), source })?;
@@ -182,15 +189,15 @@ impl Sim {
             .map_err(|source| SnapshotFileError::Io { path: path.into(), source })?;
         let snapshot = |source| SnapshotFileError::Snapshot { path: path.into(), source };
         let mut world = World::new();
+        declare_types(&mut world);
         // The same groups as a fresh sim: their pools keep the saved row order.
         Self::groups(&mut world);
-        let registry = Self::snapshot_registry();
         if is_ron(path) {
             let text =
                 String::from_utf8(bytes).map_err(|_| SnapshotFileError::NotText { path: path.into() })?;
-            registry.load_ron(&mut world, &text).map_err(snapshot)?;
+            world.load_ron(&text).map_err(snapshot)?;
         } else {
-            registry.load_binary(&mut world, &bytes).map_err(snapshot)?;
+            world.load_binary(&bytes).map_err(snapshot)?;
         }
         let missing = |what| SnapshotFileError::Missing { path: path.into(), what };
         let totals = world.remove_resource::<Totals>().ok_or_else(|| missing("totals"))?;

@@ -81,6 +81,17 @@ pub trait Component: Stored {
     /// requires `B`, which requires `A`), naming the cycle.
     fn register_required(_required: &mut crate::world::RequiredComponents) {}
 
+    /// Declares what the type supports in a world's [type registry](crate::types): what
+    /// `#[register(name = "health", plain, serde)]` on the derive writes, applied by
+    /// [`World::register`](crate::World::register) before it hands the declaration back.
+    /// Returns `decl` unchanged by default.
+    ///
+    /// # Panics
+    /// As the declaration's methods (a name another component type has).
+    fn declare(decl: crate::types::ComponentDecl<'_, Self>) -> crate::types::ComponentDecl<'_, Self> {
+        decl
+    }
+
     /// Whether [`Component::register_required`] declares anything: written by the derive.
     #[doc(hidden)]
     fn declares_required() -> bool {

@@ -31,8 +31,11 @@ pub enum RollbackError {
     /// The world holds components of a type the registry does not name, which a restore could not
     /// put back consistently.
     #[error(
-        "component `{type_name}` has rows in the world but is not registered for rollback; register it \
-         (`RollbackRegistry::register` or `register_clone`) or remove it before saving or restoring"
+        "component `{type_name}` has rows in the world but rollback cannot save or hash it; declare it with \
+         `world.register::<{short}>().plain()` (plain data, `NoUninit`) or `world.register::<{short}>().hash()` \
+         (`Clone + Hash`), or with `#[register(plain)]` / `#[register(hash)]` on its derive (a hand-built \
+         `RollbackRegistry`: `register` or `register_clone`), or remove it before saving or restoring",
+        short = crate::types::short_name(type_name)
     )]
     UnregisteredComponent {
         /// The unregistered type.
@@ -41,7 +44,7 @@ pub enum RollbackError {
     /// An observer was added or removed since the frame was saved: observers are code, which a
     /// frame cannot carry, so the world's observers must be the ones it had then.
     #[error(
-        "the world has {now} observers and the frame was saved with {saved} (or other ones); add observers          before the first save and despawn none while frames that hold them are kept"
+        "the world has {now} observers and the frame was saved with {saved} (or other ones); add observers before the first save and despawn none while frames that hold them are kept"
     )]
     ObserversChanged {
         /// Observers the saved frame had.

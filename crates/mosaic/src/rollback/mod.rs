@@ -67,6 +67,7 @@ pub use frame_diff::{ComponentDiff, FrameDiff};
 pub use hash::{HASH_VERSION, StableHasher, hash_bytes, hash_words};
 pub use record::{RECORDING_VERSION, Recording};
 pub use registry::RollbackRegistry;
+pub(crate) use registry::{ComponentEntry, InputEntry, PairEntry, ResourceEntry};
 pub use ring::{RollbackRing, SavedFrame};
 
 impl RollbackRegistry {

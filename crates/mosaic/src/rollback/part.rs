@@ -268,7 +268,7 @@ impl WorldPart for PoolsPart {
         b: &Vec<PoolImage>,
     ) -> Option<StateDifference> {
         for (entry, (pa, pb)) in registry.components.iter().zip(a.iter().zip(b)) {
-            if let Some((row, entity)) = first_row_difference(pa, pb, &entry.diff) {
+            if let Some((row, entity)) = first_row_difference(pa, pb, &*entry.diff) {
                 return Some(StateDifference::Component { name: entry.name.clone(), row, entity });
             }
         }
@@ -533,7 +533,7 @@ impl WorldPart for ResourcesPart {
 /// `None` for a resource registered without a hash, which never counts as changed.
 fn resource_digest(entry: &super::registry::ResourceEntry, saved: &SavedResource) -> Option<Option<u64>> {
     let hash = entry.hash.as_ref()?;
-    Some(saved.as_deref().map(|value| super::registry::digest(hash, value)))
+    Some(saved.as_deref().map(|value| super::registry::digest(&**hash, value)))
 }
 
 /// Each entity's component set: derived from the pools, saved for speed (restored as a copy when

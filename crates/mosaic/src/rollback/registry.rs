@@ -2,6 +2,7 @@
 
 use std::any::{Any, TypeId};
 use std::hash::Hash;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -17,17 +18,17 @@ pub(crate) type SavePoolFn = fn(&World, &mut PoolImage);
 /// Puts an image back into a world's pool (creating the pool if needed).
 pub(crate) type RestorePoolFn = fn(&mut World, &PoolImage);
 /// Hashes the values of one pool, in row order.
-pub(crate) type HashPoolFn = Box<dyn Fn(&SparseSet, &mut StableHasher) + Send + Sync>;
+pub(crate) type HashPoolFn = Arc<dyn Fn(&SparseSet, &mut StableHasher) + Send + Sync>;
 /// The first row at which two images of the same type hold different values (both have at least
 /// that many rows), or `None`.
-pub(crate) type DiffPoolFn = Box<dyn Fn(&PoolImage, &PoolImage) -> Option<usize> + Send + Sync>;
+pub(crate) type DiffPoolFn = Arc<dyn Fn(&PoolImage, &PoolImage) -> Option<usize> + Send + Sync>;
 /// Given pairs `(row in a, row in b)` of the same entity in two images of the same type, pushes
 /// the index of every pair whose values differ, in pair order.
 pub(crate) type ChangedRowsFn =
-    Box<dyn Fn(&PoolImage, &PoolImage, &[(u32, u32)], &mut Vec<usize>) + Send + Sync>;
+    Arc<dyn Fn(&PoolImage, &PoolImage, &[(u32, u32)], &mut Vec<usize>) + Send + Sync>;
 
 /// Hashes a resource's value (a typed function behind `dyn Any`).
-pub(crate) type HashResourceFn = Box<dyn Fn(&(dyn Any + Send + Sync), &mut StableHasher) + Send + Sync>;
+pub(crate) type HashResourceFn = Arc<dyn Fn(&(dyn Any + Send + Sync), &mut StableHasher) + Send + Sync>;
 /// An input as postcard bytes, or `None` if the world has none.
 pub(crate) type EncodeInputFn = fn(&World) -> Option<Result<Vec<u8>, postcard::Error>>;
 /// Decodes an input's postcard bytes (all of them) into a value to insert.
@@ -37,6 +38,7 @@ pub(crate) type DecodeInputFn = fn(&[u8]) -> Result<Box<dyn Any + Send>, postcar
 pub(crate) type SavedResource = Option<Box<dyn Any + Send + Sync>>;
 
 /// One registered component type.
+#[derive(Clone)]
 pub(crate) struct ComponentEntry {
     pub(crate) name: String,
     pub(crate) type_id: TypeId,
@@ -49,6 +51,7 @@ pub(crate) struct ComponentEntry {
 }
 
 /// One registered resource type.
+#[derive(Clone)]
 pub(crate) struct ResourceEntry {
     pub(crate) name: String,
     pub(crate) type_name: &'static str,
@@ -67,6 +70,7 @@ pub(crate) struct ResourceEntry {
 }
 
 /// One registered many-to-many pair kind whose values the world hash covers.
+#[derive(Clone)]
 pub(crate) struct PairEntry {
     pub(crate) name: String,
     pub(crate) type_name: &'static str,
@@ -76,6 +80,7 @@ pub(crate) struct PairEntry {
 }
 
 /// One registered input resource.
+#[derive(Clone)]
 pub(crate) struct InputEntry {
     pub(crate) name: String,
     pub(crate) type_name: &'static str,
@@ -124,7 +129,7 @@ pub(crate) struct InputEntry {
 /// registry.register::<Position>("position").register_clone::<Name>("name");
 /// assert_eq!(registry.component_names().collect::<Vec<_>>(), ["name", "position"]);
 /// ```
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct RollbackRegistry {
     /// Sorted by name.
     pub(crate) components: Vec<ComponentEntry>,
@@ -235,7 +240,7 @@ fn changed_plain<T: Component + bytemuck::NoUninit>(
 }
 
 /// The stable hash of one value by `hash`.
-pub(crate) fn digest<T: ?Sized>(hash: &impl Fn(&T, &mut StableHasher), value: &T) -> u64 {
+pub(crate) fn digest<T: ?Sized>(hash: &(impl Fn(&T, &mut StableHasher) + ?Sized), value: &T) -> u64 {
     let mut hasher = StableHasher::new();
     hash(value, &mut hasher);
     std::hash::Hasher::finish(&hasher)
@@ -318,6 +323,131 @@ fn remove_input<R: Send + Sync + 'static>(world: &mut World) {
     world.remove_resource::<R>();
 }
 
+impl ComponentEntry {
+    /// The entry of plain-data component `T` under `name` (what [`RollbackRegistry::register`]
+    /// adds).
+    pub(crate) fn plain<T: Component + bytemuck::NoUninit>(name: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            type_id: TypeId::of::<T>(),
+            type_name: std::any::type_name::<T>(),
+            save: save_copy::<T>,
+            restore: restore_copy::<T>,
+            hash: Arc::new(hash_plain::<T>),
+            diff: Arc::new(diff_plain::<T>),
+            changed: Arc::new(changed_plain::<T>),
+        }
+    }
+
+    /// The entry of component `T` saved by `clone_from` and hashed by `hash`, under `name`
+    /// (what [`RollbackRegistry::register_clone_with`] adds).
+    ///
+    /// # Panics
+    /// If `T` is stored struct-of-arrays.
+    #[track_caller]
+    pub(crate) fn cloned<T: Component + Clone>(
+        name: &str,
+        hash: impl Fn(&T, &mut StableHasher) + Clone + Send + Sync + 'static,
+    ) -> Self {
+        assert!(
+            matches!(T::storage_info(), StorageInfo::Aos(_)),
+            "`{}` is stored struct-of-arrays: rollback clones only array-of-structs components; make it plain \
+             data and use `register`",
+            std::any::type_name::<T>()
+        );
+        ComponentEntry {
+            name: name.to_owned(),
+            type_id: TypeId::of::<T>(),
+            type_name: std::any::type_name::<T>(),
+            save: save_clone::<T>,
+            restore: restore_clone::<T>,
+            hash: Arc::new({
+                let hash = hash.clone();
+                move |pool: &SparseSet, hasher: &mut StableHasher| {
+                    for value in pool.values::<T>() {
+                        hash(value, hasher);
+                    }
+                }
+            }),
+            diff: Arc::new({
+                let hash = hash.clone();
+                move |a: &PoolImage, b: &PoolImage| {
+                    let (a, b) = (a.values::<T>()?, b.values::<T>()?);
+                    let one = |value: &T| digest(&hash, value);
+                    a.iter().zip(b).position(|(x, y)| one(x) != one(y))
+                }
+            }),
+            changed: Arc::new(
+                move |a: &PoolImage, b: &PoolImage, pairs: &[(u32, u32)], out: &mut Vec<usize>| {
+                    let (Some(a), Some(b)) = (a.values::<T>(), b.values::<T>()) else { return };
+                    out.extend(pairs.iter().enumerate().filter_map(|(i, &(ra, rb))| {
+                        (digest(&hash, &a[ra as usize]) != digest(&hash, &b[rb as usize])).then_some(i)
+                    }));
+                },
+            ),
+        }
+    }
+}
+
+impl ResourceEntry {
+    /// The entry of resource `R` under `name`, saved by `clone_from` and hashed by `hash` when
+    /// given.
+    pub(crate) fn new<R: Clone + Send + Sync + 'static>(name: &str, hash: Option<HashResourceFn>) -> Self {
+        Self {
+            name: name.to_owned(),
+            type_name: std::any::type_name::<R>(),
+            save: save_resource::<R>,
+            restore: restore_resource::<R>,
+            hash,
+            get: get_resource::<R>,
+            ticks: resource_ticks::<R>,
+            set_ticks: set_resource_ticks::<R>,
+        }
+    }
+
+    /// The hash function of `R` by `hash`, type-erased.
+    pub(crate) fn hash_fn<R: Send + Sync + 'static>(
+        hash: impl Fn(&R, &mut StableHasher) + Send + Sync + 'static,
+    ) -> HashResourceFn {
+        Arc::new(move |value: &(dyn Any + Send + Sync), hasher: &mut StableHasher| {
+            if let Some(value) = value.downcast_ref::<R>() {
+                hash(value, hasher);
+            }
+        })
+    }
+}
+
+impl PairEntry {
+    /// The entry hashing pair kind `R`'s values under `name`.
+    pub(crate) fn new<R: crate::hierarchy::PairRelation + Hash>(name: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            type_name: std::any::type_name::<R>(),
+            hash: |world| {
+                let mut values = world.pairs::<R>().map(|(_, _, value)| value).peekable();
+                values.peek()?;
+                let mut hasher = StableHasher::with_seed(7);
+                values.for_each(|value| value.hash(&mut hasher));
+                Some(std::hash::Hasher::finish(&hasher))
+            },
+        }
+    }
+}
+
+impl InputEntry {
+    /// The entry of input `I` under `name`.
+    pub(crate) fn new<I: Serialize + DeserializeOwned + Send + Sync + 'static>(name: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            type_name: std::any::type_name::<I>(),
+            encode: encode_input::<I>,
+            decode: decode_input::<I>,
+            insert: insert_input::<I>,
+            remove: remove_input::<I>,
+        }
+    }
+}
+
 impl RollbackRegistry {
     /// An empty registry.
     pub fn new() -> Self {
@@ -332,17 +462,12 @@ impl RollbackRegistry {
     /// If `name` or `T` is already registered as a component.
     #[track_caller]
     pub fn register<T: Component + bytemuck::NoUninit>(&mut self, name: &str) -> &mut Self {
-        let entry = ComponentEntry {
-            name: name.to_owned(),
-            type_id: TypeId::of::<T>(),
-            type_name: std::any::type_name::<T>(),
-            save: save_copy::<T>,
-            restore: restore_copy::<T>,
-            hash: Box::new(hash_plain::<T>),
-            diff: Box::new(diff_plain::<T>),
-            changed: Box::new(changed_plain::<T>),
-        };
-        add(&mut self.components, entry, |e| (e.name.as_str(), e.type_name), "component");
+        add(
+            &mut self.components,
+            ComponentEntry::plain::<T>(name),
+            |e| (e.name.as_str(), e.type_name),
+            "component",
+        );
         self
     }
 
@@ -371,43 +496,7 @@ impl RollbackRegistry {
         name: &str,
         hash: impl Fn(&T, &mut StableHasher) + Clone + Send + Sync + 'static,
     ) -> &mut Self {
-        assert!(
-            matches!(T::storage_info(), StorageInfo::Aos(_)),
-            "`{}` is stored struct-of-arrays: rollback clones only array-of-structs components; make it plain \
-             data and use `register`",
-            std::any::type_name::<T>()
-        );
-        let entry = ComponentEntry {
-            name: name.to_owned(),
-            type_id: TypeId::of::<T>(),
-            type_name: std::any::type_name::<T>(),
-            save: save_clone::<T>,
-            restore: restore_clone::<T>,
-            hash: Box::new({
-                let hash = hash.clone();
-                move |pool: &SparseSet, hasher: &mut StableHasher| {
-                    for value in pool.values::<T>() {
-                        hash(value, hasher);
-                    }
-                }
-            }),
-            diff: Box::new({
-                let hash = hash.clone();
-                move |a: &PoolImage, b: &PoolImage| {
-                    let (a, b) = (a.values::<T>()?, b.values::<T>()?);
-                    let one = |value: &T| digest(&hash, value);
-                    a.iter().zip(b).position(|(x, y)| one(x) != one(y))
-                }
-            }),
-            changed: Box::new(
-                move |a: &PoolImage, b: &PoolImage, pairs: &[(u32, u32)], out: &mut Vec<usize>| {
-                    let (Some(a), Some(b)) = (a.values::<T>(), b.values::<T>()) else { return };
-                    out.extend(pairs.iter().enumerate().filter_map(|(i, &(ra, rb))| {
-                        (digest(&hash, &a[ra as usize]) != digest(&hash, &b[rb as usize])).then_some(i)
-                    }));
-                },
-            ),
-        };
+        let entry = ComponentEntry::cloned::<T>(name, hash);
         add(&mut self.components, entry, |e| (e.name.as_str(), e.type_name), "component");
         self
     }
@@ -435,12 +524,7 @@ impl RollbackRegistry {
         name: &str,
         hash: impl Fn(&R, &mut StableHasher) + Send + Sync + 'static,
     ) -> &mut Self {
-        let hash = move |value: &(dyn Any + Send + Sync), hasher: &mut StableHasher| {
-            if let Some(value) = value.downcast_ref::<R>() {
-                hash(value, hasher);
-            }
-        };
-        self.resource_entry::<R>(name, Some(Box::new(hash)))
+        self.resource_entry::<R>(name, Some(ResourceEntry::hash_fn(hash)))
     }
 
     /// Registers resource `R` under `name`, saved and restored as by
@@ -460,17 +544,12 @@ impl RollbackRegistry {
         name: &str,
         hash: Option<HashResourceFn>,
     ) -> &mut Self {
-        let entry = ResourceEntry {
-            name: name.to_owned(),
-            type_name: std::any::type_name::<R>(),
-            save: save_resource::<R>,
-            restore: restore_resource::<R>,
-            hash,
-            get: get_resource::<R>,
-            ticks: resource_ticks::<R>,
-            set_ticks: set_resource_ticks::<R>,
-        };
-        add(&mut self.resources, entry, |e| (e.name.as_str(), e.type_name), "resource");
+        add(
+            &mut self.resources,
+            ResourceEntry::new::<R>(name, hash),
+            |e| (e.name.as_str(), e.type_name),
+            "resource",
+        );
         self
     }
 
@@ -486,15 +565,7 @@ impl RollbackRegistry {
     where
         I: Serialize + DeserializeOwned + Send + Sync + 'static,
     {
-        let entry = InputEntry {
-            name: name.to_owned(),
-            type_name: std::any::type_name::<I>(),
-            encode: encode_input::<I>,
-            decode: decode_input::<I>,
-            insert: insert_input::<I>,
-            remove: remove_input::<I>,
-        };
-        add(&mut self.inputs, entry, |e| (e.name.as_str(), e.type_name), "input");
+        add(&mut self.inputs, InputEntry::new::<I>(name), |e| (e.name.as_str(), e.type_name), "input");
         self
     }
 
@@ -534,18 +605,7 @@ impl RollbackRegistry {
     /// ```
     #[track_caller]
     pub fn register_pair<R: crate::hierarchy::PairRelation + Hash>(&mut self, name: &str) -> &mut Self {
-        let entry = PairEntry {
-            name: name.to_owned(),
-            type_name: std::any::type_name::<R>(),
-            hash: |world| {
-                let mut values = world.pairs::<R>().map(|(_, _, value)| value).peekable();
-                values.peek()?;
-                let mut hasher = StableHasher::with_seed(7);
-                values.for_each(|value| value.hash(&mut hasher));
-                Some(std::hash::Hasher::finish(&hasher))
-            },
-        };
-        add(&mut self.pairs, entry, |e| (e.name.as_str(), e.type_name), "pair kind");
+        add(&mut self.pairs, PairEntry::new::<R>(name), |e| (e.name.as_str(), e.type_name), "pair kind");
         self
     }
 

@@ -52,9 +52,10 @@ pub enum SnapshotError {
     },
     /// The snapshot names a component or resource the registry does not know.
     #[error(
-        "the snapshot has a {kind} named `{name}`, which is not registered; register it under that \
-         name before loading, with `SnapshotRegistry::register` (`register_resource`, \
-         `register_relation`, `register_pair` for the other kinds)"
+        "the snapshot has a {kind} named `{name}`, which is not registered; declare it under that \
+         name before loading: `world.register::<T>().name(\"{name}\").serde()` \
+         (`register_resource`, `register_relation`, `register_pair` for the other kinds), or on a \
+         hand-built registry `SnapshotRegistry::register`"
     )]
     Unknown {
         /// `"component"`, `"resource"`, `"relation"` or `"pair kind"`.
@@ -90,7 +91,9 @@ pub enum SnapshotError {
     /// would lose.
     #[error(
         "the world holds pairs of relation `{relation}`, which the snapshot registry does not name; \
-         register it with `SnapshotRegistry::register_relation::<R>(name)` before saving"
+         declare it with `world.register_relation::<{short}>()` (a hand-built registry: \
+         `registry.register_relation::<{short}>(\"name\")`) before saving",
+        short = crate::types::short_name(relation)
     )]
     UnregisteredRelation {
         /// The relation type's name.
@@ -99,9 +102,11 @@ pub enum SnapshotError {
     /// The world holds many-to-many pairs ([`World::add_pair`](crate::World::add_pair)) of a
     /// kind the registry does not name, which the snapshot would lose.
     #[error(
-        "the world holds pairs of `{relation}`, which the snapshot registry does not name; add \
-         `registry.register_pair::<{relation}>(\"name\");` (the name is what the snapshot calls \
-         the kind) before saving and loading"
+        "the world holds pairs of `{relation}`, which the snapshot registry does not name; declare \
+         it with `world.register_pair::<{short}>().serde()` (a hand-built registry: \
+         `registry.register_pair::<{short}>(\"name\")`; the name is what the snapshot calls the kind) \
+         before saving and loading",
+        short = crate::types::short_name(relation)
     )]
     UnregisteredPair {
         /// The pair kind's type name (`std::any::type_name::<R>()`).
@@ -116,6 +121,18 @@ pub enum SnapshotError {
     RunTimeComponent {
         /// The component's registered name.
         component: &'static str,
+    },
+    /// The world holds rows of a component type its [`TypeRegistry`](crate::types::TypeRegistry)
+    /// cannot save (not declared `serde`): [`World::save_ron`](crate::World::save_ron) and
+    /// [`World::save_binary`](crate::World::save_binary) refuse rather than drop them.
+    #[error(
+        "component `{type_name}` has rows in the world but snapshots cannot save it; declare it with \
+         `world.register::<{short}>().serde()` (or `#[register(serde)]` on its derive), or remove it before saving",
+        short = crate::types::short_name(type_name)
+    )]
+    UnsavedComponent {
+        /// The type's Rust name.
+        type_name: &'static str,
     },
     /// A relation's pairs, target marks and index do not agree, or a pair kind's pairs break
     /// its rules (a pair listed twice, an exclusive kind with two targets, a symmetric pair

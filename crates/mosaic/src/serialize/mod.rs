@@ -88,5 +88,7 @@ pub use checksum::{seal_binary, seal_ron};
 pub use entity::{EntityMap, MapEntities};
 pub use error::SnapshotError;
 pub use pairs::NamedPairs;
+pub(crate) use registry::Entry as SnapshotEntry;
 pub use registry::SnapshotRegistry;
+pub(crate) use relation::RelationEntry;
 pub use save::{FORMAT_VERSION, OLDEST_FORMAT_VERSION};

@@ -194,6 +194,23 @@ impl<R: PairRelation> Pending for PendingPairs<R> {
     }
 }
 
+impl Entry {
+    /// The entry of pair kind `R` under `name`.
+    pub(crate) fn pair_kind<R>(name: &str) -> Self
+    where
+        R: PairRelation + Serialize + DeserializeOwned,
+    {
+        let mut entry = Entry::new::<R>(
+            name,
+            (save_kind::<R>, load_kind::<R>),
+            (save_kind_binary::<R>, load_kind_binary::<R>),
+            load_kind::<R>,
+        );
+        entry.pairs_of = Some(pairs_of_source::<R>);
+        entry
+    }
+}
+
 impl SnapshotRegistry {
     /// Registers the many-to-many pair kind `R` ([`World::add_pair`]) under `name`: snapshots
     /// carry its pairs with their values, in the order [`World::pairs`] visits them, and each
@@ -239,14 +256,7 @@ impl SnapshotRegistry {
     where
         R: PairRelation + Serialize + DeserializeOwned,
     {
-        let mut entry = Entry::new::<R>(
-            name,
-            (save_kind::<R>, load_kind::<R>),
-            (save_kind_binary::<R>, load_kind_binary::<R>),
-            load_kind::<R>,
-        );
-        entry.pairs_of = Some(pairs_of_source::<R>);
-        add(&mut self.pairs, entry, "pair kind");
+        add(&mut self.pairs, Entry::pair_kind::<R>(name), "pair kind");
         self
     }
 

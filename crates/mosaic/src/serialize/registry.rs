@@ -40,6 +40,7 @@ pub(crate) type PairsOfFn =
 type MapFn<T> = fn(&mut T, &mut dyn FnMut(Entity) -> Entity);
 
 /// One registered type.
+#[derive(Clone)]
 pub(crate) struct Entry {
     pub(crate) name: String,
     pub(crate) type_id: TypeId,
@@ -93,6 +94,51 @@ impl Entry {
         self.save_one = Some(save_one);
         self.visit = Some(visit);
         self
+    }
+
+    /// The entry of component `T` under `name` (what [`SnapshotRegistry::register`] adds).
+    pub(crate) fn component<T>(name: &str) -> Self
+    where
+        T: Component + Serialize + DeserializeOwned,
+        for<'r> T::Ref<'r>: View<Value = T>,
+    {
+        Entry::new::<T>(
+            name,
+            (save_component::<T>, load_component::<T>),
+            (save_component_binary::<T>, load_component_binary::<T>),
+            load_one_component::<T>,
+        )
+        .with_rows(save_one_component::<T>, visit_component::<T>)
+    }
+
+    /// The entry of component `T`, whose entity handles follow their entities on load, under
+    /// `name` (what [`SnapshotRegistry::register_mapped`] adds).
+    pub(crate) fn mapped_component<T>(name: &str) -> Self
+    where
+        T: Component + Serialize + DeserializeOwned + MapEntities,
+        for<'r> T::Ref<'r>: View<Value = T>,
+    {
+        Entry::new::<T>(
+            name,
+            (save_component::<T>, load_mapped_component::<T>),
+            (save_component_binary::<T>, load_mapped_component_binary::<T>),
+            load_one_component::<T>,
+        )
+        .with_rows(save_one_component::<T>, visit_component::<T>)
+    }
+
+    /// The entry of resource `R` under `name` (what [`SnapshotRegistry::register_resource`]
+    /// adds).
+    pub(crate) fn resource<R>(name: &str) -> Self
+    where
+        R: Serialize + DeserializeOwned + Send + Sync + 'static,
+    {
+        Entry::new::<R>(
+            name,
+            (save_resource::<R>, load_resource::<R>),
+            (save_resource_binary::<R>, load_resource_binary::<R>),
+            load_resource::<R>,
+        )
     }
 }
 
@@ -314,8 +360,9 @@ fn load_resource<R: DeserializeOwned + Send + Sync + 'static>(
 
 /// Which component and resource types a snapshot holds, each under a stable name.
 ///
-/// Names, not Rust type names, identify columns in a snapshot, so a type can be renamed or moved
-/// without breaking saved files. Columns are written sorted by name, so the output does not
+/// Names, not Rust type names, identify columns in a snapshot, so a type can be moved to another
+/// module without breaking saved files, and renamed too in the binary format (RON writes struct
+/// names inside values, so a RON file needs the struct's name kept). Columns are written sorted by name, so the output does not
 /// depend on registration order.
 ///
 /// # Examples
@@ -338,7 +385,7 @@ fn load_resource<R: DeserializeOwned + Send + Sync + 'static>(
 /// registry.load_ron(&mut copy, &text).unwrap();
 /// assert_eq!(copy.get::<Position>(e), Ok(&Position { x: 1.0, y: 2.0 })); // same handle
 /// ```
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct SnapshotRegistry {
     /// Sorted by name.
     pub(crate) components: Vec<Entry>,
@@ -403,14 +450,7 @@ impl SnapshotRegistry {
         T: Component + Serialize + DeserializeOwned,
         for<'r> T::Ref<'r>: View<Value = T>,
     {
-        let entry = Entry::new::<T>(
-            name,
-            (save_component::<T>, load_component::<T>),
-            (save_component_binary::<T>, load_component_binary::<T>),
-            load_one_component::<T>,
-        )
-        .with_rows(save_one_component::<T>, visit_component::<T>);
-        add(&mut self.components, entry, "component");
+        add(&mut self.components, Entry::component::<T>(name), "component");
         self
     }
 
@@ -426,14 +466,7 @@ impl SnapshotRegistry {
         T: Component + Serialize + DeserializeOwned + MapEntities,
         for<'r> T::Ref<'r>: View<Value = T>,
     {
-        let entry = Entry::new::<T>(
-            name,
-            (save_component::<T>, load_mapped_component::<T>),
-            (save_component_binary::<T>, load_mapped_component_binary::<T>),
-            load_one_component::<T>,
-        )
-        .with_rows(save_one_component::<T>, visit_component::<T>);
-        add(&mut self.components, entry, "component");
+        add(&mut self.components, Entry::mapped_component::<T>(name), "component");
         self
     }
 
@@ -447,13 +480,7 @@ impl SnapshotRegistry {
     where
         R: Serialize + DeserializeOwned + Send + Sync + 'static,
     {
-        let entry = Entry::new::<R>(
-            name,
-            (save_resource::<R>, load_resource::<R>),
-            (save_resource_binary::<R>, load_resource_binary::<R>),
-            load_resource::<R>,
-        );
-        add(&mut self.resources, entry, "resource");
+        add(&mut self.resources, Entry::resource::<R>(name), "resource");
         self
     }
 

@@ -25,6 +25,7 @@ pub(crate) struct SavedRelation {
 }
 
 /// One registered relation kind.
+#[derive(Clone)]
 pub(crate) struct RelationEntry {
     pub(crate) name: String,
     /// `TypeId` of `Pair<R>`: what ties the entry to the world's relation kinds.
@@ -32,6 +33,19 @@ pub(crate) struct RelationEntry {
     type_name: &'static str,
     state: fn(&World) -> RelationState,
     set: fn(&mut World, RelationState),
+}
+
+impl RelationEntry {
+    /// The entry of relation `R` under `name`.
+    pub(crate) fn new<R: Relation>(name: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            pair: TypeId::of::<Pair<R>>(),
+            type_name: std::any::type_name::<R>(),
+            state: relation_state::<R>,
+            set: set_relation_state::<R>,
+        }
+    }
 }
 
 impl SnapshotRegistry {
@@ -66,13 +80,7 @@ impl SnapshotRegistry {
     /// ```
     #[track_caller]
     pub fn register_relation<R: Relation>(&mut self, name: &str) -> &mut Self {
-        let entry = RelationEntry {
-            name: name.to_owned(),
-            pair: TypeId::of::<Pair<R>>(),
-            type_name: std::any::type_name::<R>(),
-            state: relation_state::<R>,
-            set: set_relation_state::<R>,
-        };
+        let entry = RelationEntry::new::<R>(name);
         if let Some(other) = self.relations.iter().find(|e| e.pair == entry.pair) {
             panic!(
                 "relation `{}` is already registered, as `{}`; register each type once",

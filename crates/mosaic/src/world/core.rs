@@ -79,6 +79,8 @@ pub struct World {
     pub(super) hierarchy: crate::hierarchy::HierarchyState,
     /// The component types besides `Disabled` that queries skip by default.
     pub(super) disabling: super::disabled::DisablingComponents,
+    /// What each registered type supports ([`World::register`]): declarations, not state.
+    pub(crate) types: crate::types::TypeRegistry,
 }
 
 impl Default for World {
@@ -102,6 +104,7 @@ impl Default for World {
             relations: Default::default(),
             hierarchy: Default::default(),
             disabling: Default::default(),
+            types: Default::default(),
         }
     }
 }

@@ -45,6 +45,7 @@ use crate::entity::Entity;
 /// # let _ = a;
 /// ```
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct Disabled;
 
 /// How many component types can disable entities in one world: [`Disabled`] and up to this

@@ -59,4 +59,5 @@ pub use required::{RequiredComponents, RequiredComponentsError};
 pub(crate) use resources::Resources;
 pub use sort::SortError;
 pub use template::Template;
+pub(crate) use template::{Cloner, Entry as TemplateEntry};
 pub use watches::WatchId;

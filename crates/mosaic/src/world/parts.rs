@@ -94,6 +94,8 @@ impl World {
             deferred: _,
             // Which types disable entities is a registration too (code, as hooks are).
             disabling: _,
+            // Type declarations: what the passes read to know how to save a type, not state.
+            types: _,
             groups,
             indexes,
             sampler,
@@ -133,6 +135,7 @@ impl World {
             required: _,
             deferred: _,
             disabling: _,
+            types: _,
             groups,
             indexes,
             sampler,

@@ -4,10 +4,8 @@
 use std::any::{Any, TypeId};
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
-
 use super::World;
-use crate::component::{AosComponent, CloneSink, Component, ComponentId, TemplateBundle};
+use crate::component::{AosComponent, CloneSink, Component, TemplateBundle};
 use crate::entity::{Entity, EntityError};
 
 /// One stored component value of a template, type-erased: inserts clones of itself.
@@ -40,7 +38,7 @@ impl<T: Component + Clone> Value for T {
 
 /// One component of a template: its type and its value, shared between clones of the template.
 #[derive(Clone)]
-struct Entry {
+pub(crate) struct Entry {
     type_id: TypeId,
     type_name: &'static str,
     value: Arc<dyn Value>,
@@ -53,11 +51,7 @@ impl Entry {
 }
 
 /// How to copy one registered component type out of an entity, as a template entry.
-type Cloner = fn(&World, Entity) -> Option<Entry>;
-
-/// The component types [`World::register_clone`] made cloneable, kept as a resource.
-#[derive(Default)]
-struct CloneRegistry(FxHashMap<ComponentId, Cloner>);
+pub(crate) type Cloner = fn(&World, Entity) -> Option<Entry>;
 
 /// A stored set of component values to spawn copies of, any number of times (hecs'
 /// `EntityBuilderClone`, flecs' prefabs, as a value rather than an entity).
@@ -250,13 +244,17 @@ impl Template {
     /// [`EntityError`] if `entity` is not alive in `world`.
     pub fn from_entity(world: &World, entity: Entity) -> Result<Self, EntityError> {
         let ids = world.component_ids(entity)?;
-        let Some(registry) = world.get_resource::<CloneRegistry>() else { return Ok(Self::new()) };
         let entries = ids
             .iter()
-            .filter_map(|id| registry.0.get(id))
+            .filter_map(|&id| world.types().cloner(id))
             .filter_map(|cloner| cloner(world, entity))
             .collect();
         Ok(Self { entries })
+    }
+
+    /// The template entry holding `value` (what a cloner returns).
+    pub(crate) fn entry_of<T: Component + Clone>(value: T) -> Entry {
+        Entry::new(value)
     }
 
     fn position(&self, type_id: TypeId) -> Option<usize> {
@@ -272,23 +270,13 @@ impl Template {
     }
 }
 
-/// The cloner of `T`: reads `entity`'s value into a template entry.
-fn cloner<T: AosComponent + Clone>(world: &World, entity: Entity) -> Option<Entry> {
-    let value: T = world.get::<T>(entity).ok()?.clone();
-    Some(Entry::new(value))
-}
-
 impl World {
     /// Makes component type `T` cloneable by [`World::clone_entity`] and
     /// [`Template::from_entity`] (registering `T`). Components of types not registered are left
     /// out of clones. O(1). `T` is stored as a struct (an SoA component is read field by field,
     /// so it cannot be cloned out of its pool).
     pub fn register_clone<T: AosComponent + Clone>(&mut self) {
-        let id = self.register_component::<T>();
-        if !self.contains_resource::<CloneRegistry>() {
-            self.insert_resource(CloneRegistry::default());
-        }
-        self.resource_mut::<CloneRegistry>().0.insert(id, cloner::<T>);
+        self.register::<T>().clone();
     }
 
     /// Spawns a copy of `entity`: a new entity with clones of its components of the types

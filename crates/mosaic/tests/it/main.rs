@@ -61,3 +61,4 @@ mod snapshot_checksum;
 mod snapshot_continuation;
 mod sort;
 mod spawn;
+mod type_registry;
