@@ -262,15 +262,18 @@ type WriteCheck = Box<dyn Fn(&World, &str, &Value) -> Result<(), String> + Send 
 ///
 /// # Examples
 /// ```no_run
-/// use mosaic::serialize::SnapshotRegistry;
-/// use mosaic::{Schedule, World};
+/// use mosaic::{Component, Schedule, World};
 /// use mosaic_inspect::{Inspector, InspectorOptions};
 /// use std::time::Instant;
 ///
+/// #[derive(Component, Clone, serde::Serialize, serde::Deserialize)]
+/// #[register(name = "health", serde)] // shown and edited by the inspector
+/// struct Health(u32);
+///
 /// let mut world = World::new();
+/// world.register::<Health>();
 /// let mut schedule = Schedule::new();
-/// let registry = SnapshotRegistry::new(); // register the components to show
-/// let mut inspector = Inspector::start(InspectorOptions::default(), registry).unwrap();
+/// let mut inspector = Inspector::for_world(InspectorOptions::default(), &world).unwrap();
 /// println!("open {}", inspector.url());
 /// loop {
 ///     let start = Instant::now();
@@ -306,6 +309,17 @@ impl std::fmt::Debug for Inspector {
 }
 
 impl Inspector {
+    /// Starts serving on `options.addr`, showing (and setting) the components and resources
+    /// `world`'s type registry declares `serde` ([`World::register`](mosaic::World::register)),
+    /// under their registered names, and run-time components through their schema: no per-type
+    /// code. The registry is read now: declare types before starting.
+    ///
+    /// # Errors
+    /// As [`Inspector::start`].
+    pub fn for_world(options: InspectorOptions, world: &mosaic::World) -> Result<Self, InspectError> {
+        Self::start(options, world.types().snapshot().clone())
+    }
+
     /// Starts serving on `options.addr`. Components and resources are shown (and set) through
     /// `registry`: registered names, values as JSON through their serde impls.
     ///

@@ -776,3 +776,26 @@ fn run_time_components_are_edited_through_their_schema() {
     assert_eq!(game.json("POST", "/api/entities/0v1/components/Unknown", "{}").0, 404);
     game.stop();
 }
+
+/// A world that declares its types once (`World::register`) is inspected through that registry:
+/// no snapshot registry written for the inspector.
+#[test]
+fn shows_the_types_the_world_declares() {
+    let mut world = World::new();
+    world.register::<Health>().name("health").serde();
+    world.register_resource::<Score>().name("score").serde();
+    world.spawn(Health(5));
+    world.spawn(Position { x: 0.0, y: 0.0 }); // not declared: not shown
+    world.insert_resource(Score(9));
+    let options = InspectorOptions::with_addr("127.0.0.1:0".parse().unwrap());
+    let mut inspector = Inspector::for_world(options, &world).unwrap();
+    let request =
+        format!("GET /api/world HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", inspector.addr());
+    let text = read_while_publishing(&mut inspector, &mut world, request);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    let body: Value = serde_json::from_str(text.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+    let names: Vec<&str> =
+        body["components"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"health") && !names.contains(&"position"), "{names:?}");
+    assert_eq!(body["resources"]["score"], 9);
+}

@@ -68,7 +68,7 @@ pub fn run_inspected(
     on_start: impl FnOnce(&str),
     on_end: impl FnOnce(Summary, &mut Sim),
 ) -> Result<Infallible, InspectError> {
-    let mut inspector = Inspector::start(settings.options, sim.world().types().snapshot().clone())?;
+    let mut inspector = Inspector::for_world(settings.options, sim.world())?;
     // Writes pass the check scene files and snapshot loads pass.
     inspector.check_writes(crate::validate::write);
     if settings.saved_frames > 0 {
