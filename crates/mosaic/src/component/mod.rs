@@ -3,6 +3,7 @@
 
 mod bundle;
 mod registry;
+mod scalar_value;
 pub(crate) mod schema;
 mod view;
 
@@ -10,4 +11,5 @@ pub use crate::storage::Stored;
 pub use crate::world::{RequiredComponents, RequiredComponentsError};
 pub use bundle::{BatchSink, Bundle, BundleSink, BundleSource, CloneSink, TemplateBundle};
 pub use registry::{AosComponent, Component, ComponentId, Components, DynamicInfo, MutableComponent};
+pub use scalar_value::ScalarValue;
 pub use view::{View, ViewMut};

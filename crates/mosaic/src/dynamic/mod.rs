@@ -26,9 +26,11 @@
 //! [`World::on_add_by_id`](crate::World::on_add_by_id) and its `on_insert` / `on_replace` /
 //! `on_discard` / `on_remove` twins.
 //!
-//! Not yet: watches, value indexes and groups are registered by Rust type, so none can name a
-//! run-time component; snapshots refuse a world holding their rows
-//! (`SnapshotError::RunTimeComponent`); templates and `clone_entity` skip them. The inspector
+//! Snapshots (format 8) save the rows of schema components without registration and load them
+//! into a world that registered the same schema under the same name; raw-parts rows are refused
+//! (`SnapshotError::RunTimeComponent`). Not yet: watches, value indexes and groups are
+//! registered by Rust type, so none can name a run-time component; templates and `clone_entity`
+//! skip them. The inspector
 //! (`mosaic-inspect`) shows and edits them through their schema.
 //!
 //! bevy (`ComponentDescriptor`, `QueryBuilder`, `EntityRef::get_by_id`) and flecs (meta,
@@ -40,6 +42,7 @@ mod query;
 mod value;
 mod world;
 
+pub use crate::component::ScalarValue;
 pub use crate::component::schema::{
     Field, FieldRef, FieldType, Leaf, MAX_FIELD_NAME, MAX_SCHEMA_DEPTH, MAX_SCHEMA_LEAVES, MAX_SCHEMA_SIZE,
     Primitive, Scalar, Schema, SchemaError,

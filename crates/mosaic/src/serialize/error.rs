@@ -112,11 +112,13 @@ pub enum SnapshotError {
         /// The pair kind's type name (`std::any::type_name::<R>()`).
         relation: &'static str,
     },
-    /// The world holds rows of a component defined at run time (`mosaic::dynamic`), which
-    /// snapshots cannot save yet: refused rather than saved without them.
+    /// The world holds rows of a component defined at run time from raw parts (a layout and a
+    /// drop function, no schema), whose bytes snapshots cannot interpret: refused rather than
+    /// saved without them. Run-time components with a schema are saved.
     #[error(
-        "the world holds `{component}` rows, a component defined at run time, which snapshots do not \
-         save yet; remove them before saving (rollback and the world hash do cover them)"
+        "the world holds `{component}` rows, a run-time component made from raw parts (no schema), \
+         which snapshots cannot save; give it a schema (`ComponentDescriptor::new`) or remove its rows \
+         before saving (rollback and the world hash do cover them)"
     )]
     RunTimeComponent {
         /// The component's registered name.
@@ -133,6 +135,15 @@ pub enum SnapshotError {
     UnsavedComponent {
         /// The type's Rust name.
         type_name: &'static str,
+    },
+    /// A run-time component in the snapshot has another schema than the component of that name
+    /// the world declares.
+    #[error("run-time component `{component}` has another schema in the snapshot: {detail}")]
+    DynamicSchema {
+        /// The component's name.
+        component: String,
+        /// The first difference, with the field's path.
+        detail: String,
     },
     /// A relation's pairs, target marks and index do not agree, or a pair kind's pairs break
     /// its rules (a pair listed twice, an exclusive kind with two targets, a symmetric pair

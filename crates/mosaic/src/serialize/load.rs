@@ -9,8 +9,9 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use super::checksum::{self, Opened};
+use super::dynamic::{DynamicSeed, Known, LoadedDynamic};
 use super::hierarchy::SavedHierarchy;
-use super::order::{self, SavedOrder};
+use super::order::{self, PoolKey, SavedOrder};
 use super::registry::{Entry, Pending};
 use super::relation::SavedRelation;
 use super::save::{FORMAT_VERSION, LAST_UNSEALED_VERSION, OLDEST_FORMAT_VERSION};
@@ -34,6 +35,8 @@ struct Parsed {
     pair_marks: Vec<u32>,
     components: Vec<Loaded>,
     resources: Vec<Loaded>,
+    /// Run-time components' columns (empty before format 8).
+    dynamic: Vec<LoadedDynamic>,
 }
 
 /// One column or resource as read.
@@ -47,9 +50,9 @@ struct Loaded {
 
 /// Where an error found inside a serde callback is kept with its structure (serde errors carry
 /// only text).
-type Stash<'a> = &'a RefCell<Option<SnapshotError>>;
+pub(super) type Stash<'a> = &'a RefCell<Option<SnapshotError>>;
 
-fn stash<E: de::Error>(stash: Stash<'_>, error: SnapshotError) -> E {
+pub(super) fn stash<E: de::Error>(stash: Stash<'_>, error: SnapshotError) -> E {
     let message = error.to_string();
     *stash.borrow_mut() = Some(error);
     E::custom(message)
@@ -70,6 +73,7 @@ enum Field {
     PairMarks,
     Components,
     Resources,
+    Dynamic,
 }
 
 const FIELDS: &[&str] = &[
@@ -85,10 +89,13 @@ const FIELDS: &[&str] = &[
     "pair_marks",
     "components",
     "resources",
+    "dynamic",
 ];
 
 struct SnapshotSeed<'a> {
     registry: &'a SnapshotRegistry,
+    /// The run-time components of the world loaded into.
+    known: &'a [Known],
     stash: Stash<'a>,
     /// Each entry's data is a byte string of postcard (binary snapshots), not a nested value.
     binary: bool,
@@ -136,6 +143,10 @@ impl SnapshotSeed<'_> {
         }
     }
 
+    fn dynamic(&self) -> DynamicSeed<'_> {
+        DynamicSeed { known: self.known, stash: self.stash }
+    }
+
     fn resources(&self) -> EntriesSeed<'_> {
         EntriesSeed {
             entries: &self.registry.resources,
@@ -155,7 +166,8 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Parsed, A::Error> {
-        let missing = |i| de::Error::invalid_length(i, &"a snapshot of 12 fields (10 before format 6)");
+        let missing =
+            |i| de::Error::invalid_length(i, &"a snapshot of 13 fields (12 before format 8, 10 before 6)");
         let format: u32 = seq.next_element()?.ok_or_else(|| missing(0))?;
         self.check_format(format)?;
         let world = seq.next_element()?.ok_or_else(|| missing(1))?;
@@ -186,6 +198,11 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
             pair_marks,
             components: seq.next_element_seed(self.components())?.ok_or_else(|| missing(at))?,
             resources: seq.next_element_seed(self.resources())?.ok_or_else(|| missing(at + 1))?,
+            dynamic: if format >= 8 {
+                seq.next_element_seed(self.dynamic())?.ok_or_else(|| missing(at + 2))?
+            } else {
+                Vec::new()
+            },
         })
     }
 
@@ -198,7 +215,7 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
         }
         let (mut format, mut world, mut generations, mut free, mut entities) = (None, None, None, None, None);
         let (mut sampler, mut hierarchy, mut components, mut resources) = (None, None, None, None);
-        let (mut relations, mut pairs, mut pair_marks) = (None, None, None);
+        let (mut relations, mut pairs, mut pair_marks, mut dynamic) = (None, None, None, None);
         while let Some(field) = map.next_key::<Field>()? {
             match field {
                 Field::Format => {
@@ -221,6 +238,7 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
                 Field::Resources => {
                     once(&mut resources, map.next_value_seed(self.resources())?, "resources")?
                 }
+                Field::Dynamic => once(&mut dynamic, map.next_value_seed(self.dynamic())?, "dynamic")?,
             }
         }
         let format = format.ok_or_else(|| de::Error::missing_field("format"))?;
@@ -228,6 +246,10 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
         if format < 6 {
             pairs = pairs.or_else(|| Some(Vec::new()));
             pair_marks = pair_marks.or_else(|| Some(Vec::new()));
+        }
+        // Formats before 8 had no run-time components.
+        if format < 8 {
+            dynamic = dynamic.or_else(|| Some(Vec::new()));
         }
         Ok(Parsed {
             world: world.ok_or_else(|| de::Error::missing_field("world"))?,
@@ -241,6 +263,7 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
             pair_marks: pair_marks.ok_or_else(|| de::Error::missing_field("pair_marks"))?,
             components: components.ok_or_else(|| de::Error::missing_field("components"))?,
             resources: resources.ok_or_else(|| de::Error::missing_field("resources"))?,
+            dynamic: dynamic.ok_or_else(|| de::Error::missing_field("dynamic"))?,
         })
     }
 }
@@ -350,48 +373,92 @@ fn check_names(entries: &[Loaded], kind: &'static str) -> Result<(), SnapshotErr
     Ok(())
 }
 
+/// Checks one column: its entity indices (what `indices` yields, in the order read) strictly increasing and
+/// live, and its row order `order` listing exactly them, once each. `mark` is all zeros, one per
+/// slot, and left so. O(rows).
+fn check_column<I: Iterator<Item = u32>>(
+    name: &str,
+    indices: impl Fn() -> I,
+    order: &[u32],
+    live: &[bool],
+    mark: &mut [u8],
+) -> Result<(), SnapshotError> {
+    // Per slot index: 0 = not in the column, 1 = in it, 2 = also listed in its row order.
+    const IN_COLUMN: u8 = 1;
+    const ORDERED: u8 = 2;
+    let is_live = |index: u32| live.get(index as usize).copied().unwrap_or(false);
+    let place = || format!("component `{name}`");
+    let in_order = || format!("the row order of component `{name}`");
+    let mut previous = None;
+    let mut result = Ok(());
+    for index in indices() {
+        if previous.is_some_and(|p| p >= index) {
+            result = Err(SnapshotError::DuplicateEntity { index, place: place() });
+            break;
+        }
+        if !is_live(index) {
+            result = Err(SnapshotError::MissingEntity { index, place: place() });
+            break;
+        }
+        previous = Some(index);
+        mark[index as usize] = IN_COLUMN;
+    }
+    if result.is_ok() {
+        // The row order must list exactly the column's entities, once each.
+        for &index in order {
+            match mark.get(index as usize) {
+                Some(&IN_COLUMN) => mark[index as usize] = ORDERED,
+                Some(&ORDERED) => {
+                    result = Err(SnapshotError::DuplicateEntity { index, place: in_order() });
+                    break;
+                }
+                _ => {
+                    result = Err(SnapshotError::MissingEntity { index, place: in_order() });
+                    break;
+                }
+            }
+        }
+    }
+    let mut unlisted = None;
+    for index in indices() {
+        match mark.get_mut(index as usize) {
+            Some(m) => {
+                if *m != ORDERED && unlisted.is_none() {
+                    unlisted = Some(index);
+                }
+                *m = 0;
+            }
+            None => break,
+        }
+    }
+    result?;
+    match unlisted {
+        Some(index) => Err(SnapshotError::MissingEntity { index, place: in_order() }),
+        None => Ok(()),
+    }
+}
+
 /// Checks everything that could make applying fail or break an invariant.
 fn validate(parsed: &Parsed, live: &[bool]) -> Result<(), SnapshotError> {
     let is_live = |index: u32| live.get(index as usize).copied().unwrap_or(false);
     check_names(&parsed.components, "component")?;
     check_names(&parsed.resources, "resource")?;
-    // Per slot index, for the column being checked: 0 = not in it, 1 = in it, 2 = also listed in
-    // its row order. Reset after each column, so one buffer serves all. O(rows) per column.
-    const IN_COLUMN: u8 = 1;
-    const ORDERED: u8 = 2;
+    for pair in parsed.dynamic.windows(2) {
+        if pair[0].name >= pair[1].name {
+            return Err(SnapshotError::DuplicateName {
+                kind: "run-time component",
+                name: pair[1].name.clone(),
+            });
+        }
+    }
+    // One buffer serves every column: each check leaves it zeroed.
     let mut mark = vec![0u8; live.len()];
     for column in &parsed.components {
-        let place = || format!("component `{}`", column.name);
-        let in_order = || format!("the row order of component `{}`", column.name);
-        let mut previous = None;
-        for index in column.data.indices() {
-            if previous.is_some_and(|p| p >= index) {
-                return Err(SnapshotError::DuplicateEntity { index, place: place() });
-            }
-            if !is_live(index) {
-                return Err(SnapshotError::MissingEntity { index, place: place() });
-            }
-            previous = Some(index);
-            mark[index as usize] = IN_COLUMN;
-        }
-        // The row order must list exactly the column's entities, once each.
-        for &index in &column.order {
-            match mark.get(index as usize) {
-                Some(&IN_COLUMN) => mark[index as usize] = ORDERED,
-                Some(&ORDERED) => return Err(SnapshotError::DuplicateEntity { index, place: in_order() }),
-                _ => return Err(SnapshotError::MissingEntity { index, place: in_order() }),
-            }
-        }
-        let mut unlisted = None;
-        for index in column.data.indices() {
-            if mark[index as usize] != ORDERED && unlisted.is_none() {
-                unlisted = Some(index);
-            }
-            mark[index as usize] = 0;
-        }
-        if let Some(index) = unlisted {
-            return Err(SnapshotError::MissingEntity { index, place: in_order() });
-        }
+        check_column(&column.name, || column.data.indices(), &column.order, live, &mut mark)?;
+    }
+    for column in &parsed.dynamic {
+        let indices = || column.rows.iter().map(|&(index, _)| index);
+        check_column(&column.name, indices, &column.order, live, &mut mark)?;
     }
     parsed.hierarchy.validate(&is_live, live.len())?;
     validate_pairs(parsed, live, &mut mark)?;
@@ -490,8 +557,10 @@ impl SnapshotRegistry {
         let unsealed_error = unsealed.map(|u| move || checksum_error(&u));
         let stash = RefCell::new(None);
         let mut deserializer = ron::Deserializer::from_str(text).map_err(SnapshotError::DecodeRon)?;
+        let known = super::dynamic::known(world);
         let seed = SnapshotSeed {
             registry: self,
+            known: &known,
             stash: &stash,
             binary: false,
             unsealed: unsealed_error.as_ref().map(|f| f as &dyn Fn() -> SnapshotError),
@@ -531,8 +600,10 @@ impl SnapshotRegistry {
         let unsealed_error = unsealed.map(|u| move || checksum_error(&u));
         let stash = RefCell::new(None);
         let mut deserializer = postcard::Deserializer::from_bytes(bytes);
+        let known = super::dynamic::known(world);
         let seed = SnapshotSeed {
             registry: self,
+            known: &known,
             stash: &stash,
             binary: true,
             unsealed: unsealed_error.as_ref().map(|f| f as &dyn Fn() -> SnapshotError),
@@ -590,6 +661,7 @@ fn apply(registry: &SnapshotRegistry, world: &mut World, parsed: Parsed) -> Resu
         pair_marks,
         components,
         resources,
+        dynamic,
         generations,
         entities,
         ..
@@ -597,11 +669,18 @@ fn apply(registry: &SnapshotRegistry, world: &mut World, parsed: Parsed) -> Resu
     // Each column's (name, type, row order), and the hierarchy's; the data goes in separately.
     let (columns, data): (Vec<_>, Vec<_>) =
         components.into_iter().map(|c| ((c.name, c.type_id, c.order), c.data)).unzip();
+    let (dynamic_columns, dynamic_rows): (Vec<_>, Vec<_>) =
+        dynamic.into_iter().map(|c| ((c.name, c.id, c.order), (c.id, c.rows))).unzip();
     let orders: Vec<SavedOrder<'_>> = columns
         .iter()
-        .map(|(name, type_id, order)| SavedOrder { type_id: *type_id, name, order })
+        .map(|(name, type_id, order)| SavedOrder { key: PoolKey::Type(*type_id), name, order })
+        .chain(dynamic_columns.iter().map(|(name, id, order)| SavedOrder {
+            key: PoolKey::Id(*id),
+            name,
+            order,
+        }))
         .chain(std::iter::once(SavedOrder {
-            type_id: TypeId::of::<Relationship>(),
+            key: PoolKey::Type(TypeId::of::<Relationship>()),
             name: "the hierarchy",
             order: &hierarchy.order,
         }))
@@ -665,6 +744,10 @@ fn apply(registry: &SnapshotRegistry, world: &mut World, parsed: Parsed) -> Resu
         for column in data {
             column.apply(world, &entity_of, Some(&mut remap));
         }
+    }
+    // Run-time components hold no entity handles (their scalars are numbers): nothing to remap.
+    for (id, rows) in dynamic_rows {
+        super::dynamic::insert_rows(world, id, rows, &entity_of);
     }
     hierarchy.apply(world, &entity_of, pristine);
     registry.apply_relations(world, relations, &entity_of);

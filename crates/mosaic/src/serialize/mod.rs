@@ -26,6 +26,8 @@
 //! - one column per registered component, sorted by name, rows `(entity index, value)` in index
 //!   order, and the pool's row order (the entity indices in the order queries visit them);
 //! - the registered resources the world has, sorted by name.
+//! - every run-time component with a schema and live rows ([`crate::dynamic`], no registration),
+//!   sorted by name: its schema's leaves, its rows field by field, and its pool's row order.
 //!
 //! Everything that decides how later operations order pools is saved, so a world loaded into a
 //! world that never had an entity (and has the same owning groups) iterates, and therefore
@@ -64,7 +66,8 @@
 //! [u32], index: [(u32, [u32])])]`, by entity index), `pairs` (`[(name, [(u32, [(u32, u32,
 //! value)])])]`: per kind, per source index its `(target index, slot, value)`s; a byte string of
 //! postcard per kind in the binary format), `pair_marks` (`[u32]`), `components` (`[(name, [(u32, value)], order: [u32])]`),
-//! `resources` (`[(name, value)]`). In the binary format each `[(u32, value)]` and resource
+//! `resources` (`[(name, value)]`), `dynamic` (format 8: `[(name, [(path, scalar)], [(u32,
+//! (scalar, ...))], order: [u32])]`, nested values in both formats). In the binary format each `[(u32, value)]` and resource
 //! `value` is a byte string holding its own postcard encoding, written and read by code compiled
 //! for the type (the text format nests the values, read through `erased_serde`). An
 //! [`Entity`](crate::Entity) inside a value is written as `Entity(index, generation, world_tag)`.
@@ -73,6 +76,7 @@
 
 mod by_name;
 mod checksum;
+mod dynamic;
 mod entity;
 mod error;
 mod hierarchy;

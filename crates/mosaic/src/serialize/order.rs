@@ -11,10 +11,29 @@ use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::world::World;
 
+/// Which pool a saved row order is for.
+#[derive(Clone, Copy)]
+pub(crate) enum PoolKey {
+    /// A Rust type's pool (registered when its rows are loaded, so looked up at restore).
+    Type(TypeId),
+    /// A run-time component's pool.
+    Id(ComponentId),
+}
+
+impl PoolKey {
+    /// The pool's id in `world`, if it has one.
+    fn id(self, world: &World) -> Option<ComponentId> {
+        match self {
+            Self::Type(type_id) => world.components().id_by_type(type_id),
+            Self::Id(id) => Some(id),
+        }
+    }
+}
+
 /// One pool's saved row order.
 pub(crate) struct SavedOrder<'a> {
     /// The stored type.
-    pub(crate) type_id: TypeId,
+    pub(crate) key: PoolKey,
     /// How errors name it: the column's name in the snapshot.
     pub(crate) name: &'a str,
     /// The saved entity indices in row order, each live and listed once (checked before).
@@ -29,10 +48,7 @@ fn owned_orders<'s, 'a>(
     owned: &[ComponentId],
     orders: &'s [SavedOrder<'a>],
 ) -> Option<SmallVec<[&'s SavedOrder<'a>; 4]>> {
-    owned
-        .iter()
-        .map(|&id| orders.iter().find(|o| world.components().id_by_type(o.type_id) == Some(id)))
-        .collect()
+    owned.iter().map(|&id| orders.iter().find(|o| o.key.id(world) == Some(id))).collect()
 }
 
 /// Checks, before anything changes, that restoring `orders` keeps every owning group of `world`
@@ -92,7 +108,7 @@ pub(crate) fn check_groups(
 pub(crate) fn restore(world: &mut World, orders: &[SavedOrder<'_>], entity_of: &dyn Fn(u32) -> Entity) {
     let mut plans: FxHashMap<ComponentId, Vec<usize>> = FxHashMap::default();
     for saved in orders {
-        let Some(id) = world.components().id_by_type(saved.type_id) else { continue };
+        let Some(id) = saved.key.id(world) else { continue };
         let pool = world.components().pool(id);
         let mut placed = vec![false; pool.len()];
         let mut plan = Vec::with_capacity(pool.len());

@@ -11,9 +11,9 @@ use crate::world::{Parts, World};
 
 /// The snapshot format this library writes (and reads, with the older versions down to
 /// [`OLDEST_FORMAT_VERSION`]). Version 6 added the many-to-many pairs (`pairs`, `pair_marks`);
-/// version 7 the checksum ([`seal_binary`](super::seal_binary), [`seal_ron`](super::seal_ron)),
-/// with the same content otherwise.
-pub const FORMAT_VERSION: u32 = 7;
+/// version 7 the checksum ([`seal_binary`](super::seal_binary), [`seal_ron`](super::seal_ron));
+/// version 8 the run-time components (`dynamic`, last), with the same content otherwise.
+pub const FORMAT_VERSION: u32 = 8;
 
 /// The oldest snapshot format this library still reads: version 5, the format before pairs (a
 /// version 5 snapshot loads as a world without pairs). Versions 5 and 6 carry no checksum and
@@ -46,6 +46,7 @@ struct SnapshotOut<'a> {
     pair_marks: Vec<u32>,
     components: Vec<Column<'a>>,
     resources: Vec<Named<'a>>,
+    dynamic: Vec<super::dynamic::DynamicColumnOut<'a>>,
 }
 
 /// Postcard bytes of one entry's data, written as a byte string inside the binary snapshot.
@@ -156,7 +157,8 @@ impl SnapshotRegistry {
         // Every part of the world, sorted: what a snapshot writes, and why it leaves the rest out.
         let Parts {
             entities,
-            // Written through the registry: the registered components, in `columns` below.
+            // Written through the registry: the registered components, in `columns` below; and
+            // the run-time components with a schema, in `dynamic` below (no registration).
             components: _,
             // Derived from the pools on load.
             component_sets: _,
@@ -181,10 +183,12 @@ impl SnapshotRegistry {
             // the ordering bookkeeping.
             hierarchy: _,
         } = world.parts();
-        // Run-time components are not saved yet: refuse rather than lose them.
+        // Run-time components made from raw parts have bytes of no known meaning: refuse rather
+        // than lose them. Those with a schema are written by `dynamic::columns`.
         let components_registry = world.components();
-        if let Some((_, info)) =
-            components_registry.dynamic_components().find(|&(id, _)| !components_registry.pool(id).is_empty())
+        if let Some((_, info)) = components_registry
+            .dynamic_components()
+            .find(|&(id, info)| info.schema.is_none() && !components_registry.pool(id).is_empty())
         {
             return Err(SnapshotError::RunTimeComponent { component: info.name });
         }
@@ -208,6 +212,8 @@ impl SnapshotRegistry {
             .sum::<usize>();
         let components = columns(&self.components, world, binary, &mut size)?;
         let resources = named(&self.resources, world, binary, &mut size)?;
+        let dynamic = super::dynamic::columns(world);
+        size += dynamic.iter().map(super::dynamic::DynamicColumnOut::size_hint).sum::<usize>();
         let out = SnapshotOut {
             format: FORMAT_VERSION,
             world: entities.world_tag(),
@@ -221,6 +227,7 @@ impl SnapshotRegistry {
             pair_marks,
             components,
             resources,
+            dynamic,
         };
         let hierarchy = &out.hierarchy;
         let dirty = hierarchy.state.as_ref().map_or(0, |state| 3 * state.dirty.len() + 12);
@@ -245,7 +252,8 @@ impl SnapshotRegistry {
     /// [`SnapshotError::EncodeRon`] if a registered type's `Serialize` fails.
     /// [`SnapshotError::UnregisteredRelation`] or [`SnapshotError::UnregisteredPair`] if the
     /// world holds pairs of a relation or pair kind the registry does not name;
-    /// [`SnapshotError::RunTimeComponent`] if it holds rows of a run-time component.
+    /// [`SnapshotError::RunTimeComponent`] if it holds rows of a run-time component made from
+    /// raw parts (those with a schema are saved).
     pub fn save_ron(&self, world: &mut World) -> Result<String, SnapshotError> {
         world.flush();
         world.sweep_lazy();
@@ -266,7 +274,8 @@ impl SnapshotRegistry {
     /// [`SnapshotError::EncodePostcard`] if a registered type's `Serialize` fails.
     /// [`SnapshotError::UnregisteredRelation`] or [`SnapshotError::UnregisteredPair`] if the
     /// world holds pairs of a relation or pair kind the registry does not name;
-    /// [`SnapshotError::RunTimeComponent`] if it holds rows of a run-time component.
+    /// [`SnapshotError::RunTimeComponent`] if it holds rows of a run-time component made from
+    /// raw parts (those with a schema are saved).
     pub fn save_binary(&self, world: &mut World) -> Result<Vec<u8>, SnapshotError> {
         world.flush();
         world.sweep_lazy();

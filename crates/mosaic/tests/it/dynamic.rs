@@ -385,22 +385,6 @@ fn observers_by_id_see_run_time_components() {
     assert!(matches!(world.add_observer_by_id(&[], |_: On<Add>| {}), Err(DynamicError::Observer { .. })));
 }
 
-#[cfg(feature = "serialize")]
-#[test]
-fn snapshots_refuse_run_time_rows_rather_than_drop_them() {
-    use mosaic::SnapshotError;
-    use mosaic::SnapshotRegistry;
-    let mut world = World::new();
-    let pos = world.register_dynamic(vec2("Pos")).unwrap();
-    let registry = SnapshotRegistry::new();
-    assert!(registry.save_binary(&mut world).is_ok(), "an empty run-time pool is nothing to lose");
-    let e = world.spawn_dynamic([(pos, value(&world, pos, 1.0, 2.0))]).unwrap();
-    let error = registry.save_ron(&mut world).unwrap_err();
-    assert!(matches!(error, SnapshotError::RunTimeComponent { component: "Pos" }), "{error}");
-    world.remove_by_id(e, pos).unwrap();
-    assert!(registry.save_binary(&mut world).is_ok());
-}
-
 #[test]
 fn hooks_by_id_see_run_time_components() {
     use std::sync::Mutex;

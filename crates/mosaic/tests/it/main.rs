@@ -20,6 +20,7 @@ mod drop;
 mod dynamic;
 mod dynamic_model;
 mod dynamic_property;
+mod dynamic_snapshot;
 mod enum_query;
 mod events;
 mod field_changes;

@@ -117,26 +117,28 @@ fn the_error_names_the_checksums() {
 
 #[test]
 fn snapshots_of_formats_5_and_6_without_a_checksum_still_load() {
-    assert_eq!(FORMAT_VERSION, 7);
+    assert_eq!(FORMAT_VERSION, 8);
     let registry = registry();
     let mut world = world();
     let bytes = registry.save_binary(&mut world).unwrap();
     let text = registry.save_ron(&mut world).unwrap();
-    // Format 6 is format 7 without the checksum: the format byte (a one-byte varint) changed,
-    // the last 4 bytes dropped.
-    let mut v6 = bytes[..bytes.len() - 4].to_vec();
-    assert_eq!(v6[0], 7);
+    // Format 6 is format 8 without the checksum and the run-time components: the format byte (a
+    // one-byte varint) changed, the last 4 bytes dropped and the empty `dynamic` list (one 0
+    // byte) before them.
+    assert_eq!(bytes[bytes.len() - 5], 0, "no run-time components");
+    let mut v6 = bytes[..bytes.len() - 5].to_vec();
+    assert_eq!(v6[0], 8);
     v6[0] = 6;
     let mut from_binary = World::new();
     registry.load_binary(&mut from_binary, &v6).unwrap();
-    let v6_text = text.split_once('\n').unwrap().1.replacen("format: 7,", "format: 6,", 1);
+    let v6_text = text.split_once('\n').unwrap().1.replacen("format: 8,", "format: 6,", 1);
     let mut from_text = World::new();
     registry.load_ron(&mut from_text, &v6_text).unwrap();
     for copy in [&mut from_binary, &mut from_text] {
         assert_eq!(copy.len(), world.len());
         assert_eq!(registry.save_binary(copy).unwrap(), bytes, "the same world as the sealed snapshot's");
     }
-    // Without the checksum, format 7 is refused.
+    // Without the checksum, format 8 is refused.
     let error = registry.load_binary(&mut World::new(), &bytes[..bytes.len() - 4]).unwrap_err();
     assert!(matches!(error, SnapshotError::Checksum { .. }), "{error}");
 }
