@@ -35,7 +35,7 @@ fn greet_new(query: Query<Entity, Added<Health>>, mut log: ResMut<Log>) {
 /// changed only when written through, so `report_hits` hears about the clamped ones alone (a
 /// `&mut Health` term would mark every row it handed out).
 fn cap_health(mut query: Query<Mut<Health>>) {
-    for mut health in query.iter() {
+    for mut health in query.iter_mut() {
         if health.0 > 10 {
             health.0 = 10;
         }

@@ -67,6 +67,8 @@
 //! ```
 #![expect(unsafe_code, reason = "type-erased component storage and query fetch need raw pointers")]
 #![warn(missing_docs)]
+// Examples show the current API: a doctest that calls a deprecated item fails.
+#![doc(test(attr(deny(deprecated))))]
 
 extern crate self as mosaic;
 

@@ -62,7 +62,7 @@ fn movement(mut query: Query<(&mut Position, &Velocity)>) {
 }
 
 fn age(mut query: Query<(Entity, &mut Life)>, mut commands: Commands, mut died: EventWriter<Died>) {
-    for (entity, life) in query.iter() {
+    for (entity, life) in query.iter_mut() {
         life.0 -= 1;
         if life.0 == 0 {
             commands.despawn(entity);

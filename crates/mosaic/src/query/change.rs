@@ -226,7 +226,7 @@ change_filter!(Changed, "Changed", changed, true);
 /// world.query::<mosaic::Mut<Body>>().for_each(|mut body| {
 ///     let _ = *body.mass; // a read marks nothing
 /// });
-/// *world.query::<mosaic::Mut<Body>>().get(hot).unwrap().heat += 2.0;
+/// *world.query::<mosaic::Mut<Body>>().get_mut(hot).unwrap().heat += 2.0;
 /// let heated: Vec<Entity> =
 ///     world.query_filtered::<Entity, FieldChanged<Body, { Body::FIELD_HEAT }>>().into_iter().collect();
 /// assert_eq!(heated, [hot]);

@@ -43,10 +43,13 @@ pub(crate) enum Driver<'w> {
 /// disabling type (`Has<Disabled>`, `Option<&Disabled>`, `With<Disabled>` ...); bevy's default
 /// query filters. While no entity is disabled this costs one check when the query is built.
 ///
-/// A read-only query's [`get`](Query::get), [`iter`](Query::iter), [`for_each`](Query::for_each),
-/// [`single`](Query::single) and `&query` take `&self`, so its items can be held side by side; a
-/// query that writes has the same methods taking `&mut self` (on [`ExclusiveQuery`], which every
-/// query dereferences to), and bevy's names `get_mut`, `iter_mut`, `single_mut`.
+/// One name per operation, as in bevy: a read-only query's [`get`](Query::get),
+/// [`iter`](Query::iter), [`single`](Query::single), [`try_single`](Query::try_single) and
+/// `&query` take `&self`, so its items can be held side by side; the exclusive forms, which a
+/// query that writes needs, are [`get_mut`](Query::get_mut), [`iter_mut`](Query::iter_mut),
+/// [`single_mut`](Query::single_mut), [`try_single_mut`](Query::try_single_mut) and `&mut query`
+/// (`_mut` marks the exclusive borrow). [`for_each`](Query::for_each) serves both: it takes
+/// `&self` on a read-only query and `&mut self` on one that writes.
 ///
 /// # Panics
 /// Creating a query whose `Q` accesses one component mutably twice, or mutably and immutably
@@ -75,14 +78,14 @@ pub struct Query<'w, Q: QueryData, F: QueryFilter = ()> {
     exclusive: ExclusiveQuery<'w, Q, F>,
 }
 
-/// The methods of a [`Query`] that hand out items through an exclusive borrow of it: `get`,
-/// `iter`, `single`, `try_single` and `for_each` taking `&mut self`, for queries that write.
+/// The state of a [`Query`] and its internal walks: every `Query` dereferences to one, so you
+/// never name this type.
 ///
-/// Every `Query` dereferences to one, so you never name this type: call these methods on the
-/// query. A read-only query (`Q:` [`ReadOnlyQueryData`]) has methods of the same names taking
-/// `&self` ([`Query::get`], [`Query::iter`], ...), which method resolution picks first, so its
-/// items can be held side by side and it needs no `mut` binding; a query that writes reaches
-/// these, since two `&mut` items of one entity must never be alive at once.
+/// Its [`for_each`](ExclusiveQuery::for_each) is the internal walk of a query that writes
+/// (`&mut self`). Its `get`, `iter`, `single` and `try_single` taking `&mut self` are
+/// deprecated: before 0.2 a writing query reached them through the same names as a read-only
+/// query's `&self` methods, so `iter` silently meant `iter_mut`; call [`Query::get_mut`],
+/// [`Query::iter_mut`], [`Query::single_mut`] and [`Query::try_single_mut`].
 ///
 /// # Examples
 /// ```
@@ -94,11 +97,12 @@ pub struct Query<'w, Q: QueryData, F: QueryFilter = ()> {
 /// let mut world = World::new();
 /// let e = world.spawn(Health(3));
 /// let mut q = world.query::<&mut Health>();
-/// q.get(e).unwrap().0 -= 1; // `ExclusiveQuery::get`, through `&mut q`
-/// for health in q.iter() {
+/// q.get_mut(e).unwrap().0 -= 1;
+/// for health in q.iter_mut() {
 ///     health.0 *= 10;
 /// }
-/// assert_eq!(world.get::<Health>(e).unwrap().0, 20);
+/// q.for_each(|health| health.0 += 1); // `ExclusiveQuery::for_each`, through `&mut q`
+/// assert_eq!(world.get::<Health>(e).unwrap().0, 21);
 /// ```
 pub struct ExclusiveQuery<'w, Q: QueryData, F: QueryFilter = ()> {
     /// The world the query borrows: its entities, and the disabling pools `skip` names.
@@ -265,14 +269,15 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
         make_iter(self.components(), self.gate(), self.plan(), self.ticks)
     }
 
-    /// Iterates the matching entities' items; see [`QueryIter`] for the order. The items
-    /// borrow the query exclusively (a read-only query's [`Query::iter`] takes `&self`).
+    /// The old exclusive form of `iter`: on a query that writes, call [`Query::iter_mut`]
+    /// (`_mut` marks the exclusive borrow); a read-only query's [`Query::iter`] takes `&self`.
+    #[deprecated(since = "0.2.0", note = "on a query that writes, `iter_mut` is the exclusive walk")]
     #[inline]
     pub fn iter(&mut self) -> QueryIter<'_, Q, F> {
         self.make_iter()
     }
 
-    /// Calls `f` with each matching entity's item, in the order [`ExclusiveQuery::iter`] yields
+    /// Calls `f` with each matching entity's item, in the order [`Query::iter_mut`] yields
     /// them: internal iteration, a tight loop over the driving pool's rows.
     #[inline]
     pub fn for_each(&mut self, f: impl FnMut(Q::Item<'_>)) {
@@ -280,44 +285,64 @@ impl<'w, Q: QueryData, F: QueryFilter> ExclusiveQuery<'w, Q, F> {
         unsafe { self.for_each_unchecked(f) }
     }
 
-    /// The item of one entity, borrowing the query exclusively. O(c) lookups.
+    /// The item of one entity, borrowing the query exclusively: what [`Query::get_mut`] returns.
+    /// O(c) lookups.
     ///
     /// # Errors
     /// [`QueryError::Entity`] if `entity` is not alive in this world ([`EntityError::NoSuchEntity`](crate::EntityError::NoSuchEntity),
     /// or [`EntityError::ForeignEntity`](crate::EntityError::ForeignEntity) for another world's handle); [`QueryError::NoMatch`] if it lacks
     /// a required component or fails the filter.
-    pub fn get(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryError> {
+    pub(crate) fn get_exclusive(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryError> {
         // SAFETY: the item borrows `self` mutably, so no other item of this query is alive.
         unsafe { self.get_unchecked(entity) }
     }
 
-    /// The item of the one entity the query matches.
-    ///
-    /// # Panics
-    /// If the query matches no entity or more than one; see [`ExclusiveQuery::try_single`].
-    #[track_caller]
-    pub fn single(&mut self) -> Q::Item<'_> {
-        single_of(self.try_single())
-    }
-
-    /// The item of the one entity the query matches; the fallible form of
-    /// [`ExclusiveQuery::single`]. Walks at most two matches.
+    /// The item of the one entity the query matches, borrowing the query exclusively: what
+    /// [`Query::try_single_mut`] returns. Walks at most two matches.
     ///
     /// # Errors
     /// [`QueryError::NoEntities`] if none matches; [`QueryError::MultipleEntities`] if more than
     /// one does.
-    pub fn try_single(&mut self) -> Result<Q::Item<'_>, QueryError> {
-        single_in::<Q, _>(self.iter())
+    pub(crate) fn try_single_exclusive(&mut self) -> Result<Q::Item<'_>, QueryError> {
+        single_in::<Q, _>(self.make_iter())
     }
 
-    /// The old name of [`ExclusiveQuery::try_single`] (`try_` names the fallible twin of a
-    /// panicking call).
+    /// The old exclusive form of `get`: on a query that writes, call [`Query::get_mut`].
     ///
     /// # Errors
-    /// As [`ExclusiveQuery::try_single`].
-    #[deprecated(since = "0.2.0", note = "renamed to `try_single`")]
+    /// As [`Query::get_mut`].
+    #[deprecated(since = "0.2.0", note = "on a query that writes, `get_mut` is the exclusive lookup")]
+    pub fn get(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryError> {
+        self.get_exclusive(entity)
+    }
+
+    /// The old exclusive form of `single`: on a query that writes, call [`Query::single_mut`].
+    ///
+    /// # Panics
+    /// As [`Query::single_mut`].
+    #[deprecated(since = "0.2.0", note = "on a query that writes, `single_mut` is the exclusive form")]
+    #[track_caller]
+    pub fn single(&mut self) -> Q::Item<'_> {
+        single_of(self.try_single_exclusive())
+    }
+
+    /// The old exclusive form of `try_single`: on a query that writes, call
+    /// [`Query::try_single_mut`].
+    ///
+    /// # Errors
+    /// As [`Query::try_single_mut`].
+    #[deprecated(since = "0.2.0", note = "on a query that writes, `try_single_mut` is the exclusive form")]
+    pub fn try_single(&mut self) -> Result<Q::Item<'_>, QueryError> {
+        self.try_single_exclusive()
+    }
+
+    /// The old name of [`Query::try_single_mut`].
+    ///
+    /// # Errors
+    /// As [`Query::try_single_mut`].
+    #[deprecated(since = "0.2.0", note = "renamed to `try_single_mut`")]
     pub fn get_single(&mut self) -> Result<Q::Item<'_>, QueryError> {
-        self.try_single()
+        self.try_single_exclusive()
     }
 
     /// The body of [`ExclusiveQuery::for_each`] and [`Query::for_each`]: the query's plan, each
@@ -435,7 +460,7 @@ fn single_of<T>(result: Result<T, QueryError>) -> T {
 impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> Query<'w, Q, F> {
     /// Iterates the matching entities' items; see [`QueryIter`] for the order.
     ///
-    /// A query that writes has [`ExclusiveQuery::iter`] (`&mut self`) instead.
+    /// A query that writes has [`Query::iter_mut`] (`&mut self`) instead.
     ///
     /// # Examples
     /// ```
@@ -466,8 +491,7 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> Query<'w, Q, F> {
     }
 
     /// The item of one entity, through a shared borrow: several may be held at once. O(c)
-    /// lookups. A query that writes has [`ExclusiveQuery::get`] (`&mut self`) and
-    /// [`Query::get_mut`] instead.
+    /// lookups. A query that writes has [`Query::get_mut`] (`&mut self`) instead.
     ///
     /// # Errors
     /// [`QueryError::Entity`] if `entity` is not alive in this world ([`EntityError::NoSuchEntity`](crate::EntityError::NoSuchEntity),
@@ -553,38 +577,40 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> Query<'w, Q, F> {
 }
 
 impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
-    /// Iterates the matching entities' items with `&mut` items for `&mut T` terms (bevy's name
-    /// for the mutable walk); for a query that writes, the same as [`ExclusiveQuery::iter`].
+    /// Iterates the matching entities' items, borrowing the query exclusively, with `&mut` items
+    /// for `&mut T` terms (bevy's name; see [`QueryIter`] for the order). On a read-only query
+    /// [`Query::iter`] (`&self`) yields the same items.
     #[inline]
     pub fn iter_mut(&mut self) -> QueryIter<'_, Q, F> {
-        self.exclusive.iter()
+        self.exclusive.make_iter()
     }
 
-    /// The item of one entity with `&mut` items for `&mut T` terms (bevy's name); for a query
-    /// that writes, the same as [`ExclusiveQuery::get`]. O(c) lookups.
+    /// The item of one entity, borrowing the query exclusively, with `&mut` items for `&mut T`
+    /// terms (bevy's name). O(c) lookups.
     ///
     /// # Errors
     /// As [`Query::get`].
     #[inline]
     pub fn get_mut(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryError> {
-        self.exclusive.get(entity)
+        self.exclusive.get_exclusive(entity)
     }
 
-    /// [`ExclusiveQuery::single`] under bevy's name for mutable access.
+    /// The item of the one entity the query matches, borrowing the query exclusively (bevy's
+    /// name for mutable access).
     ///
     /// # Panics
-    /// As [`Query::single`].
+    /// If the query matches no entity or more than one; see [`Query::try_single_mut`].
     #[track_caller]
     pub fn single_mut(&mut self) -> Q::Item<'_> {
-        single_of(self.exclusive.try_single())
+        single_of(self.exclusive.try_single_exclusive())
     }
 
-    /// [`ExclusiveQuery::try_single`] with `&mut` items for `&mut T` terms.
+    /// The fallible form of [`Query::single_mut`]. Walks at most two matches.
     ///
     /// # Errors
     /// As [`Query::try_single`].
     pub fn try_single_mut(&mut self) -> Result<Q::Item<'_>, QueryError> {
-        self.exclusive.try_single()
+        self.exclusive.try_single_exclusive()
     }
 
     /// The old name of [`Query::try_single_mut`].
@@ -593,7 +619,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     /// As [`Query::try_single`].
     #[deprecated(since = "0.2.0", note = "renamed to `try_single_mut`")]
     pub fn get_single_mut(&mut self) -> Result<Q::Item<'_>, QueryError> {
-        self.exclusive.try_single()
+        self.exclusive.try_single_exclusive()
     }
 
     /// The items of `N` distinct entities at once, in the order given: the mutable form of

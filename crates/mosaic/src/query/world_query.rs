@@ -1,5 +1,5 @@
-//! The `World` methods that build queries: `query`, `query_mut`, `query_filtered` and the
-//! shared-borrow forms `query_ref`, `query_ref_filtered`.
+//! The `World` methods that build queries: `query`, `query_filtered` and the shared-borrow forms
+//! `query_ref`, `query_ref_filtered` (and the deprecated `query_mut`).
 
 use super::{Query, QueryData, QueryFilter, ReadOnlyQueryData};
 use crate::world::World;
@@ -14,33 +14,17 @@ impl World {
         Query::new(self)
     }
 
-    /// [`World::query`] under hecs' name for the exclusive form (`_mut` marks exclusive access
-    /// in our names too): `for (p, v) in world.query_mut::<(&mut Pos, &Vel)>()`.
-    ///
-    /// `query` keeps bevy's meaning (an exclusive borrow of the world, any query data), so code
-    /// from either peer compiles; the shared-borrow form is [`World::query_ref`], read-only
-    /// because Mosaic checks aliasing when it compiles (hecs' `query(&self)` checks borrows at
-    /// run time instead).
+    /// The old second name of [`World::query`]. One name per operation: `query` takes the world
+    /// exclusively and accepts any query data (bevy's meaning; hecs' `query_mut`), and the
+    /// shared-borrow form is [`World::query_ref`] (read-only: Mosaic checks aliasing when it
+    /// compiles, where hecs' `query(&self)` checks borrows at run time).
     ///
     /// # Panics
     /// As [`World::query`].
-    ///
-    /// # Examples
-    /// ```
-    /// use mosaic::{Component, World};
-    ///
-    /// #[derive(Component)]
-    /// struct Pos(f32);
-    /// #[derive(Component)]
-    /// struct Vel(f32);
-    ///
-    /// let mut world = World::new();
-    /// world.spawn((Pos(0.0), Vel(2.0)));
-    /// for (p, v) in world.query_mut::<(&mut Pos, &Vel)>() {
-    ///     p.0 += v.0;
-    /// }
-    /// assert_eq!(world.query_ref::<&Pos>().single().0, 2.0);
-    /// ```
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `World::query`, the same query (`query_ref` is the shared form)"
+    )]
     #[track_caller]
     pub fn query_mut<Q: QueryData>(&mut self) -> Query<'_, Q> {
         Query::new(self)

@@ -60,19 +60,20 @@ impl World {
     /// The resource of type `R`.
     ///
     /// # Panics
-    /// If there is none; see [`World::get_resource`] and [`World::try_resource`].
+    /// If there is none, naming the type; see [`World::get_resource`] for the fallible form.
     #[track_caller]
     pub fn resource<R: Send + Sync + 'static>(&self) -> &R {
-        self.try_resource().unwrap_or_else(|error| panic!("{error}"))
+        self.resources.get().unwrap_or_else(|| panic!("{}", missing::<R>()))
     }
 
     /// The resource of type `R`, mutably.
     ///
     /// # Panics
-    /// If there is none; see [`World::get_resource_mut`] and [`World::try_resource_mut`].
+    /// If there is none, naming the type; see [`World::get_resource_mut`] for the fallible
+    /// form.
     #[track_caller]
     pub fn resource_mut<R: Send + Sync + 'static>(&mut self) -> &mut R {
-        self.try_resource_mut().unwrap_or_else(|error| panic!("{error}"))
+        self.get_resource_mut().unwrap_or_else(|| panic!("{}", missing::<R>()))
     }
 
     /// The resource of type `R`, or `None`.
@@ -149,18 +150,28 @@ impl World {
         Ok(out)
     }
 
-    /// The resource of type `R`.
+    /// The old second fallible form of [`World::resource`]: one name per operation, bevy's
+    /// [`World::get_resource`] (`Option`) is kept.
     ///
     /// # Errors
     /// [`ResourceError::Missing`] naming the type if there is none.
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `get_resource` (an `Option`), or `resource` to panic naming the type"
+    )]
     pub fn try_resource<R: Send + Sync + 'static>(&self) -> Result<&R, ResourceError> {
         self.resources.get().ok_or_else(missing::<R>)
     }
 
-    /// The resource of type `R`, mutably.
+    /// The old second fallible form of [`World::resource_mut`]: bevy's
+    /// [`World::get_resource_mut`] (`Option`) is kept.
     ///
     /// # Errors
     /// [`ResourceError::Missing`] naming the type if there is none.
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `get_resource_mut` (an `Option`), or `resource_mut` to panic naming the type"
+    )]
     pub fn try_resource_mut<R: Send + Sync + 'static>(&mut self) -> Result<&mut R, ResourceError> {
         self.get_resource_mut().ok_or_else(missing::<R>)
     }

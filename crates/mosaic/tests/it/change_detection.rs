@@ -117,13 +117,13 @@ fn query_writes_mark_only_rows_handed_out() {
     // A `&mut` handed out counts even if never written; one never handed out does not.
     let first = {
         let mut q = world.query::<(Entity, &mut A)>();
-        q.iter().next().unwrap().0
+        q.iter_mut().next().unwrap().0
     };
     assert_eq!(world_changed::<A>(&mut world), [first]);
     world.clear_trackers();
 
     // `get` on a query marks that entity only.
-    world.query::<&mut A>().get(without_b[3]).unwrap().0 = 99;
+    world.query::<&mut A>().get_mut(without_b[3]).unwrap().0 = 99;
     assert_eq!(world_changed::<A>(&mut world), [without_b[3]]);
     world.clear_trackers();
 
@@ -179,9 +179,9 @@ fn mut_items_mark_only_rows_written_through() {
 
     // `get`, `set_changed`, `bypass_change_detection`, `into_inner`.
     let mut q = world.query::<Mut<A>>();
-    q.get(all[1]).unwrap().set_changed();
-    q.get(all[2]).unwrap().bypass_change_detection().0 = 222;
-    let inner: &mut A = q.get(all[4]).unwrap().into_inner();
+    q.get_mut(all[1]).unwrap().set_changed();
+    q.get_mut(all[2]).unwrap().bypass_change_detection().0 = 222;
+    let inner: &mut A = q.get_mut(all[4]).unwrap().into_inner();
     assert_eq!(inner.0, 4);
     assert_eq!(world.get::<A>(all[2]), Ok(&A(222)));
     assert_eq!(world_changed::<A>(&mut world), sorted(vec![all[1], all[4]]));
@@ -206,7 +206,7 @@ fn mut_in_systems_and_beside_changed_filters() {
     #[derive(Default)]
     struct Threshold(u32);
     fn heal(mut q: Query<Mut<Tracked>>, limit: Res<Threshold>) {
-        for mut t in q.iter() {
+        for mut t in q.iter_mut() {
             if t.0 < limit.0 {
                 t.0 = limit.0;
             }
@@ -274,7 +274,7 @@ fn mut_on_untracked_components_writes_and_reports_unknown() {
     let mut world = World::new();
     let e = world.spawn(B(1));
     let mut q = world.query::<Mut<B>>();
-    let mut b = q.get(e).unwrap();
+    let mut b = q.get_mut(e).unwrap();
     assert!(b.is_changed() && b.is_added(), "untracked: no change can be ruled out");
     b.0 = 2;
     assert_eq!(format!("{b:?}"), "Mut(B(2))");
@@ -405,7 +405,7 @@ fn skipped_systems_keep_their_window_open() {
     // A writer that runs every frame, on every other entity's frame.
     schedule.add_system(|mut q: Query<(Entity, &mut A)>, mut frame: mosaic::Local<u32>| {
         *frame += 1;
-        for (e, a) in q.iter() {
+        for (e, a) in q.iter_mut() {
             if e.index() == *frame % 4 {
                 a.0 += 1;
             }
@@ -669,12 +669,12 @@ fn a_snapshot_load_counts_as_adding_every_value() {
 fn a_system_may_write_what_its_change_filter_reads() {
     use mosaic::Mut;
     fn halve_changed(mut q: Query<&mut Tracked, Changed<Tracked>>) {
-        for t in q.iter() {
+        for t in q.iter_mut() {
             t.0 /= 2;
         }
     }
     fn clamp_changed(mut q: Query<Mut<Tracked>, Changed<Tracked>>) {
-        for mut t in q.iter() {
+        for mut t in q.iter_mut() {
             if t.0 > 10 {
                 t.0 = 10;
             }
@@ -723,7 +723,7 @@ fn a_writing_query_does_not_mark_entities_it_refuses() {
     let mut yielded = 0;
     world.query::<(&mut Tracked, &B)>().for_each(|_| yielded += 1);
     assert_eq!(yielded, 1);
-    assert!(world.query::<(&mut Tracked, &B)>().get(lonely).is_err());
-    assert_eq!(world.query::<Pair>().iter().map(|p| (p.tracked.0, p.b.0)).collect::<Vec<_>>(), [(2, 0)]);
+    assert!(world.query::<(&mut Tracked, &B)>().get_mut(lonely).is_err());
+    assert_eq!(world.query::<Pair>().iter_mut().map(|p| (p.tracked.0, p.b.0)).collect::<Vec<_>>(), [(2, 0)]);
     assert_eq!(world_changed::<Tracked>(&mut world), vec![paired], "only the yielded entity is marked");
 }

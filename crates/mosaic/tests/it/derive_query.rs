@@ -65,7 +65,7 @@ fn a_derived_struct_is_fetched_as_one_item() {
     // Read-only derived structs go through `&World`.
     let total: f32 = world.query_ref::<Look>().into_iter().map(|l| l.position.0).sum();
     assert_eq!(total, 8.0);
-    assert_eq!(world.query::<Movement>().get(a).unwrap().velocity.0, 1.0);
+    assert_eq!(world.query::<Movement>().get_mut(a).unwrap().velocity.0, 1.0);
 }
 
 fn movement(query: mosaic::Query<Movement>) {

@@ -134,7 +134,7 @@ fn variants_alias_only_within_themselves() {
     let mut world = World::new();
     let writable = world.spawn((Health(1), Label("w")));
     let readable = world.spawn(Health(5));
-    for item in world.query::<ReadOrWrite>().iter() {
+    for item in world.query::<ReadOrWrite>().iter_mut() {
         if let ReadOrWrite::Write(health, _) = item {
             health.0 += 1;
         }
@@ -142,10 +142,10 @@ fn variants_alias_only_within_themselves() {
     assert_eq!(world.get::<Health>(writable), Ok(&Health(2)));
     assert_eq!(world.get::<Health>(readable), Ok(&Health(5)));
 
-    let message = panic_message(|| world.query::<Aliasing>().iter().count());
+    let message = panic_message(|| world.query::<Aliasing>().iter_mut().count());
     assert!(message.contains("Aliasing::Twice") && message.contains("Health"), "{message}");
     // The enum declares a write of `Health` to anything that checks its access.
-    let message = panic_message(|| world.query::<(ReadOrWrite, &Health)>().iter().count());
+    let message = panic_message(|| world.query::<(ReadOrWrite, &Health)>().iter_mut().count());
     assert!(message.contains("mutably and immutably"), "{message}");
 }
 

@@ -89,7 +89,7 @@ fn whole_row_writes_count_for_every_field() {
     world.clear_trackers();
     *world.get_mut::<Body>(es[0]).unwrap().vel = 2.0; // `BodyMut`: the whole row
     world.insert(es[1], body(50)); // a replacing insert
-    world.query::<&mut Body>().get(es[2]).unwrap(); // `&mut` handed out, even unwritten
+    world.query::<&mut Body>().get_mut(es[2]).unwrap(); // `&mut` handed out, even unwritten
     let late = world.spawn(body(9)); // an addition
     let all = sorted(vec![es[0], es[1], es[2], late]);
     assert_eq!(seen::<Pos>(&mut world), all);
@@ -102,7 +102,7 @@ fn a_whole_row_write_after_a_field_write_in_one_window_marks_the_rest() {
     let mut world = World::new();
     let e = world.spawn(body(1));
     world.clear_trackers();
-    *world.query::<Mut<Body>>().get(e).unwrap().pos += 1.0;
+    *world.query::<Mut<Body>>().get_mut(e).unwrap().pos += 1.0;
     assert_eq!(seen::<Pos>(&mut world), [e]);
     assert!(seen::<Heat>(&mut world).is_empty());
     // Same tick: the row is already stamped, but the whole-row write must still stamp `heat`.
@@ -118,22 +118,22 @@ fn tracked_view_methods() {
     let added = world.spawn(body(7));
     let mut q = world.query::<Mut<Body>>();
     {
-        let b = q.get(added).unwrap();
+        let b = q.get_mut(added).unwrap();
         assert!(b.is_added() && b.is_changed() && b.heat.is_changed());
         assert_eq!(b.cloned(), body(7));
     }
     {
-        let b = q.get(es[0]).unwrap();
+        let b = q.get_mut(es[0]).unwrap();
         assert!(!b.is_added() && !b.is_changed() && !b.pos.is_changed());
     }
-    q.get(es[1]).unwrap().set_changed();
-    q.get(es[2]).unwrap().set(Body { pos: 0.5, vel: 0.5, heat: 5 });
-    q.get(es[3]).unwrap().bypass_change_detection().heat.clone_from(&77);
-    *q.get(es[4]).unwrap().heat.bypass_change_detection() = 88;
-    let heat: &mut u32 = q.get(es[0]).unwrap().heat.into_inner();
+    q.get_mut(es[1]).unwrap().set_changed();
+    q.get_mut(es[2]).unwrap().set(Body { pos: 0.5, vel: 0.5, heat: 5 });
+    q.get_mut(es[3]).unwrap().bypass_change_detection().heat.clone_from(&77);
+    *q.get_mut(es[4]).unwrap().heat.bypass_change_detection() = 88;
+    let heat: &mut u32 = q.get_mut(es[0]).unwrap().heat.into_inner();
     *heat = 10;
     {
-        let mut b = q.get(es[0]).unwrap();
+        let mut b = q.get_mut(es[0]).unwrap();
         b.pos.set_changed();
         assert!(b.pos.is_changed(), "the reader's own window sees its write");
     }
@@ -152,7 +152,7 @@ fn field_ticks_follow_rows_through_removals_and_swaps() {
     world.clear_trackers();
     // Write `heat` of the last rows, then remove early rows so the last rows move into them.
     for &e in &es[30..] {
-        *world.query::<Mut<Body>>().get(e).unwrap().heat += 1;
+        *world.query::<Mut<Body>>().get_mut(e).unwrap().heat += 1;
     }
     for &e in &es[..8] {
         world.despawn(e);
@@ -179,7 +179,7 @@ fn systems_see_field_changes_since_their_last_run() {
         frame_log.lock().unwrap().push((sorted(heat.iter().collect()), sorted(pos.iter().collect())));
     });
     schedule.run(&mut world);
-    *world.query::<Mut<Body>>().get(es[2]).unwrap().heat = 9;
+    *world.query::<Mut<Body>>().get_mut(es[2]).unwrap().heat = 9;
     schedule.run(&mut world);
     schedule.run(&mut world);
     let log = log.lock().unwrap();
@@ -221,7 +221,7 @@ fn untracked_struct_of_arrays_components_write_and_report_unknown() {
     let mut world = World::new();
     let e = world.spawn(Lazy { a: 1, b: 2 });
     let mut q = world.query::<Mut<Lazy>>();
-    let mut view = q.get(e).unwrap();
+    let mut view = q.get_mut(e).unwrap();
     assert!(view.is_changed() && view.is_added() && view.a.is_changed(), "no change can be ruled out");
     *view.b += 40;
     assert_eq!(world.get::<Lazy>(e).unwrap().read(), Lazy { a: 1, b: 42 });
@@ -233,7 +233,7 @@ fn untracked_struct_of_arrays_components_write_and_report_unknown() {
     world.track_changes::<Lazy>();
     assert_eq!(seen::<FieldChanged<Lazy, { Lazy::FIELD_A }>>(&mut world), [e]);
     world.clear_trackers();
-    *world.query::<Mut<Lazy>>().get(e).unwrap().a += 1;
+    *world.query::<Mut<Lazy>>().get_mut(e).unwrap().a += 1;
     assert_eq!(seen::<FieldChanged<Lazy, { Lazy::FIELD_A }>>(&mut world), [e]);
     assert!(seen::<FieldChanged<Lazy, { Lazy::FIELD_B }>>(&mut world).is_empty());
 }
@@ -283,10 +283,10 @@ fn narrow_clock_clamps_field_ticks() {
     world.resource_mut::<Gate>().0 = false;
     for frame in 0..600 {
         if frame == 10 {
-            *world.query::<Mut<Body>>().get(old).unwrap().heat = 5;
+            *world.query::<Mut<Body>>().get_mut(old).unwrap().heat = 5;
         }
         if frame == 590 {
-            *world.query::<Mut<Body>>().get(recent).unwrap().pos = 5.0;
+            *world.query::<Mut<Body>>().get_mut(recent).unwrap().pos = 5.0;
         }
         schedule.run(&mut world);
     }

@@ -236,17 +236,19 @@ fn query_get_success_and_errors() {
 
     let mut query = world.query::<(&mut A, &B)>();
     {
-        let (a, b) = query.get(full).unwrap();
+        let (a, b) = query.get_mut(full).unwrap();
         a.0 += b.0;
     }
-    match query.get(partial) {
+    match query.get_mut(partial) {
         Err(QueryError::NoMatch { entity, query }) => {
             assert_eq!(entity, partial);
             assert_eq!(query, type_name::<(&mut A, &B)>());
         }
         other => panic!("expected NoMatch, got {:?}", other.map(|_| ())),
     }
-    assert!(matches!(query.get(dead), Err(QueryError::Entity(EntityError::NoSuchEntity(e))) if e == dead));
+    assert!(
+        matches!(query.get_mut(dead), Err(QueryError::Entity(EntityError::NoSuchEntity(e))) if e == dead)
+    );
     assert!(query.contains(full));
     assert!(!query.contains(partial));
     assert!(!query.contains(dead));
@@ -649,6 +651,6 @@ fn the_old_single_names_still_answer_as_the_new_ones() {
     assert_eq!(world.query::<&mut A>().try_single_mut().map(|a| a.0), Ok(4));
     world.spawn(A(5));
     assert!(matches!(world.query::<&A>().get_single(), Err(QueryError::MultipleEntities { .. })));
-    let sum: u32 = world.query_mut::<&mut A>().into_iter().map(|a| a.0).sum();
+    let sum: u32 = world.query::<&mut A>().into_iter().map(|a| a.0).sum();
     assert_eq!(sum, 9);
 }

@@ -108,7 +108,7 @@ fn single_and_try_single_want_exactly_one_match() {
     assert!(matches!(world.query::<&NeverUsed>().try_single(), Err(QueryError::NoEntities { .. })));
     assert!(matches!(world.query::<&B>().try_single(), Err(QueryError::MultipleEntities { .. })));
     world.insert(entities[5], Marker);
-    world.query_filtered::<&mut A, With<Marker>>().single().0 = 55;
+    world.query_filtered::<&mut A, With<Marker>>().single_mut().0 = 55;
     assert_eq!(world.get::<A>(entities[5]), Ok(&A(55)));
     let message = panic_message(|| world.query::<&A>().single().0);
     assert!(message.contains("more than one"), "{message}");
@@ -149,16 +149,16 @@ fn read_only_queries_hand_out_items_through_a_shared_borrow() {
 
     // A query that writes still reaches `get`/`iter`/`single` through `&mut`, with `&mut` items.
     let mut q = world.query::<&mut A>();
-    q.get(entities[0]).unwrap().0 = 100;
-    for a in q.iter() {
+    q.get_mut(entities[0]).unwrap().0 = 100;
+    for a in q.iter_mut() {
         a.0 += 1;
     }
     q.for_each(|a| a.0 += 1);
     assert_eq!(world.get::<A>(entities[0]), Ok(&A(102)));
     world.insert(entities[4], Marker);
     let mut q = world.query_filtered::<&mut B, With<Marker>>();
-    q.single().0 = 7;
-    assert_eq!(q.try_single().map(|b| b.0), Ok(7));
+    q.single_mut().0 = 7;
+    assert_eq!(q.try_single_mut().map(|b| b.0), Ok(7));
 }
 
 #[test]

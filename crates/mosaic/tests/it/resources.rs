@@ -40,11 +40,19 @@ fn resource_mut_changes_persist() {
     assert_eq!(world.resource::<Settings>().volume, 4);
     world.get_resource_mut::<Settings>().unwrap().volume = 9;
     assert_eq!(world.get_resource::<Settings>(), Some(&Settings { volume: 9 }));
+}
+
+#[test]
+#[allow(deprecated)]
+fn the_deprecated_try_forms_still_answer() {
+    let mut world = World::new();
+    world.insert_resource(Settings { volume: 3 });
     world.try_resource_mut::<Settings>().unwrap().volume = 1;
     assert_eq!(world.try_resource::<Settings>(), Ok(&Settings { volume: 1 }));
 }
 
 #[test]
+#[allow(deprecated)]
 fn missing_resource_accessors() {
     let mut world = World::new();
     world.insert_resource(Score(0));
@@ -56,6 +64,10 @@ fn missing_resource_accessors() {
     let message = missing.to_string();
     assert!(message.contains(type_name::<Settings>()), "{message}");
     assert!(message.contains("insert_resource"), "{message}");
+    let panic =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.resource::<Settings>().volume))
+            .unwrap_err();
+    assert_eq!(*panic.downcast::<String>().unwrap(), message, "`resource` panics with the same message");
 }
 
 #[test]

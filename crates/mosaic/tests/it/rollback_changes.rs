@@ -93,7 +93,7 @@ type Log = Arc<Mutex<BTreeMap<(u32, &'static str), Vec<u32>>>>;
 fn schedule(log: &Log) -> Schedule {
     let mut schedule = Schedule::new();
     schedule.add_system(|mut frames: Query<&mut Frame>| {
-        for frame in frames.iter() {
+        for frame in frames.iter_mut() {
             frame.0 += 1;
         }
     });
