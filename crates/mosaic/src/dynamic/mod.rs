@@ -28,9 +28,10 @@
 //!
 //! Snapshots (format 8) save the rows of schema components without registration and load them
 //! into a world that registered the same schema under the same name; raw-parts rows are refused
-//! (`SnapshotError::RunTimeComponent`). Not yet: watches, value indexes and groups are
-//! registered by Rust type, so none can name a run-time component; templates and `clone_entity`
-//! skip them. The inspector
+//! (`SnapshotError::RunTimeComponent`). Watches take component ids
+//! ([`World::add_watch`](crate::World::add_watch)), so they follow run-time components. Not yet:
+//! value indexes and groups are registered by Rust type, so neither can name a run-time
+//! component; templates and `clone_entity` skip them. The inspector
 //! (`mosaic-inspect`) shows and edits them through their schema.
 //!
 //! bevy (`ComponentDescriptor`, `QueryBuilder`, `EntityRef::get_by_id`) and flecs (meta,
