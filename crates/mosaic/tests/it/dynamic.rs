@@ -425,3 +425,29 @@ fn hooks_by_id_see_run_time_components() {
         ]
     );
 }
+
+/// Watches are registered by id (`World::add_watch`), so they follow run-time components too.
+#[test]
+fn a_watch_by_id_follows_a_run_time_component() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicI32, Ordering};
+    let mut world = World::new();
+    let shield = world.register_dynamic(vec2("Shield")).unwrap();
+    let inside = Arc::new(AtomicI32::new(0));
+    let (enter, leave) = (Arc::clone(&inside), Arc::clone(&inside));
+    world.add_watch(
+        &[shield],
+        &[],
+        Some(Arc::new(move |_: &mut mosaic::HookContext<'_>| {
+            enter.fetch_add(1, Ordering::Relaxed);
+        })),
+        Some(Arc::new(move |_: &mut mosaic::HookContext<'_>| {
+            leave.fetch_sub(1, Ordering::Relaxed);
+        })),
+    );
+    let e = world.spawn(Typed(1));
+    world.insert_by_id(e, shield, value(&world, shield, 1.0, 2.0)).unwrap();
+    assert_eq!(inside.load(Ordering::Relaxed), 1);
+    world.remove_by_id(e, shield).unwrap();
+    assert_eq!(inside.load(Ordering::Relaxed), 0);
+}

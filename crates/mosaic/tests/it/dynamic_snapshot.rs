@@ -2,6 +2,7 @@
 //! that registered the same schema under the same name, in both formats, with their row order;
 //! a missing component, another schema, raw parts and hostile rows are errors that leave the
 //! world as it was.
+#![cfg(feature = "serialize")]
 #![allow(unsafe_code, reason = "one test makes a component from raw parts, which is `unsafe` to describe")]
 
 use std::alloc::Layout;
@@ -227,30 +228,4 @@ fn hostile_rows_are_errors_that_change_nothing() {
         assert!(format!("{error:?}").starts_with(expected), "{expected}: {error:?}");
         assert_eq!(copy.len(), 0, "{expected}: nothing loaded");
     }
-}
-
-/// Watches are registered by id (`World::add_watch`), so they follow run-time components too.
-#[test]
-fn a_watch_by_id_follows_a_run_time_component() {
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicI32, Ordering};
-    let mut world = World::new();
-    let shield = world.register_dynamic(shield()).unwrap();
-    let inside = Arc::new(AtomicI32::new(0));
-    let (enter, leave) = (Arc::clone(&inside), Arc::clone(&inside));
-    world.add_watch(
-        &[shield],
-        &[],
-        Some(Arc::new(move |_: &mut mosaic::HookContext<'_>| {
-            enter.fetch_add(1, Ordering::Relaxed);
-        })),
-        Some(Arc::new(move |_: &mut mosaic::HookContext<'_>| {
-            leave.fetch_sub(1, Ordering::Relaxed);
-        })),
-    );
-    let e = world.spawn(Name("a".into()));
-    world.insert_by_id(e, shield, shield_value(&world, shield, 1.0)).unwrap();
-    assert_eq!(inside.load(Ordering::Relaxed), 1);
-    world.remove_by_id(e, shield).unwrap();
-    assert_eq!(inside.load(Ordering::Relaxed), 0);
 }

@@ -1,6 +1,7 @@
 //! The world's type registry (`mosaic::types`): one declaration per type read by snapshots,
 //! rollback, the world hash and entity cloning; every way to forget a type is an error naming
 //! the type and the line that declares it.
+#![cfg(all(feature = "serialize", feature = "rollback"))]
 
 use mosaic::hierarchy::{PairRelation, Relation};
 use mosaic::rollback::{NoUninit, RollbackError};
