@@ -80,7 +80,7 @@ pub fn run_inspected(
         drop(probe);
         let (frames, message) = ring_frames(settings.saved_frames, frame_bytes, settings.memory);
         if let Some(message) = message {
-            eprintln!("arena: {message}");
+            crate::say!("arena: {message}");
         }
         if frames > 0 {
             // Frames grow with the world: keep the world within what the ring was sized for.
@@ -88,7 +88,7 @@ pub fn run_inspected(
             let cap = ring_entity_cap(settings.memory, frames, frame_bytes, live);
             if cap < sim.entity_cap().limit {
                 sim.set_entity_cap(cap);
-                eprintln!(
+                crate::say!(
                     "arena: time travel keeps {frames} frames within --inspect-memory {} MiB: the \
                      world may grow to {cap} entities (now {live}); fewer --inspect-frames or more \
                      --inspect-memory allow more",

@@ -14,6 +14,25 @@
 //! inspector). Without them the library is the simulation alone, which builds for
 //! `wasm32-unknown-unknown` (`demos/web`).
 
+/// `eprintln!` that never panics: a line for a closed or full stderr is dropped, so a parent that
+/// stopped reading (or `2>/dev/full`) cannot turn a warning into a crash of the simulation.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `println!` that never panics: a line for a closed stdout (piped into `head`) is dropped.
+#[macro_export]
+macro_rules! print_line {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod components;

@@ -30,7 +30,7 @@ fn run() -> ExitCode {
     let scene = match scene::Scene::load(args.scene.as_deref()) {
         Ok(scene) => scene,
         Err(error) => {
-            eprintln!("arena: error: {error}");
+            arena::say!("arena: error: {error}");
             return ExitCode::from(2);
         }
     };
@@ -39,13 +39,13 @@ fn run() -> ExitCode {
         None => scene,
     };
     if let Err(error) = arena::validate::scene_size("--entities", args.entities.unwrap_or_default(), &scene) {
-        eprintln!("arena: error: {error}");
+        arena::say!("arena: error: {error}");
         return ExitCode::from(2);
     }
     let trace = match args.trace.as_deref().map(trace::start).transpose() {
         Ok(trace) => trace,
         Err(error) => {
-            eprintln!("arena: error: {error}");
+            arena::say!("arena: error: {error}");
             return ExitCode::from(2);
         }
     };
@@ -53,7 +53,7 @@ fn run() -> ExitCode {
         Some(path) => match sim::Sim::load(&scene, path, args.executor.into()) {
             Ok(sim) => sim,
             Err(error) => {
-                eprintln!("arena: error: {error}");
+                arena::say!("arena: error: {error}");
                 return ExitCode::from(2);
             }
         },
@@ -74,11 +74,11 @@ fn run() -> ExitCode {
             let base = url.split('?').next().unwrap_or(url);
             let token = url.split("token=").nth(1).unwrap_or("");
             // One write: a reader that stops after the first line finds the rest in the pipe.
-            eprint!(
+            arena::say!(
                 "arena: inspector at {base} (open {url} in a browser)\n\
                  arena: JSON API at {base}api (e.g. curl {base}api/world); writes send the header \
                  x-mosaic-token: {token}\n\
-                 arena: stop with Ctrl-C\n"
+                 arena: stop with Ctrl-C"
             );
         };
         let mut trace = trace;
@@ -86,7 +86,7 @@ fn run() -> ExitCode {
             // Writes the rest of the trace and closes it. The process keeps serving the last
             // frame until stopped, so a failed trace write is said here.
             if let Some(Err(error)) = trace.as_mut().map(trace::Trace::finish) {
-                eprintln!("arena: error: {error}");
+                arena::say!("arena: error: {error}");
             }
             report(&args, &scene, summary, end);
         };
@@ -97,12 +97,12 @@ fn run() -> ExitCode {
             memory: (args.inspect_memory as usize) << 20,
         };
         let Err(error) = arena::inspect::run_inspected(start, args.frames, settings, on_start, on_end);
-        eprintln!("arena: error: {error}");
+        arena::say!("arena: error: {error}");
         return ExitCode::from(2);
     }
     if let Some(samples) = args.rollback_timing {
         let k = if args.rollback == 0 { 8 } else { args.rollback };
-        println!("{}", arena::rollback::measure(start, samples as usize, k));
+        arena::print_line!("{}", arena::rollback::measure(start, samples as usize, k));
         return ExitCode::SUCCESS;
     }
     let mut log = args.hash_log.as_ref().map(|_| HashLog::new());
@@ -114,7 +114,7 @@ fn run() -> ExitCode {
     if let (Some(path), Some(log)) = (&args.hash_log, &log)
         && let Err(error) = std::fs::write(path, log.to_text())
     {
-        eprintln!("arena: error: cannot write hash log `{}`: {error}", path.display());
+        arena::say!("arena: error: cannot write hash log `{}`: {error}", path.display());
         return ExitCode::from(2);
     }
     // Writes the rest of the trace and closes it.
@@ -122,11 +122,11 @@ fn run() -> ExitCode {
     let traced = trace.as_mut().map_or(Ok(()), trace::Trace::finish);
     let code = report(&args, &scene, summary, &mut end);
     if let Some(trace) = &trace {
-        println!("\n{}", trace.summary(args.frames));
+        arena::print_line!("\n{}", trace.summary(args.frames));
     }
     // A trace that could not be written (a full disk) fails the run, after its report.
     if let Err(error) = traced {
-        eprintln!("arena: error: {error}");
+        arena::say!("arena: error: {error}");
         return ExitCode::from(2);
     }
     code
@@ -143,17 +143,17 @@ fn compare(a: &Path, b: &Path) -> ExitCode {
     let (a_log, b_log) = match (read(a), read(b)) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(error), _) | (_, Err(error)) => {
-            eprintln!("arena: error: {error}");
+            arena::say!("arena: error: {error}");
             return ExitCode::from(2);
         }
     };
     match a_log.first_divergence(&b_log) {
         None => {
-            println!("hash logs agree: {} frames", a_log.entries().len());
+            arena::print_line!("hash logs agree: {} frames", a_log.entries().len());
             ExitCode::SUCCESS
         }
         Some(divergence) => {
-            println!("{divergence}");
+            arena::print_line!("{divergence}");
             ExitCode::from(1)
         }
     }
@@ -169,7 +169,7 @@ fn report(
     if let Some(path) = &args.save
         && let Err(error) = end.save(scene, path)
     {
-        eprintln!("arena: error: {error}");
+        arena::say!("arena: error: {error}");
         return ExitCode::from(2);
     }
     let mut out = std::io::stdout().lock();

@@ -272,7 +272,7 @@ impl Sim {
         let cap = self.world.resource::<EntityCap>();
         if cap.refused > 0 && !self.cap_warned {
             self.cap_warned = true;
-            eprintln!(
+            crate::say!(
                 "arena: warning: the world reached its cap of {} entities at frame {}: spawners and \
                  self-spawning templates spawn only what fits until entities die (raise it with \
                  --max-entities, up to {})",
