@@ -23,6 +23,7 @@ mod dynamic_property;
 mod enum_query;
 mod events;
 mod field_changes;
+mod filtered_walk;
 mod foreign_world;
 mod group;
 mod hierarchy;
