@@ -25,7 +25,7 @@ fn world_of(tagged: impl Fn(usize) -> bool) -> (World, Vec<Entity>) {
 /// What the query `(Entity, &mut Position), F` yields through `for_each`, through its iterator
 /// (which tests every row), and through the parallel walk in chunks of 7 rows (sorted: its
 /// order is the chunks'); asserts that the first two agree in order and the third as a set.
-fn walks<F: mosaic::QueryFilter>(world: &mut World) -> Vec<Entity> {
+fn walks<F: mosaic::query::QueryFilter>(world: &mut World) -> Vec<Entity> {
     let mut by_each = Vec::new();
     world.query_filtered::<(Entity, &mut Position), F>().for_each(|(e, _)| by_each.push(e));
     let by_iter: Vec<Entity> =
@@ -44,7 +44,7 @@ fn walks<F: mosaic::QueryFilter>(world: &mut World) -> Vec<Entity> {
 
 /// The entities of `world` that have a `T`, in `order`.
 fn having<T: Component>(world: &World, order: &[Entity]) -> Vec<Entity> {
-    order.iter().copied().filter(|&e| world.get::<T>(e).is_some()).collect()
+    order.iter().copied().filter(|&e| world.contains::<T>(e)).collect()
 }
 
 #[test]
@@ -60,7 +60,7 @@ fn a_sorted_with_pool_over_consecutive_rows() {
         world.insert(e, Name(String::new()));
     }
     let expected: Vec<Entity> =
-        having::<Marker>(&world, &entities).into_iter().filter(|&e| world.get::<Name>(e).is_none()).collect();
+        having::<Marker>(&world, &entities).into_iter().filter(|&e| !world.contains::<Name>(e)).collect();
     assert_eq!(walks::<(With<Marker>, Without<Name>)>(&mut world), expected);
     assert_eq!(walks::<(Without<Name>, With<Marker>)>(&mut world), expected);
 }
