@@ -32,7 +32,10 @@ pub(crate) enum Driver<'w> {
 /// matches in that pool's row order; O(n_walk * c). The walked pool is the smallest fetched one,
 /// unless a `With` pool is under a quarter of its size; rows it shares in order with the other
 /// pools (entities spawned together) need no lookup. A query that requires nothing (only `Entity`
-/// and `Option`s) walks every live entity.
+/// and `Option`s) walks every live entity. When the walked pool holds consecutive entity indices
+/// in order and a `With` pool is sorted by index, `for_each` and the parallel forms visit only the
+/// `With` pool's entities among those rows (found by index, in the same order, with the same
+/// items), so the rows the filter refuses cost nothing.
 ///
 /// Made through `&mut World` (or `&World` for read-only `Q`), so no structural change can happen
 /// while it exists; record those in a [`CommandBuffer`](crate::CommandBuffer).
