@@ -10,7 +10,7 @@
 
 use std::cell::RefCell;
 
-use crate::storage::SparseSet;
+use crate::storage::{IndexOrder, SparseSet};
 
 /// Entries per thread. Direct-mapped by the pair of pools.
 const ENTRIES: usize = 64;
@@ -27,8 +27,36 @@ struct Entry {
     len: usize,
 }
 
+/// One remembered [`IndexOrder`]: of pool `uid` at `version`.
+#[derive(Clone, Copy, Default)]
+struct OrderEntry {
+    uid: u64,
+    version: u64,
+    order: IndexOrder,
+}
+
 thread_local! {
     static CACHE: RefCell<[Entry; ENTRIES]> = RefCell::new([Entry::default(); ENTRIES]);
+    static ORDERS: RefCell<[OrderEntry; ENTRIES]> = RefCell::new([OrderEntry::default(); ENTRIES]);
+}
+
+/// `pool.index_order()`, remembered per pool version as alignments are. O(1) while the pool
+/// has not changed structurally since this thread last asked, else O(n) (a scan).
+pub(crate) fn index_order(pool: &SparseSet) -> IndexOrder {
+    // Pool uids start at 1, so a default (zero) entry never matches.
+    let slot = pool.uid() as usize % ENTRIES;
+    let hit = ORDERS.with_borrow(|cache| {
+        let e = cache[slot];
+        (e.uid == pool.uid() && e.version == pool.version()).then_some(e.order)
+    });
+    if let Some(order) = hit {
+        return order;
+    }
+    let order = pool.index_order();
+    ORDERS.with_borrow_mut(|cache| {
+        cache[slot] = OrderEntry { uid: pool.uid(), version: pool.version(), order }
+    });
+    order
 }
 
 /// `pool.aligned_with(driver.entities())`, remembered per pair of pool versions: `(offset, len)`

@@ -32,7 +32,10 @@ pub(crate) enum Driver<'w> {
 /// matches in that pool's row order; O(n_walk * c). The walked pool is the smallest fetched one,
 /// unless a `With` pool is under a quarter of its size; rows it shares in order with the other
 /// pools (entities spawned together) need no lookup. A query that requires nothing (only `Entity`
-/// and `Option`s) walks every live entity.
+/// and `Option`s) walks every live entity. When the walked pool holds consecutive entity indices
+/// in order and a `With` pool is sorted by index, `for_each` and the parallel forms visit only the
+/// `With` pool's entities among those rows (found by index, in the same order, with the same
+/// items), so the rows the filter refuses cost nothing.
 ///
 /// Made through `&mut World` (or `&World` for read-only `Q`), so no structural change can happen
 /// while it exists; record those in a [`CommandBuffer`](crate::CommandBuffer).
@@ -140,6 +143,11 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     /// or shared when `Q` is read-only.
     /// World-level queries read changes since the last `clear_trackers` and stamp with the
     /// present tick.
+    ///
+    /// Inline: out of line, each query over one pool paid about 30 instructions more (the
+    /// peer suite's frag_iter, 840 -> 871 per run, when unrelated code moved the inliner's
+    /// choice).
+    #[inline]
     #[track_caller]
     pub(super) fn new(world: &'w World) -> Self {
         assert_no_aliasing(std::any::type_name::<Q>(), |visit| Q::visit_access(visit));

@@ -73,6 +73,22 @@ pub trait QueryFilter {
     fn matches_at(fetch: &Self::Fetch<'_>, entity: Entity, _driver: &[Entity], _row: usize) -> bool {
         Self::matches(fetch, entity)
     }
+    /// A pool that holds every entity the filter passes (`With<T>`'s pool; the smallest such
+    /// pool of a tuple), so a walk may visit its entities instead of testing every row of the
+    /// driver: `None` when the filter names none (`()`, `Without`, `Or`, change filters).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn walk_pool<'w>(_fetch: &Self::Fetch<'w>) -> Option<&'w SparseSet> {
+        None
+    }
+    /// [`QueryFilter::matches`] for live `entity`, found at row `row` of `walked` (the filter's
+    /// [`QueryFilter::walk_pool`]): a `With` of that pool passes without a lookup, and change
+    /// filters on it read the row.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn matches_walked(fetch: &Self::Fetch<'_>, entity: Entity, walked: &SparseSet, row: usize) -> bool {
+        Self::matches_at(fetch, entity, walked.entities(), row)
+    }
 }
 
 /// Filter: the entity has a `T` (not fetched).
@@ -107,6 +123,15 @@ impl<T: Component> QueryFilter for With<T> {
     #[inline(always)]
     fn matches(fetch: &Self::Fetch<'_>, entity: Entity) -> bool {
         fetch.is_some_and(|pool| pool.contains_alive(entity))
+    }
+    #[inline(always)]
+    fn walk_pool<'w>(fetch: &Self::Fetch<'w>) -> Option<&'w SparseSet> {
+        *fetch
+    }
+    #[inline(always)]
+    fn matches_walked(fetch: &Self::Fetch<'_>, entity: Entity, walked: &SparseSet, _row: usize) -> bool {
+        // An entity found in `T`'s own pool has a `T`: a pointer compare, no lookup.
+        fetch.is_some_and(|pool| std::ptr::eq(pool, walked) || pool.contains_alive(entity))
     }
 }
 
@@ -190,6 +215,23 @@ macro_rules! tuple_filter {
             fn matches_at(fetch: &Self::Fetch<'_>, entity: Entity, driver: &[Entity], row: usize) -> bool {
                 let ($($name,)*) = fetch;
                 true $(&& $name::matches_at($name, entity, driver, row))*
+            }
+            #[inline(always)]
+            #[allow(unused_variables, non_snake_case)]
+            fn walk_pool<'w>(fetch: &Self::Fetch<'w>) -> Option<&'w SparseSet> {
+                let ($($name,)*) = fetch;
+                let smallest: Option<&'w SparseSet> = None;
+                $(let smallest = match (smallest, $name::walk_pool($name)) {
+                    (Some(a), Some(b)) => Some(if b.len() < a.len() { b } else { a }),
+                    (a, b) => a.or(b),
+                };)*
+                smallest
+            }
+            #[inline(always)]
+            #[allow(unused_variables, non_snake_case)]
+            fn matches_walked(fetch: &Self::Fetch<'_>, entity: Entity, walked: &SparseSet, row: usize) -> bool {
+                let ($($name,)*) = fetch;
+                true $(&& $name::matches_walked($name, entity, walked, row))*
             }
         }
     };

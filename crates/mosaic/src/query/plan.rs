@@ -14,7 +14,7 @@ use super::default_filter::Gate;
 use super::{QueryData, QueryFilter};
 use crate::component::Components;
 use crate::entity::Entity;
-use crate::storage::Ticks;
+use crate::storage::{SparseSet, Ticks};
 
 /// What a query walks.
 pub(crate) enum Plan<'w> {
@@ -123,6 +123,14 @@ pub(crate) unsafe fn visit_rows_in<'w, Q: QueryData, F: QueryFilter>(
     let gated = gate.is_needed(lazy);
     let end = first + entities.len();
     let aligned_end = Q::aligned_rows(data).clamp(first, end);
+    if !F::TRIVIAL
+        && let Some(pool) = F::walk_pool(filter)
+        && let Some(subset) = Subset::of(pool, driving, first, end)
+    {
+        // SAFETY: forwarded from the caller; `subset` was found for these rows of this driver,
+        // from `pool`.
+        return unsafe { visit_subset::<Q, F>(data, filter, gate, pool, subset, aligned_end, f) };
+    }
     // The fetch was made from the world the query borrows, unchanged since; each `entity` is
     // `entities[row - first]`, live unless the driver is lazy (checked through the gate), and
     // `row` is its row in the driver pool; rows are disjoint across calls (caller), so each row
@@ -157,6 +165,104 @@ pub(crate) unsafe fn visit_rows_in<'w, Q: QueryData, F: QueryFilter>(
     }
     for (row, &entity) in (aligned_end..end).zip(&entities[aligned_end - first..]) {
         if F::matches(filter, entity) && (!gated || gate.admits(lazy, entity)) {
+            // SAFETY: as above, through the checked lookup path.
+            if let Some(item) = unsafe { Q::fetch(data, entity, row) } {
+                f(item);
+            }
+        }
+    }
+}
+
+/// The entities of a filter's walk pool (`With<T>`'s) that sit in rows `first..end` of the
+/// driver, found by index arithmetic, so a filtered walk visits them and skips the rest without
+/// testing each row: for a driver whose rows hold consecutive entity indices (row `r` holds
+/// index `base + r`; entities spawned together) and a walk pool whose rows are sorted by index.
+/// The driver row of a walked entity is then its index minus `base`, and the walk pool's rows in
+/// order are the driver's rows in order, so the items come in the order a walk over the driver
+/// yields them. Both orders are remembered per pool version (`alignment::index_order`).
+struct Subset<'w> {
+    /// The walk pool's rows `lo..` that fall in the driver rows walked, in row order.
+    entities: &'w [Entity],
+    lo: usize,
+    /// The entity index of the driver's row 0.
+    base: u32,
+}
+
+impl<'w> Subset<'w> {
+    /// The entities of `pool` in rows `first..end` of `driving`, when both orders allow finding
+    /// them by index (neither pool lazily cleaned, so each holds only live entities and an index
+    /// names one entity in both). O(log n) after the first call per pool version.
+    fn of(pool: &'w SparseSet, driving: Driving<'w>, first: usize, end: usize) -> Option<Self> {
+        if std::ptr::eq(pool, driving.pool) || pool.is_lazy() || driving.pool.is_lazy() {
+            return None;
+        }
+        let base = super::alignment::index_order(driving.pool).base?;
+        if !super::alignment::index_order(pool).sorted {
+            return None;
+        }
+        let dense = pool.entities();
+        let (from, to) = (u64::from(base) + first as u64, u64::from(base) + end as u64);
+        let lo = dense.partition_point(|e| u64::from(e.index()) < from);
+        let len = dense[lo..].partition_point(|e| u64::from(e.index()) < to);
+        Some(Subset { entities: &dense[lo..lo + len], lo, base })
+    }
+
+    /// How many of the entities sit in driver rows below `row`.
+    fn below(&self, row: usize) -> usize {
+        let to = u64::from(self.base) + row as u64;
+        self.entities.partition_point(|e| u64::from(e.index()) < to)
+    }
+}
+
+/// [`visit_rows_in`] over a [`Subset`] of the rows: each entity of the walk pool in those rows,
+/// tested against the rest of the filter, in row order; rows from `aligned_end` on through
+/// lookups.
+///
+/// `pool` is the value `F::walk_pool` returned, passed as is rather than read back from
+/// `subset`: the compiler then sees that a lone `With`'s pointer compare in
+/// `QueryFilter::matches_walked` always holds, and drops it from the loop.
+///
+/// # Safety
+/// As [`visit_rows_in`] for the driver rows `subset` was made from (from `pool`), with
+/// `aligned_end` that call's end of the aligned rows.
+#[inline]
+unsafe fn visit_subset<'w, Q: QueryData, F: QueryFilter>(
+    data: &Q::Fetch<'w>,
+    filter: &F::Fetch<'w>,
+    gate: Gate<'w>,
+    pool: &'w SparseSet,
+    subset: Subset<'w>,
+    aligned_end: usize,
+    mut f: impl FnMut(Q::Item<'w>),
+) {
+    // Neither pool is lazy (`Subset::of`): the gate tests only disabled entities.
+    let gated = gate.is_needed(false);
+    let base = subset.base;
+    let split = subset.below(aligned_end);
+    let (aligned, rest) = subset.entities.split_at(split);
+    // Each `entity` is live (the walk pool is not lazy) and sits at driver row `index - base`
+    // (the driver holds consecutive indices, and one live entity has a given index), below
+    // `aligned_end` in the first loops; rows increase strictly, so each is fetched once.
+    if !gated && !Q::marks_changes(data) {
+        for (w_row, &entity) in (subset.lo..).zip(aligned) {
+            if F::matches_walked(filter, entity, pool, w_row) {
+                let row = entity.index().wrapping_sub(base) as usize;
+                // SAFETY: as above (the caller's contract for these rows); nothing is tracked.
+                f(unsafe { Q::fetch_aligned_unmarked(data, entity, row) });
+            }
+        }
+    } else {
+        for (w_row, &entity) in (subset.lo..).zip(aligned) {
+            if F::matches_walked(filter, entity, pool, w_row) && (!gated || gate.enabled(entity)) {
+                let row = entity.index().wrapping_sub(base) as usize;
+                // SAFETY: as above.
+                f(unsafe { Q::fetch_aligned(data, entity, row) });
+            }
+        }
+    }
+    for (w_row, &entity) in (subset.lo + split..).zip(rest) {
+        if F::matches_walked(filter, entity, pool, w_row) && (!gated || gate.enabled(entity)) {
+            let row = entity.index().wrapping_sub(base) as usize;
             // SAFETY: as above, through the checked lookup path.
             if let Some(item) = unsafe { Q::fetch(data, entity, row) } {
                 f(item);

@@ -41,7 +41,7 @@ pub use row_events::RowEvents;
 pub use soa::{FieldColumn, SoaColumns, SoaInfo, SoaLayout, SoaReader, SoaWriter};
 pub use sparse::{SparseArray, SparseView};
 pub(crate) use sparse_set::PermuteScratch;
-pub use sparse_set::{RowLookup, SparseSet};
+pub use sparse_set::{IndexOrder, RowLookup, SparseSet};
 #[cfg(feature = "serialize")]
 pub use stored::try_for_each_row;
 pub use stored::{StorageInfo, Stored, row_keys_into, sorted_rows};

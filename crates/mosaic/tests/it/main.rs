@@ -24,6 +24,7 @@ mod dynamic_snapshot;
 mod enum_query;
 mod events;
 mod field_changes;
+mod filtered_walk;
 mod foreign_world;
 mod group;
 mod hierarchy;

@@ -23,6 +23,45 @@ pub(super) fn common_prefix(a: &[Entity], b: &[Entity]) -> usize {
     i
 }
 
+/// How a pool's rows are ordered by entity index, from [`SparseSet::index_order`]: what lets a
+/// query find another pool's entities among its rows by index arithmetic instead of a lookup.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IndexOrder {
+    /// The entity indices strictly increase from row to row (an empty pool is sorted).
+    pub sorted: bool,
+    /// `Some(base)` when row `r` holds the entity of index `base + r` for every row: the pool
+    /// holds a run of consecutive indices in index order (entities spawned together, none of
+    /// them removed since). `None` for an empty pool.
+    pub base: Option<u32>,
+}
+
+/// The [`IndexOrder`] of a pool whose entities are `dense`, in row order. O(n), stopping at the
+/// first row out of order; 32 rows at a time, which the compiler turns into wide compares.
+pub(super) fn index_order(dense: &[Entity]) -> IndexOrder {
+    const CHUNK: usize = 33; // 32 pairs of neighbours per step
+    let Some(first) = dense.first() else { return IndexOrder { sorted: true, base: None } };
+    let (mut sorted, mut contiguous) = (true, true);
+    let mut i = 0;
+    while sorted && i + CHUNK <= dense.len() {
+        let rows = &dense[i..i + CHUNK];
+        let (s, c) = rows.windows(2).fold((true, true), |(s, c), pair| {
+            let (a, b) = (pair[0].index(), pair[1].index());
+            (s & (a < b), c & (a.wrapping_add(1) == b))
+        });
+        (sorted, contiguous) = (sorted & s, contiguous & c);
+        i += CHUNK - 1;
+    }
+    if !sorted {
+        return IndexOrder { sorted: false, base: None };
+    }
+    for pair in dense[i..].windows(2) {
+        let (a, b) = (pair[0].index(), pair[1].index());
+        sorted &= a < b;
+        contiguous &= a.wrapping_add(1) == b;
+    }
+    IndexOrder { sorted, base: (sorted && contiguous).then_some(first.index()) }
+}
+
 /// Entity-to-row lookup of one [`SparseSet`], from [`SparseSet::lookup`].
 #[derive(Clone, Copy, Debug)]
 pub struct RowLookup<'a> {

@@ -96,8 +96,8 @@ mod rows;
 #[cfg(test)]
 mod tests;
 
-pub use lookup::RowLookup;
 use lookup::common_prefix;
+pub use lookup::{IndexOrder, RowLookup};
 pub(crate) use rows::PermuteScratch;
 
 impl SparseSet {
@@ -310,6 +310,12 @@ impl SparseSet {
     #[inline]
     pub fn version(&self) -> u64 {
         self.version
+    }
+
+    /// How the rows are ordered by entity index (sorted, or a run of consecutive indices). O(n)
+    /// (a scan of the entities); the query layer remembers the answer per [`SparseSet::version`].
+    pub fn index_order(&self) -> IndexOrder {
+        lookup::index_order(&self.dense)
     }
 
     /// A copyable view that answers [`SparseSet::row_of`] without going through `self`, for hot

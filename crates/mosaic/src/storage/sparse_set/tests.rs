@@ -136,3 +136,35 @@ fn permute_range_refuses_what_is_not_a_permutation_of_the_range() {
         assert!(result.is_err(), "start {start}");
     }
 }
+
+#[test]
+fn index_order_follows_the_rows() {
+    let mut set = SparseSet::new(StorageInfo::aos::<u8>());
+    assert_eq!(set.index_order(), IndexOrder { sorted: true, base: None }, "empty");
+    // 100 consecutive indices from 7, in order: more than the scan's chunk of 32.
+    for i in 7..107 {
+        set.insert(entity(i, 1), 0u8);
+    }
+    assert_eq!(set.index_order(), IndexOrder { sorted: true, base: Some(7) });
+    // A gap keeps the order sorted but not consecutive.
+    set.insert(entity(200, 1), 0u8);
+    assert_eq!(set.index_order(), IndexOrder { sorted: true, base: None });
+    // A removal moves the last row into the hole: out of order.
+    set.remove::<u8>(entity(50, 1));
+    assert_eq!(set.index_order(), IndexOrder { sorted: false, base: None });
+    // Out of order in the first chunk, and in the tail after the chunks.
+    let mut early = SparseSet::new(StorageInfo::aos::<u8>());
+    let mut late = SparseSet::new(StorageInfo::aos::<u8>());
+    for i in 0..70 {
+        early.insert(entity(if i == 3 { 500 } else { i }, 1), 0u8);
+        late.insert(entity(if i == 68 { 1 } else { i + 2 }, 1), 0u8);
+    }
+    assert!(!early.index_order().sorted);
+    assert!(!late.index_order().sorted);
+    // Equal indices (a stale row and its successor in a lazy pool) are not sorted.
+    let mut stale = SparseSet::new(StorageInfo::aos::<u8>());
+    stale.set_lazy(true);
+    stale.insert(entity(4, 1), 0u8);
+    stale.insert(entity(4, 2), 0u8);
+    assert!(!stale.index_order().sorted);
+}
