@@ -23,8 +23,9 @@
 //! registry cannot save, naming the type and the line that fixes it (for example
 //! ``world.register::<Health>().serde()``). Resources are opt-in: a world keeps library and
 //! scratch resources that are not state, so only registered resources are saved and hashed.
-//! [`Disabled`](crate::Disabled) is registered in every world (name `mosaic::Disabled`: clone,
-//! hash and serde), so disabling an entity never makes a world unsavable.
+//! [`Disabled`](crate::Disabled) is registered in every world (name `mosaic::Disabled`: hash and
+//! serde), so disabling an entity never makes a world unsavable; a clone of a disabled entity is
+//! enabled unless the program adds `world.register::<Disabled>().clone()`.
 //!
 //! # Why a per-world registry of function tables
 //! bevy's `TypeRegistry` stores per type a set of "type data" (`ReflectComponent`,
@@ -232,8 +233,9 @@ impl std::fmt::Debug for TypeRegistry {
 impl TypeRegistry {
     /// Registers the library's own components that are state: [`crate::Disabled`].
     fn register_builtin(&mut self) {
+        // Not `clone`: a copy of a disabled entity is enabled unless the program declares
+        // `world.register::<Disabled>().clone()` (the clone table is keyed by the world's ids).
         let mut entry = TypeEntry::new::<crate::Disabled>(TypeKind::Component, "mosaic::Disabled".into());
-        entry.supports.clone = true;
         entry.supports.hash = true;
         #[cfg(feature = "serialize")]
         {

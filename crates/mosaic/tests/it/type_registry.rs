@@ -299,3 +299,17 @@ fn a_renamed_type_loads_files_saved_under_its_name() {
     copy.load_ron(&text).unwrap();
     assert_eq!(copy.get::<moved::Health>(e), Ok(&moved::Health(3)));
 }
+
+#[test]
+fn a_clone_of_a_disabled_entity_is_enabled_unless_disabled_is_declared_clone() {
+    let mut world = World::new();
+    world.register::<Name>().clone();
+    let e = world.spawn(Name("prefab".into()));
+    world.disable(e);
+    let copy = world.clone_entity(e).unwrap();
+    assert!(!world.contains::<Disabled>(copy), "an instance of a disabled prefab");
+    world.register::<Disabled>().clone();
+    let copy = world.clone_entity(e).unwrap();
+    assert!(world.contains::<Disabled>(copy));
+    assert_eq!(world.types().component::<Disabled>().unwrap().name, "mosaic::Disabled", "the built-in entry");
+}
