@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Component, Clone, Copy, Debug, PartialEq, NoUninit)]
 #[bytemuck(crate = "mosaic::rollback::bytemuck")]
 #[repr(C)]
+#[register(name = "position", plain)] // copied and hashed as bytes by rollback
 struct Position {
     x: i32,
     y: i32,
@@ -23,6 +24,7 @@ struct Position {
 #[derive(Component, Clone, Copy, Debug, PartialEq, NoUninit)]
 #[bytemuck(crate = "mosaic::rollback::bytemuck")]
 #[repr(transparent)]
+#[register(name = "player", plain)]
 struct Player(u32);
 
 /// The input of one frame: each player's move.
@@ -58,8 +60,13 @@ fn step(world: &mut World, frame: u64) {
     }
 }
 
+/// A world that declares, once, what rollback saves, hashes and records: the two components (on
+/// their derives) and the input.
 fn start() -> World {
     let mut world = World::new();
+    world.register::<Position>();
+    world.register::<Player>();
+    world.register_resource::<Moves>().name("moves").input();
     for i in 0..4 {
         world.spawn((Position { x: i * 10, y: 0 }, Player(i as u32 % 2)));
     }
@@ -67,10 +74,9 @@ fn start() -> World {
     world
 }
 
+/// The rollback view of those declarations, for the ring, the recording and the hash log.
 fn registry() -> RollbackRegistry {
-    let mut registry = RollbackRegistry::new();
-    registry.register::<Position>("position").register::<Player>("player").register_input::<Moves>("moves");
-    registry
+    start().types().rollback().clone()
 }
 
 fn main() {
