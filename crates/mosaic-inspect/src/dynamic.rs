@@ -1,9 +1,9 @@
 //! Run-time components (`mosaic::dynamic`) in the inspector's views: read through their field
 //! schema, so no per-type code is needed (the reflection a script or a mod needs to be seen).
 
-use mosaic::dynamic::{DynamicRef, DynamicValue, Primitive, Scalar, Schema};
+use mosaic::dynamic::{DynamicRef, DynamicValue, Scalar, ScalarValue, Schema};
 use mosaic::{ComponentId, Entity, World};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::inspector::{Shared, lock};
 
@@ -13,21 +13,9 @@ pub(crate) fn value_json(value: DynamicRef<'_>) -> Value {
     let bytes = value.bytes();
     let mut out = Map::new();
     for leaf in value.schema().leaves() {
-        let at = &bytes[leaf.offset as usize..];
-        let field = match leaf.scalar {
-            Scalar::Bool => json!(bool::read(at)),
-            Scalar::U8 => json!(u8::read(at)),
-            Scalar::U16 => json!(u16::read(at)),
-            Scalar::U32 => json!(u32::read(at)),
-            Scalar::U64 => json!(u64::read(at)),
-            Scalar::I8 => json!(i8::read(at)),
-            Scalar::I16 => json!(i16::read(at)),
-            Scalar::I32 => json!(i32::read(at)),
-            Scalar::I64 => json!(i64::read(at)),
-            // Non-finite floats have no JSON form: `null`, as serde_json writes them.
-            Scalar::F32 => json!(f32::read(at)),
-            Scalar::F64 => json!(f64::read(at)),
-        };
+        let scalar = ScalarValue::read(leaf.scalar, &bytes[leaf.offset as usize..]);
+        // Non-finite floats have no JSON form: `null`, as serde_json writes them.
+        let field = serde_json::to_value(scalar).unwrap_or(Value::Null);
         out.insert(leaf.path.to_string(), field);
     }
     Value::Object(out)

@@ -108,3 +108,24 @@ impl std::fmt::Display for ScalarValue {
         }
     }
 }
+
+/// Serialized as the bare scalar (`1.5`, `true`, `-3`), not as a tagged enum: what a schema's
+/// fields look like in text (snapshots, tools).
+#[cfg(feature = "serialize")]
+impl serde::Serialize for ScalarValue {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Self::Bool(v) => serializer.serialize_bool(v),
+            Self::U8(v) => serializer.serialize_u8(v),
+            Self::U16(v) => serializer.serialize_u16(v),
+            Self::U32(v) => serializer.serialize_u32(v),
+            Self::U64(v) => serializer.serialize_u64(v),
+            Self::I8(v) => serializer.serialize_i8(v),
+            Self::I16(v) => serializer.serialize_i16(v),
+            Self::I32(v) => serializer.serialize_i32(v),
+            Self::I64(v) => serializer.serialize_i64(v),
+            Self::F32(v) => serializer.serialize_f32(v),
+            Self::F64(v) => serializer.serialize_f64(v),
+        }
+    }
+}

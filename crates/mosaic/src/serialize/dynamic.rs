@@ -101,19 +101,7 @@ impl Serialize for ValueOut<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut tuple = serializer.serialize_tuple(self.schema.leaves().len())?;
         for leaf in self.schema.leaves() {
-            match ScalarValue::read(leaf.scalar, &self.bytes[leaf.offset as usize..]) {
-                ScalarValue::Bool(v) => tuple.serialize_element(&v)?,
-                ScalarValue::U8(v) => tuple.serialize_element(&v)?,
-                ScalarValue::U16(v) => tuple.serialize_element(&v)?,
-                ScalarValue::U32(v) => tuple.serialize_element(&v)?,
-                ScalarValue::U64(v) => tuple.serialize_element(&v)?,
-                ScalarValue::I8(v) => tuple.serialize_element(&v)?,
-                ScalarValue::I16(v) => tuple.serialize_element(&v)?,
-                ScalarValue::I32(v) => tuple.serialize_element(&v)?,
-                ScalarValue::I64(v) => tuple.serialize_element(&v)?,
-                ScalarValue::F32(v) => tuple.serialize_element(&v)?,
-                ScalarValue::F64(v) => tuple.serialize_element(&v)?,
-            }
+            tuple.serialize_element(&ScalarValue::read(leaf.scalar, &self.bytes[leaf.offset as usize..]))?;
         }
         tuple.end()
     }
