@@ -322,6 +322,21 @@ impl ChangeTracker {
         }
     }
 
+    /// [`ChangeTracker::changed_since`] giving rows instead of entities: appends to `out` the
+    /// row of each entity whose latest change is newer than `ticks.last_run`, once, in the order
+    /// of those changes. The rows are the pool's as it is now. O(log n + entries since).
+    pub fn changed_rows_since(&self, ticks: Ticks, lookup: RowLookup<'_>, out: &mut Vec<usize>) {
+        let log = self.lock_settled(lookup);
+        let start = log.partition_point(|e| !ticks.is_newer(e.tick));
+        for (index, entry) in log.iter().enumerate().skip(start) {
+            if let Some(row) = self.live_row(entry, index, lookup)
+                && ticks.is_newer(self.changed(row))
+            {
+                out.push(row);
+            }
+        }
+    }
+
     /// Checks the change log against the rows (`dense`, the pool's entities): every live entry
     /// is its row's latest, names the row's entity and, unless the row is pending, carries the
     /// row's changed tick; every row's slot names a live entry of that row. O(rows + log).

@@ -51,11 +51,17 @@ pub struct ComponentIndex<K> {
     slots: Vec<Option<Slot<K>>>,
     /// Number of entities filed.
     entities: usize,
+    /// Emptied buckets' vectors, kept for the next new key (at most [`SPARE_BUCKETS`]): values
+    /// that move from key to key then reuse memory instead of growing a vector each time.
+    spare: Vec<Vec<Entity>>,
 }
+
+/// How many emptied bucket vectors an index keeps for reuse.
+const SPARE_BUCKETS: usize = 8;
 
 impl<K> Default for ComponentIndex<K> {
     fn default() -> Self {
-        Self { buckets: FxHashMap::default(), slots: Vec::new(), entities: 0 }
+        Self { buckets: FxHashMap::default(), slots: Vec::new(), entities: 0, spare: Vec::new() }
     }
 }
 
@@ -136,7 +142,8 @@ impl<K: Eq + Hash + Clone> ComponentIndex<K> {
         if self.slots.len() <= index {
             self.slots.resize_with(index + 1, || None);
         }
-        let bucket = self.buckets.entry(key.clone()).or_default();
+        let spare = &mut self.spare;
+        let bucket = self.buckets.entry(key.clone()).or_insert_with(|| spare.pop().unwrap_or_default());
         let at = u32::try_from(bucket.len()).expect("more than 2^32 entities under one key");
         bucket.push(entity);
         self.slots[index] = Some(Slot { entity, key, at });
@@ -158,8 +165,11 @@ impl<K: Eq + Hash + Clone> ComponentIndex<K> {
         if let Some(&moved) = bucket.get(at as usize) {
             let moved_slot = self.slots[moved.index() as usize].as_mut().expect("a bucket entry has a slot");
             moved_slot.at = at;
-        } else if bucket.is_empty() {
-            self.buckets.remove(&key);
+        } else if bucket.is_empty()
+            && let Some(emptied) = self.buckets.remove(&key)
+            && self.spare.len() < SPARE_BUCKETS
+        {
+            self.spare.push(emptied);
         }
     }
 

@@ -66,8 +66,8 @@ struct KeyedIndex<T, K> {
     /// order (an entity may appear more than once). Bounded: past the rows a rebuild would
     /// read, the index goes stale instead (see `ErasedIndex::note`).
     pending: Vec<Entity>,
-    /// The entities changed since the last catch-up (reused buffer).
-    scratch: Vec<Entity>,
+    /// The rows changed since the last catch-up (reused buffer).
+    scratch: Vec<usize>,
 }
 
 impl<T: AosComponent, K: Eq + Hash + Clone + Send + Sync + 'static> KeyedIndex<T, K> {
@@ -122,11 +122,11 @@ impl<T: AosComponent, K: Eq + Hash + Clone + Send + Sync + 'static> ErasedIndex 
         // walked again (its entries refile nothing when the key did not change).
         let since = Tick::new(self.caught.get().wrapping_sub(1) & clock.mask());
         self.scratch.clear();
-        changes.changed_since(clock.ticks(since, now), pool.lookup(), &mut self.scratch);
-        for &entity in &self.scratch {
-            if let Some(value) = pool.get::<T>(entity) {
-                self.map.file(entity, (self.key)(value));
-            }
+        changes.changed_rows_since(clock.ticks(since, now), pool.lookup(), &mut self.scratch);
+        // Rows of the pool as it is now: read in place, no lookup per entity.
+        let (entities, values) = (pool.entities(), pool.values::<T>());
+        for &row in &self.scratch {
+            self.map.file(entities[row], (self.key)(&values[row]));
         }
         self.caught = now;
     }
