@@ -722,28 +722,31 @@ fn apply(registry: &SnapshotRegistry, world: &mut World, parsed: Parsed) -> Resu
     }
     // Every index reaching this is live: checked by `validate`.
     let entity_of = |index: u32| now[index as usize].unwrap_or_else(|| unreachable!("{index} was validated"));
-    if pristine {
-        for column in data {
-            column.apply(world, &entity_of, None);
-        }
-    } else {
+    // Into a world that had entities, handles inside values are rewritten: a saved entity's to
+    // where it went, any other to a dead handle.
+    let dead = (!pristine).then(|| {
         let dead = world.spawn_empty();
         world.despawn(dead);
-        let mut remap = |handle: Entity| {
-            let index = handle.index();
-            match now.get(index as usize).copied().flatten() {
-                Some(entity)
-                    if handle.world_tag() == saved_world
-                        && generations.get(index as usize) == Some(&handle.generation()) =>
-                {
-                    entity
-                }
-                _ => dead,
+        dead
+    });
+    let mut remap = |handle: Entity| {
+        let index = handle.index();
+        match now.get(index as usize).copied().flatten() {
+            Some(entity)
+                if handle.world_tag() == saved_world
+                    && generations.get(index as usize) == Some(&handle.generation()) =>
+            {
+                entity
             }
-        };
-        for column in data {
-            column.apply(world, &entity_of, Some(&mut remap));
+            _ => dead.unwrap_or(handle),
         }
+    };
+    for column in data {
+        column.apply(
+            world,
+            &entity_of,
+            dead.is_some().then_some(&mut remap as &mut dyn FnMut(Entity) -> Entity),
+        );
     }
     // Run-time components hold no entity handles (their scalars are numbers): nothing to remap.
     for (id, rows) in dynamic_rows {
@@ -755,7 +758,11 @@ fn apply(registry: &SnapshotRegistry, world: &mut World, parsed: Parsed) -> Resu
         world.load_pair_marks(pair_marks.into_iter().map(&entity_of));
     }
     for kind in pairs {
-        kind.data.apply(world, &entity_of, None);
+        kind.data.apply(
+            world,
+            &entity_of,
+            dead.is_some().then_some(&mut remap as &mut dyn FnMut(Entity) -> Entity),
+        );
     }
     for resource in resources {
         resource.data.apply(world, &entity_of, None);

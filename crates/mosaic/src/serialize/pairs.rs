@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 
 use super::by_name::NamedData;
 use super::registry::{Entry, Pending, add, decode_all};
-use super::{SnapshotError, SnapshotRegistry};
+use super::{MapEntities, SnapshotError, SnapshotRegistry};
 use crate::entity::Entity;
 use crate::hierarchy::{PairEntry, PairRelation, Targets};
 use crate::world::World;
@@ -92,21 +92,36 @@ impl std::fmt::Debug for NamedPairs<'_> {
 /// One source's pairs as read: its index, and `(target index, slot, value)` per pair.
 type SourceRow<R> = (u32, Vec<(u32, u32, R)>);
 
-/// One kind's pairs as read, per source.
+/// One kind's pairs as read, per source, and how to rewrite the entity handles inside a value
+/// (kinds registered with [`SnapshotRegistry::register_mapped_pair`]).
 struct PendingPairs<R> {
     rows: Vec<SourceRow<R>>,
+    map: Option<fn(&mut R, &mut dyn FnMut(Entity) -> Entity)>,
 }
 
 fn load_kind<R: PairRelation + DeserializeOwned>(
     deserializer: &mut dyn erased_serde::Deserializer<'_>,
 ) -> Result<Box<dyn Pending>, erased_serde::Error> {
-    Ok(Box::new(PendingPairs::<R> { rows: erased_serde::deserialize(deserializer)? }))
+    Ok(Box::new(PendingPairs::<R> { rows: erased_serde::deserialize(deserializer)?, map: None }))
 }
 
 fn load_kind_binary<R: PairRelation + DeserializeOwned>(
     bytes: &[u8],
 ) -> Result<Box<dyn Pending>, SnapshotError> {
-    Ok(Box::new(PendingPairs::<R> { rows: decode_all(bytes)? }))
+    Ok(Box::new(PendingPairs::<R> { rows: decode_all(bytes)?, map: None }))
+}
+
+fn load_mapped_kind<R: PairRelation + DeserializeOwned + MapEntities>(
+    deserializer: &mut dyn erased_serde::Deserializer<'_>,
+) -> Result<Box<dyn Pending>, erased_serde::Error> {
+    let rows = erased_serde::deserialize(deserializer)?;
+    Ok(Box::new(PendingPairs::<R> { rows, map: Some(<R as MapEntities>::map_entities) }))
+}
+
+fn load_mapped_kind_binary<R: PairRelation + DeserializeOwned + MapEntities>(
+    bytes: &[u8],
+) -> Result<Box<dyn Pending>, SnapshotError> {
+    Ok(Box::new(PendingPairs::<R> { rows: decode_all(bytes)?, map: Some(<R as MapEntities>::map_entities) }))
 }
 
 impl<R: PairRelation> Pending for PendingPairs<R> {
@@ -177,15 +192,21 @@ impl<R: PairRelation> Pending for PendingPairs<R> {
         self: Box<Self>,
         world: &mut World,
         entity_of: &dyn Fn(u32) -> Entity,
-        _: Option<&mut dyn FnMut(Entity) -> Entity>,
+        mut remap: Option<&mut dyn FnMut(Entity) -> Entity>,
     ) {
+        let map_fn = self.map;
         let rows = self
             .rows
             .into_iter()
             .map(|(source, entries)| {
                 let entries = entries
                     .into_iter()
-                    .map(|(target, slot, value)| PairEntry { target: entity_of(target), slot, value })
+                    .map(|(target, slot, mut value)| {
+                        if let (Some(map_fn), Some(remap)) = (map_fn, remap.as_deref_mut()) {
+                            map_fn(&mut value, remap);
+                        }
+                        PairEntry { target: entity_of(target), slot, value }
+                    })
                     .collect();
                 (entity_of(source), entries)
             })
@@ -209,6 +230,21 @@ impl Entry {
         entry.pairs_of = Some(pairs_of_source::<R>);
         entry
     }
+
+    /// The entry of pair kind `R`, whose values hold entity handles, under `name`.
+    pub(crate) fn mapped_pair_kind<R>(name: &str) -> Self
+    where
+        R: PairRelation + Serialize + DeserializeOwned + MapEntities,
+    {
+        let mut entry = Entry::new::<R>(
+            name,
+            (save_kind::<R>, load_mapped_kind::<R>),
+            (save_kind_binary::<R>, load_mapped_kind_binary::<R>),
+            load_kind::<R>,
+        );
+        entry.pairs_of = Some(pairs_of_source::<R>);
+        entry
+    }
 }
 
 impl SnapshotRegistry {
@@ -219,7 +255,7 @@ impl SnapshotRegistry {
     /// saved order (into a world that already had the kind set up, `pairs_to` lists kinds in
     /// that world's order), and applies `R`'s cleanup policy and rollback as the saved one would.
     /// Loading into a world with entities remaps sources and targets alike; entity handles
-    /// inside the values are kept as saved.
+    /// inside the values are kept as saved (see [`SnapshotRegistry::register_mapped_pair`]).
     ///
     /// A world holding pairs of a kind not registered is refused by the save
     /// ([`SnapshotError::UnregisteredPair`]) rather than saved without them. Saving costs
@@ -257,6 +293,22 @@ impl SnapshotRegistry {
         R: PairRelation + Serialize + DeserializeOwned,
     {
         add(&mut self.pairs, Entry::pair_kind::<R>(name), "pair kind");
+        self
+    }
+
+    /// Registers pair kind `R`, whose values hold entity handles, under `name`: as
+    /// [`SnapshotRegistry::register_pair`], and when a snapshot loads into a world that already
+    /// has entities, each handle inside a value is rewritten to its entity's new id
+    /// ([`MapEntities::map_entities`]; handles to entities not in the snapshot become dead).
+    ///
+    /// # Panics
+    /// If `name` or `R` is already registered as a pair kind.
+    #[track_caller]
+    pub fn register_mapped_pair<R>(&mut self, name: &str) -> &mut Self
+    where
+        R: PairRelation + Serialize + DeserializeOwned + MapEntities,
+    {
+        add(&mut self.pairs, Entry::mapped_pair_kind::<R>(name), "pair kind");
         self
     }
 

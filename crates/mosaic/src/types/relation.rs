@@ -135,7 +135,24 @@ impl<'w, R: PairRelation> PairDecl<'w, R> {
     {
         let entry = self.entry();
         entry.supports.serde = true;
-        entry.snapshot = Some(crate::serialize::SnapshotEntry::pair_kind::<R>(&entry.name));
+        if !entry.supports.map_entities {
+            entry.snapshot = Some(crate::serialize::SnapshotEntry::pair_kind::<R>(&entry.name));
+        }
+        self
+    }
+
+    /// `R`'s values are serde and hold entity handles: as [`PairDecl::serde`], and when a
+    /// snapshot loads into a world that already has entities, each handle inside a value is
+    /// rewritten to its entity's new id ([`MapEntities`](crate::MapEntities)).
+    #[cfg(feature = "serialize")]
+    pub fn map_entities(mut self) -> Self
+    where
+        R: serde::Serialize + serde::de::DeserializeOwned + crate::MapEntities,
+    {
+        let entry = self.entry();
+        entry.supports.serde = true;
+        entry.supports.map_entities = true;
+        entry.snapshot = Some(crate::serialize::SnapshotEntry::mapped_pair_kind::<R>(&entry.name));
         self
     }
 

@@ -313,3 +313,34 @@ fn a_clone_of_a_disabled_entity_is_enabled_unless_disabled_is_declared_clone() {
     assert!(world.contains::<Disabled>(copy));
     assert_eq!(world.types().component::<Disabled>().unwrap().name, "mosaic::Disabled", "the built-in entry");
 }
+
+/// A pair value holding an entity handle, declared `map_entities`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Guards(mosaic::Entity);
+impl PairRelation for Guards {}
+impl mosaic::MapEntities for Guards {
+    fn map_entities(&mut self, map: &mut dyn FnMut(mosaic::Entity) -> mosaic::Entity) {
+        self.0.map_entities(map);
+    }
+}
+
+#[test]
+fn pair_values_holding_handles_follow_their_entities_into_a_populated_world() {
+    let mut world = World::new();
+    world.register_pair::<Guards>().map_entities();
+    let [knight, gate, treasure] = [(); 3].map(|()| world.spawn_empty());
+    world.add_pair_with(knight, gate, Guards(treasure));
+    let bytes = world.save_binary().unwrap();
+    let text = world.save_ron().unwrap();
+    for binary in [false, true] {
+        let mut busy = World::new();
+        busy.register_pair::<Guards>().map_entities();
+        busy.spawn_empty();
+        busy.spawn_empty();
+        let map = if binary { busy.load_binary(&bytes) } else { busy.load_ron(&text) }.unwrap();
+        let (knight, gate, treasure) =
+            (map.get(knight).unwrap(), map.get(gate).unwrap(), map.get(treasure).unwrap());
+        assert_eq!(busy.pair_value::<Guards>(knight, gate), Some(&Guards(treasure)), "binary: {binary}");
+    }
+    assert!(world.types().by_name(TypeKind::Pair, "Guards").unwrap().supports.map_entities);
+}
