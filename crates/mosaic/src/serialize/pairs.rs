@@ -96,8 +96,11 @@ type SourceRow<R> = (u32, Vec<(u32, u32, R)>);
 /// (kinds registered with [`SnapshotRegistry::register_mapped_pair`]).
 struct PendingPairs<R> {
     rows: Vec<SourceRow<R>>,
-    map: Option<fn(&mut R, &mut dyn FnMut(Entity) -> Entity)>,
+    map: Option<MapValue<R>>,
 }
+
+/// Rewrites the entity handles inside one pair value.
+type MapValue<R> = fn(&mut R, &mut dyn FnMut(Entity) -> Entity);
 
 fn load_kind<R: PairRelation + DeserializeOwned>(
     deserializer: &mut dyn erased_serde::Deserializer<'_>,
