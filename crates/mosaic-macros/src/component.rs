@@ -271,6 +271,10 @@ fn derive_aos(input: &DeriveInput, lazy: &TokenStream, mutable: bool, required: 
                 pool.insert(entity, value)
             }
             #[inline(always)]
+            fn push_new(pool: &mut ::mosaic::__private::SparseSet, entity: ::mosaic::Entity, value: Self) {
+                pool.push_new(entity, value)
+            }
+            #[inline(always)]
             fn remove(pool: &mut ::mosaic::__private::SparseSet, entity: ::mosaic::Entity) -> ::core::option::Option<Self> {
                 pool.remove(entity)
             }

@@ -171,6 +171,15 @@ pub unsafe trait Stored: Sized + Send + Sync + 'static {
     /// Inserts or replaces `entity`'s value in `pool`, returning the replaced value.
     fn insert(pool: &mut SparseSet, entity: Entity, value: Self) -> Option<Self>;
 
+    /// Appends `value` for `entity`, which `pool` does not hold (an entity just spawned): what
+    /// [`Stored::insert`] does for such an entity, without looking for a row to replace. The
+    /// derive's array-of-structs impl calls [`SparseSet::push_new`].
+    #[inline(always)]
+    fn push_new(pool: &mut SparseSet, entity: Entity, value: Self) {
+        let old = Self::insert(pool, entity, value);
+        debug_assert!(old.is_none(), "a new entity has no component yet");
+    }
+
     /// Removes `entity`'s value from `pool` and returns it.
     fn remove(pool: &mut SparseSet, entity: Entity) -> Option<Self>;
 

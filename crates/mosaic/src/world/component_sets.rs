@@ -223,8 +223,14 @@ impl ComponentSets {
     /// Makes sure every slot below `slots` has an entry (new slots hold [`EMPTY`]).
     #[inline]
     pub(crate) fn fit(&mut self, slots: usize) {
-        if self.of.len() < slots {
-            self.of.resize(slots, EMPTY);
+        let len = self.of.len();
+        if len < slots {
+            // One new slot (an entity allocated after the last) is the common case: a push.
+            if len + 1 == slots {
+                self.of.push(EMPTY);
+            } else {
+                self.of.resize(slots, EMPTY);
+            }
         }
     }
 
