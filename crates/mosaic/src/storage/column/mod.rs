@@ -1,6 +1,7 @@
 //! A type-erased, growable array of values of one type.
 
 mod raw;
+mod typed;
 
 use std::alloc::{self, Layout};
 use std::any::TypeId;

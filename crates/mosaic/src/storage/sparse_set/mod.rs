@@ -91,6 +91,7 @@ impl PoolData {
 /// Source of pool uids.
 static NEXT_POOL_UID: AtomicU64 = AtomicU64::new(1);
 
+mod batch;
 mod lookup;
 mod rows;
 #[cfg(test)]
