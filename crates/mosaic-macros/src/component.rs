@@ -271,6 +271,28 @@ fn derive_aos(input: &DeriveInput, lazy: &TokenStream, mutable: bool, required: 
                 pool.insert(entity, value)
             }
             #[inline(always)]
+            fn push_new(pool: &mut ::mosaic::__private::SparseSet, entity: ::mosaic::Entity, value: Self) {
+                pool.push_new(entity, value)
+            }
+            #[inline(always)]
+            fn insert_rows(
+                pool: &mut ::mosaic::__private::SparseSet,
+                rows: impl ::core::iter::Iterator<Item = (::mosaic::Entity, Self)>,
+                keep: impl ::core::ops::FnMut(::mosaic::Entity) -> bool,
+                added: impl ::core::ops::FnMut(::mosaic::Entity),
+            ) {
+                pool.insert_rows(rows, keep, added)
+            }
+            #[inline(always)]
+            fn remove_rows(
+                pool: &mut ::mosaic::__private::SparseSet,
+                entities: impl ::core::iter::Iterator<Item = ::mosaic::Entity>,
+                check: impl ::core::ops::FnMut(::mosaic::Entity),
+                removed: impl ::core::ops::FnMut(::mosaic::Entity, Self),
+            ) {
+                pool.remove_rows(entities, check, removed)
+            }
+            #[inline(always)]
             fn remove(pool: &mut ::mosaic::__private::SparseSet, entity: ::mosaic::Entity) -> ::core::option::Option<Self> {
                 pool.remove(entity)
             }

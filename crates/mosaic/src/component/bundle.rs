@@ -99,7 +99,7 @@ impl<C: Component> Bundle for C {
         out(components.register::<C>());
     }
 
-    #[inline]
+    #[inline(always)]
     fn put_each<S: BundleSink>(self, sink: &mut S) {
         sink.put(self);
     }
@@ -140,7 +140,7 @@ macro_rules! tuple_bundle {
                 $($name::register_ids(components, out);)*
             }
 
-            #[inline]
+            #[inline(always)]
             #[allow(non_snake_case, unused_variables)]
             fn put_each<S: BundleSink>(self, sink: &mut S) {
                 let ($($name,)*) = self;

@@ -171,6 +171,51 @@ pub unsafe trait Stored: Sized + Send + Sync + 'static {
     /// Inserts or replaces `entity`'s value in `pool`, returning the replaced value.
     fn insert(pool: &mut SparseSet, entity: Entity, value: Self) -> Option<Self>;
 
+    /// Appends `value` for `entity`, which `pool` does not hold (an entity just spawned): what
+    /// [`Stored::insert`] does for such an entity, without looking for a row to replace. The
+    /// derive's array-of-structs impl calls [`SparseSet::push_new`].
+    #[inline(always)]
+    fn push_new(pool: &mut SparseSet, entity: Entity, value: Self) {
+        let old = Self::insert(pool, entity, value);
+        debug_assert!(old.is_none(), "a new entity has no component yet");
+    }
+
+    /// Inserts or replaces the values of `rows` in `pool`, as [`Stored::insert`] row by row: a
+    /// row whose entity `keep` refuses is passed over (its value dropped), a replaced value is
+    /// dropped, and `added` hears of each entity that was not in the pool. The derive's
+    /// array-of-structs impl calls [`SparseSet::insert_rows`], which checks the pool once.
+    #[inline(always)]
+    fn insert_rows(
+        pool: &mut SparseSet,
+        rows: impl Iterator<Item = (Entity, Self)>,
+        mut keep: impl FnMut(Entity) -> bool,
+        mut added: impl FnMut(Entity),
+    ) {
+        for (entity, value) in rows {
+            if keep(entity) && Self::insert(pool, entity, value).is_none() {
+                added(entity);
+            }
+        }
+    }
+
+    /// Removes the values of `entities` from `pool`, as [`Stored::remove`] each: `check` sees
+    /// every entity first, and `removed` takes each one that had a value, with it. The derive's
+    /// array-of-structs impl calls [`SparseSet::remove_rows`], which checks the pool once.
+    #[inline(always)]
+    fn remove_rows(
+        pool: &mut SparseSet,
+        entities: impl Iterator<Item = Entity>,
+        mut check: impl FnMut(Entity),
+        mut removed: impl FnMut(Entity, Self),
+    ) {
+        for entity in entities {
+            check(entity);
+            if let Some(value) = Self::remove(pool, entity) {
+                removed(entity, value);
+            }
+        }
+    }
+
     /// Removes `entity`'s value from `pool` and returns it.
     fn remove(pool: &mut SparseSet, entity: Entity) -> Option<Self>;
 

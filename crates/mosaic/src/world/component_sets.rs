@@ -23,6 +23,22 @@ pub(crate) const EMPTY: SetId = 0;
 /// An edge not followed yet.
 const UNKNOWN: SetId = SetId::MAX;
 
+/// The last edge a batch took ([`ComponentSets::step`]): from one set to another, for one
+/// component id and direction, fixed for the batch. Valid while the table is not replaced
+/// (edges, once followed, never change).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EdgeMemo {
+    from: SetId,
+    to: SetId,
+}
+
+impl EdgeMemo {
+    /// No edge taken yet ([`UNKNOWN`] is no set's id).
+    pub(crate) const fn new() -> Self {
+        Self { from: UNKNOWN, to: UNKNOWN }
+    }
+}
+
 /// Source of [`ComponentSets::lineage`] values. Starts at 1: 0 names no table (an image never
 /// saved).
 #[cfg(feature = "rollback")]
@@ -152,6 +168,23 @@ impl ComponentSets {
         self.of[index as usize] = self.edge(self.of[index as usize], id, false);
     }
 
+    /// Adds `id` to (`add`) or takes it out of the set of the entity in slot `index`, as
+    /// [`Self::add`] / [`Self::remove`], remembering the edge taken in `last`: a batch moves
+    /// most of its entities between the same two sets, so it looks the edge up once and then
+    /// pays a compare per entity. Start a batch with [`EdgeMemo::new`].
+    #[inline(always)]
+    pub(crate) fn step(&mut self, index: u32, id: ComponentId, add: bool, last: &mut EdgeMemo) {
+        let from = self.of[index as usize];
+        let to = if from == last.from {
+            last.to
+        } else {
+            let to = self.edge(from, id, add);
+            *last = EdgeMemo { from, to };
+            to
+        };
+        self.of[index as usize] = to;
+    }
+
     /// Gives the entity in slot `index` set `set` (an id of this table) and returns its old set.
     #[inline]
     pub(crate) fn replace(&mut self, index: u32, set: SetId) -> SetId {
@@ -223,8 +256,14 @@ impl ComponentSets {
     /// Makes sure every slot below `slots` has an entry (new slots hold [`EMPTY`]).
     #[inline]
     pub(crate) fn fit(&mut self, slots: usize) {
-        if self.of.len() < slots {
-            self.of.resize(slots, EMPTY);
+        let len = self.of.len();
+        if len < slots {
+            // One new slot (an entity allocated after the last) is the common case: a push.
+            if len + 1 == slots {
+                self.of.push(EMPTY);
+            } else {
+                self.of.resize(slots, EMPTY);
+            }
         }
     }
 

@@ -4,7 +4,7 @@ use std::any::TypeId;
 
 use rustc_hash::FxHashMap;
 
-use super::component_sets::ComponentSets;
+use super::component_sets::{ComponentSets, EdgeMemo};
 use super::deferred::Deferred;
 use super::group::Groups;
 use super::hooks::Hooks;
@@ -578,16 +578,20 @@ impl World {
         // No subscriber can appear during the loop (no callback runs: the iterator and the
         // replaced values' drops have no access to the world), so the pool is found once.
         if events.is_empty() {
-            let pool = self.components.pool_mut(id);
-            for (entity, value) in rows {
-                if let Err(error) = self.entities.check(entity) {
-                    on_dead(entity, error);
-                    continue;
-                }
-                if T::insert(pool, entity, value).is_none() {
-                    self.component_sets.add(entity.index(), id);
-                }
-            }
+            let World { components, entities, component_sets, .. } = self;
+            let mut memo = EdgeMemo::new();
+            T::insert_rows(
+                components.pool_mut(id),
+                rows,
+                |entity| match entities.check(entity) {
+                    Ok(()) => true,
+                    Err(error) => {
+                        on_dead(entity, error);
+                        false
+                    }
+                },
+                |entity| component_sets.step(entity.index(), id, true, &mut memo),
+            );
             return;
         }
         // The subscribers all take batches (value indexes): they hear of the rows once, after.
@@ -674,17 +678,22 @@ impl World {
         {
             // As in `insert_rows`: nothing that runs in the loop can add a subscriber (a removed
             // value's drop has no access to the world), so the pool is found once.
-            let pool = self.components.pool_mut(id);
-            for entity in entities {
-                if let Err(error) = self.entities.check(entity) {
-                    dead(entity, error);
-                }
-                if let Some(value) = T::remove(pool, entity) {
-                    self.component_sets.remove(entity.index(), id);
+            let World { components, entities: alive, component_sets, .. } = self;
+            let mut memo = EdgeMemo::new();
+            T::remove_rows(
+                components.pool_mut(id),
+                entities.into_iter(),
+                |entity| {
+                    if let Err(error) = alive.check(entity) {
+                        dead(entity, error);
+                    }
+                },
+                |entity, value| {
+                    component_sets.step(entity.index(), id, false, &mut memo);
                     removed += 1;
                     drop(value);
-                }
-            }
+                },
+            );
             return removed;
         }
         if let Some(id) = id

@@ -47,14 +47,13 @@ struct SpawnSink<'a> {
 }
 
 impl BundleSink for SpawnSink<'_> {
-    #[inline]
+    #[inline(always)]
     fn put<T: Component>(&mut self, value: T) {
         let id = self.ids[self.next];
         self.next += 1;
         // A pool's row matches a whole handle, generation included, so a new entity is never
         // found: every value is pushed.
-        let old = T::insert(&mut self.pools[id.index()], self.entity, value);
-        debug_assert!(old.is_none(), "a new entity has no component yet");
+        T::push_new(&mut self.pools[id.index()], self.entity, value);
     }
 }
 
@@ -134,7 +133,7 @@ pub(super) fn check_bundle<B: Bundle>(world: &mut World) {
 
 /// Allocates an entity id and makes sure its component set entry exists; a free function over
 /// the two fields it touches, so callers can hold a bundle's cached ids meanwhile.
-#[inline]
+#[inline(always)]
 fn alloc_entity(entities: &mut Entities, sets: &mut ComponentSets) -> Result<Entity, EntityError> {
     // `alloc` flushes reserved ids first, so more than one slot may have come alive.
     let entity = entities.alloc()?;

@@ -1,6 +1,7 @@
 //! A type-erased, growable array of values of one type.
 
 mod raw;
+mod typed;
 
 use std::alloc::{self, Layout};
 use std::any::TypeId;
@@ -245,9 +246,10 @@ impl Column {
             self.reserve(1);
         }
         // SAFETY: len < capacity after the reserve, so row `len` is inside the allocation,
-        // uninitialized (invariant) and aligned for `T` (the allocation uses T's alignment and
-        // the row offset is a multiple of its size); `T` is the stored type (checked above).
-        unsafe { self.row_ptr(self.len).cast::<T>().write(value) };
+        // uninitialized (invariant) and aligned for `T` (the allocation uses T's alignment);
+        // `T` is the stored type (checked above), so the row's offset is `len` values of `T`
+        // (what `row_ptr` computes from the layout's size, here known at compile time).
+        unsafe { self.data.as_ptr().cast::<T>().add(self.len).write(value) };
         self.len += 1;
     }
 

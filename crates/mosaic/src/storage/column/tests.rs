@@ -111,3 +111,41 @@ fn wrong_type_panics() {
     let mut column = Column::new(ColumnInfo::of::<u32>());
     column.push(1u64);
 }
+
+/// A typed view pushes, replaces and swap-removes like the checked methods, and every value is
+/// dropped exactly once (Miri also checks the moves).
+#[test]
+fn typed_view_owns_each_value_once() {
+    let drops = Arc::new(AtomicUsize::new(0));
+    let mut column = Column::new(ColumnInfo::of::<Counted>());
+    {
+        let mut typed = column.typed_mut::<Counted>();
+        for _ in 0..5 {
+            typed.push(Counted(Arc::clone(&drops)));
+        }
+        drop(typed.replace(1, Counted(Arc::clone(&drops))));
+        assert_eq!(drops.load(Relaxed), 1);
+        drop(typed.swap_remove(0)); // the last row moves to row 0
+        drop(typed.swap_remove(3)); // the last row itself
+        assert_eq!(drops.load(Relaxed), 3);
+    }
+    assert_eq!(column.len(), 3);
+    drop(column);
+    assert_eq!(drops.load(Relaxed), 6);
+}
+
+#[test]
+#[should_panic(expected = "column holds")]
+fn typed_view_of_the_wrong_type_panics() {
+    let mut column = Column::new(ColumnInfo::of::<u32>());
+    column.typed_mut::<u64>();
+}
+
+#[test]
+#[should_panic(expected = "out of bounds")]
+fn typed_swap_remove_past_the_end_panics() {
+    let mut column = Column::new(ColumnInfo::of::<u32>());
+    let mut typed = column.typed_mut::<u32>();
+    typed.push(1);
+    typed.swap_remove(1);
+}

@@ -91,6 +91,7 @@ impl PoolData {
 /// Source of pool uids.
 static NEXT_POOL_UID: AtomicU64 = AtomicU64::new(1);
 
+mod batch;
 mod lookup;
 mod rows;
 #[cfg(test)]
@@ -378,6 +379,34 @@ impl SparseSet {
             |data, row, value| data.column_mut().replace(row, value),
             |data, value| data.column_mut().push(value),
         )
+    }
+
+    /// Appends `value` for `entity`, which the pool does not hold (an entity just allocated):
+    /// [`SparseSet::insert`] without the search for a row to replace. O(1) amortised.
+    ///
+    /// One page lookup writes the entry; a pool that tracks changes takes the general path.
+    ///
+    /// # Panics
+    /// If `T` is not the pool's type, the pool is struct-of-arrays, or it would pass
+    /// `u32::MAX - 1` rows. Debug builds also check that the pool does not hold `entity`.
+    #[inline(always)]
+    #[track_caller]
+    pub fn push_new<T: 'static>(&mut self, entity: Entity, value: T) {
+        debug_assert!(!self.contains(entity), "push_new: the entity is already in the pool");
+        if self.changes.is_some() {
+            let old = self.insert(entity, value);
+            debug_assert!(old.is_none(), "push_new: the entity is already in the pool");
+            return;
+        }
+        let len = self.dense.len();
+        assert!(
+            len < u32::MAX as usize,
+            "sparse set row overflow: more than u32::MAX - 1 values in one pool"
+        );
+        self.data.column_mut().push(value);
+        self.dense.push(entity);
+        *self.sparse.entry_mut(entity.index()) = len as u32;
+        self.version += 1;
     }
 
     /// Appends `values` for `entities` (the same length, row by row), none of which the pool

@@ -168,3 +168,80 @@ fn index_order_follows_the_rows() {
     stale.insert(entity(4, 2), 0u8);
     assert!(!stale.index_order().sorted);
 }
+
+/// A batch insert does what `insert` row by row does: new rows pushed, present ones replaced
+/// (the old value dropped), refused rows skipped, and `added` told of the new entities only.
+#[test]
+fn insert_rows_matches_insert_row_by_row() {
+    let es: Vec<Entity> = (0..10).map(|i| entity(i * 3_000, 1)).collect();
+    let mut batch = SparseSet::new(StorageInfo::aos::<String>());
+    let mut single = SparseSet::new(StorageInfo::aos::<String>());
+    for &e in &es[..4] {
+        batch.insert(e, format!("old {}", e.index()));
+        single.insert(e, format!("old {}", e.index()));
+    }
+    let rows = || es.iter().map(|&e| (e, format!("new {}", e.index())));
+    let refused = |e: Entity| e.index() == 6_000 || e.index() == 15_000;
+    let mut added = Vec::new();
+    batch.insert_rows(rows(), |e| !refused(e), |e| added.push(e));
+    for (e, value) in rows() {
+        if !refused(e) {
+            single.insert(e, value);
+        }
+    }
+    batch.assert_invariants();
+    assert_eq!(batch.entities(), single.entities());
+    assert_eq!(batch.values::<String>(), single.values::<String>());
+    let expected: Vec<Entity> = es[4..].iter().copied().filter(|&e| !refused(e)).collect();
+    assert_eq!(added, expected);
+}
+
+/// A batch removal does what `remove` does per entity, passing over entities not in the pool
+/// (and stale handles of an index that is), and hands each removed value over once.
+#[test]
+fn remove_rows_matches_remove_one_by_one() {
+    let es: Vec<Entity> = (0..8).map(|i| entity(i * 5_000, 1)).collect();
+    let mut batch = SparseSet::new(StorageInfo::aos::<String>());
+    let mut single = SparseSet::new(StorageInfo::aos::<String>());
+    for &e in &es[..6] {
+        batch.insert(e, e.index().to_string());
+        single.insert(e, e.index().to_string());
+    }
+    let targets = [es[0], es[7], es[3], entity(es[2].index(), 2), es[5], es[0]];
+    let mut checked = 0;
+    let mut removed = Vec::new();
+    batch.remove_rows(targets.iter().copied(), |_| checked += 1, |e, value: String| removed.push((e, value)));
+    let expected: Vec<(Entity, String)> =
+        targets.iter().filter_map(|&e| single.remove::<String>(e).map(|v| (e, v))).collect();
+    batch.assert_invariants();
+    assert_eq!(checked, targets.len());
+    assert_eq!(removed, expected);
+    assert_eq!(batch.entities(), single.entities());
+    assert_eq!(batch.values::<String>(), single.values::<String>());
+}
+
+/// `push_new` appends as `insert` does for an entity the pool does not hold.
+#[test]
+fn push_new_appends_like_insert() {
+    let mut set = SparseSet::new(StorageInfo::aos::<String>());
+    set.push_new(entity(9_000, 1), "a".to_string());
+    set.push_new(entity(1, 1), "b".to_string());
+    set.assert_invariants();
+    assert_eq!(set.entities(), &[entity(9_000, 1), entity(1, 1)]);
+    assert_eq!(set.get::<String>(entity(1, 1)).map(String::as_str), Some("b"));
+}
+
+#[test]
+#[should_panic(expected = "column holds")]
+fn insert_rows_of_the_wrong_type_panics() {
+    let mut set = SparseSet::new(StorageInfo::aos::<u32>());
+    set.insert_rows([(entity(1, 1), 1u64)].into_iter(), |_| true, |_| {});
+}
+
+#[test]
+#[should_panic(expected = "column holds")]
+fn remove_rows_of_the_wrong_type_panics() {
+    let mut set = SparseSet::new(StorageInfo::aos::<u32>());
+    set.insert(entity(1, 1), 1u32);
+    set.remove_rows::<u64>([entity(1, 1)].into_iter(), |_| {}, |_, _| {});
+}
