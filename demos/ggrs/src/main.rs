@@ -123,19 +123,19 @@ fn main() -> ExitCode {
                 let report = match run_synctest(sim(), frames, usize::from(check_distance)) {
                     Ok(report) => report,
                     Err(error) => {
-                        eprintln!("mosaic-ggrs: sync test failed: {error}");
+                        arena::say!("mosaic-ggrs: sync test failed: {error}");
                         return ExitCode::FAILURE;
                     }
                 };
                 synced.push(report.elapsed);
                 if report.hash != expected {
-                    eprintln!(
+                    arena::say!(
                         "mosaic-ggrs: the sync test ended on hash {:#018x}, the plain run on {expected:#018x}",
                         report.hash
                     );
                     return ExitCode::FAILURE;
                 }
-                println!(
+                arena::print_line!(
                     "round: {} frames, {} rollbacks, {} frames advanced, hash {:#018x}: plain {:.1} ms, sync test {:.1} ms",
                     report.frames,
                     report.counts.loads,
@@ -147,7 +147,7 @@ fn main() -> ExitCode {
             }
             let (plain, synced) = (median(plain), median(synced));
             let fps = |d: Duration| f64::from(frames) / d.as_secs_f64();
-            println!(
+            arena::print_line!(
                 "{} entities at start, {frames} frames, check distance {check_distance}, medians of {rounds} rounds: plain {:.1} frames/s, sync test {:.1} frames/s ({:.2}x the time)",
                 Sim::new(&scene, seed, ExecutorKind::SingleThreaded).world().len(),
                 fps(plain),
@@ -171,7 +171,7 @@ fn main() -> ExitCode {
             match_secret,
         } => {
             let Some(secret) = match_secret.or_else(|| std::env::var(MATCH_SECRET_ENV).ok()) else {
-                eprintln!(
+                arena::say!(
                     "mosaic-ggrs: peer {player}: no match secret: give --match-secret or set \
                      {MATCH_SECRET_ENV} (the same random string on both peers, fresh for each match)"
                 );
@@ -180,7 +180,7 @@ fn main() -> ExitCode {
             let key = match SessionKey::from_match_secret(&secret) {
                 Ok(key) => key,
                 Err(error) => {
-                    eprintln!("mosaic-ggrs: peer {player}: --match-secret: {error}");
+                    arena::say!("mosaic-ggrs: peer {player}: --match-secret: {error}");
                     return ExitCode::FAILURE;
                 }
             };
@@ -199,7 +199,7 @@ fn main() -> ExitCode {
             let sim = Sim::new(&scene(Some(entities)), seed, ExecutorKind::SingleThreaded);
             match run_peer(sim, &options) {
                 Ok(report) => {
-                    println!(
+                    arena::print_line!(
                         "frame {} hash {:#018x} rollbacks {} advances {} seconds {:.2} {}",
                         report.frame,
                         report.hash,
@@ -211,7 +211,7 @@ fn main() -> ExitCode {
                     ExitCode::SUCCESS
                 }
                 Err(error) => {
-                    eprintln!("mosaic-ggrs: peer {player}: {error}");
+                    arena::say!("mosaic-ggrs: peer {player}: {error}");
                     ExitCode::FAILURE
                 }
             }

@@ -41,7 +41,7 @@ fn main() -> ExitCode {
     let pool = match rayon::ThreadPoolBuilder::new().num_threads(usize::from(args.threads)).build() {
         Ok(pool) => pool,
         Err(error) => {
-            eprintln!("arena-script: error: cannot start {} threads: {error}", args.threads);
+            arena::say!("arena-script: error: cannot start {} threads: {error}", args.threads);
             return ExitCode::from(2);
         }
     };
@@ -53,22 +53,22 @@ fn run(args: &Args) -> ExitCode {
         let rows = usize::try_from(args.entities).unwrap_or(usize::MAX);
         match bench::compare(rows, rounds.max(1)) {
             Ok(report) => {
-                println!("{report}");
+                arena::print_line!("{report}");
                 return ExitCode::SUCCESS;
             }
             Err(error) => {
-                eprintln!("arena-script: error: {error}");
+                arena::say!("arena-script: error: {error}");
                 return ExitCode::from(2);
             }
         }
     }
     let scene = Scene::bundled().scaled(args.entities);
     if let Err(error) = arena::validate::scene_size("--entities", args.entities, &scene) {
-        eprintln!("arena-script: error: {error}");
+        arena::say!("arena-script: error: {error}");
         return ExitCode::from(2);
     }
     let Some(path) = &args.script else {
-        eprintln!("arena-script: error: --script FILE is required");
+        arena::say!("arena-script: error: --script FILE is required");
         return ExitCode::from(2);
     };
     let file = path.display().to_string();
@@ -78,14 +78,14 @@ fn run(args: &Args) -> ExitCode {
     {
         Ok(source) => source,
         Err(reason) => {
-            eprintln!("arena-script: error: script `{file}`: {reason}");
+            arena::say!("arena-script: error: script `{file}`: {reason}");
             return ExitCode::from(2);
         }
     };
     let sim = match ScriptedSim::new(&scene, args.seed, ExecutorKind::Parallel, &file, &source) {
         Ok(sim) => sim,
         Err(error) => {
-            eprintln!("arena-script: error: {error}");
+            arena::say!("arena-script: error: {error}");
             return ExitCode::from(2);
         }
     };
@@ -93,11 +93,11 @@ fn run(args: &Args) -> ExitCode {
     let outcome = match sim.run(args.frames, args.rollback) {
         Ok(outcome) => outcome,
         Err(error) => {
-            eprintln!("arena-script: error: {error}");
+            arena::say!("arena-script: error: {error}");
             return ExitCode::from(2);
         }
     };
-    println!(
+    arena::print_line!(
         "{} frames, {} entities at the end, {} threads, rollback {}; script systems: {}",
         outcome.frames,
         outcome.entities,
@@ -106,15 +106,20 @@ fn run(args: &Args) -> ExitCode {
         systems.join(", ")
     );
     for (name, rows) in &outcome.rows {
-        println!("  {name}: {rows} rows");
+        arena::print_line!("  {name}: {rows} rows");
     }
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-    println!(
+    arena::print_line!(
         "time: arena systems {:.1} ms, script systems {:.1} ms",
         ms(outcome.rust_time),
         ms(outcome.script_time)
     );
     let c = outcome.checksums;
-    println!("checksum: {:016x} (arena {:016x}, script components {:016x})", c.combined, c.arena, c.script);
+    arena::print_line!(
+        "checksum: {:016x} (arena {:016x}, script components {:016x})",
+        c.combined,
+        c.arena,
+        c.script
+    );
     ExitCode::SUCCESS
 }

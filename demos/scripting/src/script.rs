@@ -101,8 +101,8 @@ fn engine() -> Engine {
         .set_max_map_size(256)
         .set_max_functions(256)
         .set_max_variables(256);
-    engine.on_print(|text| eprintln!("script: {text}"));
-    engine.on_debug(|text, _, position| eprintln!("script: {position:?}: {text}"));
+    engine.on_print(|text| arena::say!("script: {text}"));
+    engine.on_debug(|text, _, position| arena::say!("script: {position:?}: {text}"));
     engine.register_type_with_name::<Row>("Row");
     engine.register_get("entity", |row: &mut Row| row.entity.map_or(-1, |e| i64::from(e.index())));
     engine.register_indexer_get(|row: &mut Row, name: &str| row.get(None, name));
