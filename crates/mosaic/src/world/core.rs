@@ -1,10 +1,10 @@
-//! The `World` type and its per-entity operations.
+//! The `World` type and its per-entity operations (batches of one type: `world/batch.rs`).
 
 use std::any::TypeId;
 
 use rustc_hash::FxHashMap;
 
-use super::component_sets::{ComponentSets, EdgeMemo};
+use super::component_sets::ComponentSets;
 use super::deferred::Deferred;
 use super::group::Groups;
 use super::hooks::Hooks;
@@ -13,7 +13,7 @@ use super::required::Required;
 use super::row_events::{Ids, RowChange};
 use super::watches::Watches;
 use super::{ComponentError, Resources};
-use crate::component::{BatchSink, Bundle, Component, ComponentId, Components, MutableComponent};
+use crate::component::{Component, ComponentId, Components, MutableComponent};
 use crate::entity::{Entities, Entity, EntityError};
 use crate::storage::RowEvents;
 
@@ -506,114 +506,6 @@ impl World {
         old
     }
 
-    /// Adds or replaces bundle `B` on many entities: `rows` yields `(entity, bundle)`, a bundle
-    /// being a component or several (bevy's `insert_batch`). For one component type the type
-    /// lookup is done once, not per row, so this is the fast way to give a component to a known
-    /// set of entities; a bundle of several goes row by row as [`World::insert_bundle`]. Hooks,
-    /// watches and groups see each row as an insert. O(rows * components) amortised.
-    ///
-    /// # Panics
-    /// If an entity is not alive (stale, despawned, or of another world), after the rows before
-    /// it were inserted; the value is dropped. See [`World::insert`]. Also if `B` holds a type
-    /// twice.
-    ///
-    /// # Examples
-    /// ```
-    /// use mosaic::{Component, World};
-    ///
-    /// #[derive(Component)]
-    /// struct Frozen;
-    /// #[derive(Component)]
-    /// struct Chill(u32);
-    ///
-    /// let mut world = World::new();
-    /// let targets: Vec<_> = (0..3).map(|_| world.spawn_empty()).collect();
-    /// world.insert_batch(targets.iter().map(|&e| (e, (Frozen, Chill(5)))));
-    /// assert!(targets.iter().all(|&e| world.contains::<Frozen>(e) && world.contains::<Chill>(e)));
-    /// ```
-    #[track_caller]
-    pub fn insert_batch<B: Bundle>(&mut self, rows: impl IntoIterator<Item = (Entity, B)>) {
-        /// Both paths, panicking on a dead entity.
-        struct Panicking<'a>(&'a mut World);
-        impl BatchSink for Panicking<'_> {
-            #[track_caller]
-            fn component<T: Component>(&mut self, rows: impl Iterator<Item = (Entity, T)>) {
-                self.0.insert_rows(rows, |entity, error| {
-                    panic!("cannot insert `{}` on {entity}: {error}", std::any::type_name::<T>())
-                });
-            }
-            #[track_caller]
-            fn bundle<B: Bundle>(&mut self, rows: impl Iterator<Item = (Entity, B)>) {
-                for (entity, bundle) in rows {
-                    self.0.insert_bundle(entity, bundle);
-                }
-            }
-        }
-        B::insert_batch(&mut Panicking(self), rows.into_iter());
-    }
-
-    /// [`World::insert_batch`], calling `on_dead(entity, error)` (and dropping the value) for a
-    /// row whose entity is not alive.
-    pub(crate) fn insert_rows<T: Component>(
-        &mut self,
-        rows: impl IntoIterator<Item = (Entity, T)>,
-        mut on_dead: impl FnMut(Entity, EntityError),
-    ) {
-        self.flush();
-        let rows = rows.into_iter();
-        let id = self.components.register::<T>();
-        self.settle_registrations();
-        self.components.pool_mut(id).reserve(rows.size_hint().0);
-        let events = self.components.pool(id).row_events();
-        if events.contains(RowEvents::PER_ROW) {
-            for (entity, value) in rows {
-                if let Err(error) = self.check_alive(entity) {
-                    on_dead(entity, error);
-                    continue;
-                }
-                self.insert_row(id, entity, value);
-            }
-            return;
-        }
-        // No subscriber can appear during the loop (no callback runs: the iterator and the
-        // replaced values' drops have no access to the world), so the pool is found once.
-        if events.is_empty() {
-            let World { components, entities, component_sets, .. } = self;
-            let mut memo = EdgeMemo::new();
-            T::insert_rows(
-                components.pool_mut(id),
-                rows,
-                |entity| match entities.check(entity) {
-                    Ok(()) => true,
-                    Err(error) => {
-                        on_dead(entity, error);
-                        false
-                    }
-                },
-                |entity| component_sets.step(entity.index(), id, true, &mut memo),
-            );
-            return;
-        }
-        // The subscribers all take batches (value indexes): they hear of the rows once, after.
-        let mut written = Vec::new();
-        let World { components, entities, component_sets, indexes, .. } = self;
-        // A dead entity panics through `on_dead` mid-loop: the batch listeners are then told
-        // nothing, so they are marked stale (rebuilt on next use) instead of left behind.
-        let indexes = super::index::InvalidateOnUnwind::new(indexes);
-        let pool = components.pool_mut(id);
-        for (entity, value) in rows {
-            if let Err(error) = entities.check(entity) {
-                on_dead(entity, error);
-                continue;
-            }
-            if T::insert(pool, entity, value).is_none() {
-                component_sets.add(entity.index(), id);
-            }
-            written.push(entity);
-        }
-        indexes.into_inner().note_rows(components.pool(id), id, &written);
-    }
-
     /// Removes live `entity`'s `T` (component `id`) and returns it, or `None` if it has none:
     /// the row primitive every single removal goes through. The plain path when `T`'s pool has
     /// no subscriber for removals.
@@ -640,95 +532,6 @@ impl World {
         self.component_sets.remove(entity.index(), id);
         self.emit_after(&change);
         Some(value)
-    }
-
-    /// Removes `T` from many entities and drops the values; returns how many had one. The type
-    /// lookup is done once, not per entity, so this is the fast way to take a component off a
-    /// known set of entities (the removing twin of [`World::insert_batch`]). Entities without a
-    /// `T` are passed over. Hooks, watches and groups see each removal as a [`World::remove`].
-    /// O(entities), each removal as [`World::remove`].
-    ///
-    /// # Panics
-    /// If an entity is not alive (stale, despawned, or of another world), after the entities
-    /// before it lost their `T`. See [`World::remove`].
-    ///
-    /// # Examples
-    /// ```
-    /// use mosaic::{Component, World};
-    ///
-    /// #[derive(Component)]
-    /// struct Stunned;
-    ///
-    /// let mut world = World::new();
-    /// let stunned = world.spawn_batch((0..3).map(|_| Stunned));
-    /// let calm = world.spawn_empty();
-    /// assert_eq!(world.remove_batch::<Stunned>(stunned.iter().copied().chain([calm])), 3);
-    /// assert!(stunned.iter().all(|&e| !world.contains::<Stunned>(e)));
-    /// ```
-    #[track_caller]
-    pub fn remove_batch<T: Component>(&mut self, entities: impl IntoIterator<Item = Entity>) -> usize {
-        self.flush();
-        let dead = |entity: Entity, error: EntityError| -> ! {
-            panic!("cannot remove `{}` from {entity}: {error}", std::any::type_name::<T>())
-        };
-        let id = self.components.id::<T>();
-        let mut removed = 0;
-        if let Some(id) = id
-            && !self.components.pool(id).row_events().contains(RowEvents::REMOVE)
-        {
-            // As in `insert_rows`: nothing that runs in the loop can add a subscriber (a removed
-            // value's drop has no access to the world), so the pool is found once.
-            let World { components, entities: alive, component_sets, .. } = self;
-            let mut memo = EdgeMemo::new();
-            T::remove_rows(
-                components.pool_mut(id),
-                entities.into_iter(),
-                |entity| {
-                    if let Err(error) = alive.check(entity) {
-                        dead(entity, error);
-                    }
-                },
-                |entity, value| {
-                    component_sets.step(entity.index(), id, false, &mut memo);
-                    removed += 1;
-                    drop(value);
-                },
-            );
-            return removed;
-        }
-        if let Some(id) = id
-            && !self.components.pool(id).row_events().contains(RowEvents::PER_ROW)
-        {
-            // Every subscriber takes batches (value indexes): the plain loop, then the removed
-            // rows handed to them once.
-            let mut gone = Vec::new();
-            let World { components, entities: alive, component_sets, indexes, .. } = self;
-            // As in `insert_rows`: a panic mid-loop marks the batch listeners stale.
-            let indexes = super::index::InvalidateOnUnwind::new(indexes);
-            let pool = components.pool_mut(id);
-            for entity in entities {
-                if let Err(error) = alive.check(entity) {
-                    dead(entity, error);
-                }
-                if let Some(value) = T::remove(pool, entity) {
-                    component_sets.remove(entity.index(), id);
-                    removed += 1;
-                    gone.push(entity);
-                    drop(value);
-                }
-            }
-            indexes.into_inner().note_rows(components.pool(id), id, &gone);
-            return removed;
-        }
-        for entity in entities {
-            if let Err(error) = self.check_alive(entity) {
-                dead(entity, error);
-            }
-            if let Some(id) = id {
-                removed += usize::from(self.remove_row::<T>(id, entity).is_some());
-            }
-        }
-        removed
     }
 
     /// `entity`'s `T`: `&T`, or the generated `TRef` view for a struct-of-arrays component. O(1).

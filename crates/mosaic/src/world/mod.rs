@@ -1,5 +1,6 @@
 //! The [`World`]: entities, their components, resources, and the command buffer.
 
+mod batch;
 mod chunk_commands;
 mod column_batch;
 mod command_buffer;
