@@ -14,7 +14,8 @@
 //!
 //! The table gives each way's median over the rounds and its ratio to `boxed` (the issue's
 //! targets: `trigger` at most 3x, `propagate8` at most 8x that). Run:
-//! `cargo bench -p mosaic-ecs --bench observers` (`-- --rounds N`, default 21).
+//! `cargo bench -p mosaic-ecs --bench observers` (`-- --rounds N`, default 21; `--only WAY`
+//! times one way and prints nothing, for a profiler such as callgrind).
 #![allow(missing_docs, reason = "a benchmark binary")]
 
 mod common;
@@ -42,6 +43,9 @@ const TRIGGERS: u64 = 100_000;
 
 fn main() {
     let rounds: usize = arg("--rounds").and_then(|r| r.parse().ok()).unwrap_or(21);
+    // `--only NAME` times one way (for profilers); the others still run their setup.
+    let only = arg("--only");
+    let runs = |name: &str| only.as_deref().is_none_or(|only| only == name);
 
     let mut counter = 0u64;
     let mut boxed: Vec<Handler> = vec![Box::new(|total: &mut u64, v: u64| *total += v)];
@@ -70,38 +74,53 @@ fn main() {
     let (mut t_boxed, mut t_world, mut t_trigger, mut t_propagate) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..rounds {
-        let start = Instant::now();
-        for i in 0..TRIGGERS {
-            for f in boxed.iter_mut() {
-                f(&mut counter, black_box(i));
+        if runs("boxed") {
+            let start = Instant::now();
+            for i in 0..TRIGGERS {
+                for f in boxed.iter_mut() {
+                    f(&mut counter, black_box(i));
+                }
             }
+            t_boxed.push(start.elapsed());
         }
-        t_boxed.push(start.elapsed());
 
-        let start = Instant::now();
-        for i in 0..TRIGGERS {
-            for f in handlers.iter_mut() {
-                f(&mut by_hand, black_box(by_hand_target), black_box(i));
+        if runs("boxed_world") {
+            let start = Instant::now();
+            for i in 0..TRIGGERS {
+                for f in handlers.iter_mut() {
+                    f(&mut by_hand, black_box(by_hand_target), black_box(i));
+                }
             }
+            t_world.push(start.elapsed());
         }
-        t_world.push(start.elapsed());
 
-        let start = Instant::now();
-        for i in 0..TRIGGERS {
-            world.trigger_targets(Hit(black_box(i)), target);
+        if runs("trigger") {
+            let start = Instant::now();
+            for i in 0..TRIGGERS {
+                world.trigger_targets(Hit(black_box(i)), target);
+            }
+            t_trigger.push(start.elapsed());
         }
-        t_trigger.push(start.elapsed());
 
-        let start = Instant::now();
-        for i in 0..TRIGGERS {
-            chain.trigger_targets(Bubble(black_box(i)), leaf);
+        if runs("propagate8") {
+            let start = Instant::now();
+            for i in 0..TRIGGERS {
+                chain.trigger_targets(Bubble(black_box(i)), leaf);
+            }
+            t_propagate.push(start.elapsed());
         }
-        t_propagate.push(start.elapsed());
     }
     black_box(counter);
-    assert_eq!(*world.resource::<u64>(), (0..TRIGGERS).sum::<u64>() * rounds as u64);
-    assert_eq!(*chain.resource::<u64>(), 8 * (0..TRIGGERS).sum::<u64>() * rounds as u64);
+    if runs("trigger") {
+        assert_eq!(*world.resource::<u64>(), (0..TRIGGERS).sum::<u64>() * rounds as u64);
+    }
+    if runs("propagate8") {
+        assert_eq!(*chain.resource::<u64>(), 8 * (0..TRIGGERS).sum::<u64>() * rounds as u64);
+    }
 
+    if only.is_some() {
+        return;
+    }
     let boxed = median(&mut t_boxed);
     let per = |d: Duration| d.as_secs_f64() * 1e9 / TRIGGERS as f64;
     println!("| way | ns per trigger (median of {rounds} rounds) | / boxed |");

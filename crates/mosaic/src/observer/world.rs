@@ -51,35 +51,35 @@ pub struct Observed;
 /// The entities a trigger is at: one [`Entity`], or a list (array, slice, `Vec`).
 pub trait TriggerTargets {
     /// Calls `f` for each target, in order.
-    fn for_each_target(&self, f: &mut dyn FnMut(Entity));
+    fn for_each_target(&self, f: impl FnMut(Entity));
 }
 
 impl TriggerTargets for Entity {
-    fn for_each_target(&self, f: &mut dyn FnMut(Entity)) {
+    fn for_each_target(&self, mut f: impl FnMut(Entity)) {
         f(*self)
     }
 }
 
 impl TriggerTargets for [Entity] {
-    fn for_each_target(&self, f: &mut dyn FnMut(Entity)) {
+    fn for_each_target(&self, f: impl FnMut(Entity)) {
         self.iter().copied().for_each(f)
     }
 }
 
 impl<const N: usize> TriggerTargets for [Entity; N] {
-    fn for_each_target(&self, f: &mut dyn FnMut(Entity)) {
+    fn for_each_target(&self, f: impl FnMut(Entity)) {
         self.iter().copied().for_each(f)
     }
 }
 
 impl TriggerTargets for Vec<Entity> {
-    fn for_each_target(&self, f: &mut dyn FnMut(Entity)) {
+    fn for_each_target(&self, f: impl FnMut(Entity)) {
         self.iter().copied().for_each(f)
     }
 }
 
 impl<T: TriggerTargets + ?Sized> TriggerTargets for &T {
-    fn for_each_target(&self, f: &mut dyn FnMut(Entity)) {
+    fn for_each_target(&self, f: impl FnMut(Entity)) {
         (**self).for_each_target(f)
     }
 }
@@ -274,7 +274,7 @@ impl World {
     /// world.trigger_targets(Bubble(Vec::new()), leaf);
     /// ```
     pub fn trigger_targets<E: Event>(&mut self, mut event: E, targets: impl TriggerTargets) {
-        targets.for_each_target(&mut |target| {
+        targets.for_each_target(|target| {
             self.trigger_erased(TypeId::of::<E>(), &mut event, Some(target), E::AUTO_PROPAGATE, E::traverse);
         });
     }

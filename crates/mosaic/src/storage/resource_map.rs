@@ -128,7 +128,20 @@ impl ResourceMap {
 
     #[inline]
     fn cell<R: Send + Sync + 'static>(&self) -> Option<&ResourceCell<R>> {
-        self.map.get(&TypeId::of::<R>())?.cell.downcast_ref()
+        Some(Self::typed(self.map.get(&TypeId::of::<R>())?))
+    }
+
+    /// The cell of `slot`, found under `TypeId::of::<R>()`, as the `ResourceCell<R>` it is,
+    /// without asking the value's vtable for its type again (a dynamic call per resource fetch).
+    #[inline]
+    fn typed<R: Send + Sync + 'static>(slot: &Slot) -> &ResourceCell<R> {
+        debug_assert!(slot.cell.is::<ResourceCell<R>>(), "resource stored under its own TypeId");
+        let cell: *const (dyn Any + Send + Sync) = &*slot.cell;
+        // SAFETY: the map's one writer, `insert_with_ticks`, stores a `ResourceCell<R>` under
+        // `TypeId::of::<R>()` and nothing else under it; the caller found `slot` under that key,
+        // so the value behind the (thin part of the) pointer is a `ResourceCell<R>`, borrowed
+        // shared for as long as `slot` is.
+        unsafe { &*cell.cast::<ResourceCell<R>>() }
     }
 
     /// The value of type `R`.
@@ -144,8 +157,10 @@ impl ResourceMap {
     /// The value of type `R`, mutably.
     #[inline]
     pub fn get_mut<R: Send + Sync + 'static>(&mut self) -> Option<&mut R> {
-        let cell: &mut ResourceCell<R> = self.map.get_mut(&TypeId::of::<R>())?.cell.downcast_mut()?;
-        Some(cell.0.get_mut())
+        let cell = Self::typed::<R>(self.map.get_mut(&TypeId::of::<R>())?);
+        // SAFETY: `&mut self` excludes every other reference to the map's values, so this is
+        // the only reference to the value for the returned lifetime.
+        Some(unsafe { &mut *cell.0.get() })
     }
 
     /// The value of type `R`, mutably, through a shared borrow of the map.
@@ -167,7 +182,7 @@ impl ResourceMap {
     #[inline]
     pub fn get_with_ticks<R: Send + Sync + 'static>(&self) -> Option<(&R, &ResourceTicks)> {
         let slot = self.map.get(&TypeId::of::<R>())?;
-        let cell: &ResourceCell<R> = slot.cell.downcast_ref()?;
+        let cell = Self::typed::<R>(slot);
         // SAFETY: as in `get`: a `&mut` to this value exists only through `get_mut` (excluded by
         // our `&self`) or `get_mut_unchecked` / `get_mut_with_ticks_unchecked`, whose callers
         // promise no other reference is alive meanwhile.
@@ -186,7 +201,7 @@ impl ResourceMap {
         &self,
     ) -> Option<(&mut R, &ResourceTicks)> {
         let slot = self.map.get(&TypeId::of::<R>())?;
-        let cell: &ResourceCell<R> = slot.cell.downcast_ref()?;
+        let cell = Self::typed::<R>(slot);
         // SAFETY: the value lives in an `UnsafeCell`, and the caller guarantees this is the only
         // reference to it for the returned lifetime.
         Some((unsafe { &mut *cell.0.get() }, &slot.ticks))

@@ -23,7 +23,7 @@ use super::World;
 use super::row_events::{RowChange, RowSubscriber};
 use crate::component::ComponentId;
 use crate::entity::Entity;
-use crate::storage::{RowEvents, Tick};
+use crate::storage::{RowEvents, SparseArray, Tick};
 
 /// The lifecycle events an observer can watch a component for, in the order a change fires them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -104,8 +104,60 @@ struct Slot {
 struct CustomEntry {
     /// Observers of every target and of global triggers, in registration order.
     global: Vec<u32>,
-    /// Observers of one target entity, in registration order.
-    by_target: FxHashMap<Entity, SmallVec<[u32; 2]>>,
+    /// Target entity index -> the index in `lists` of its observers: a trigger finds them with
+    /// one paged-array read per level (no hashing), then walks the list by position.
+    by_target: SparseArray,
+    /// Per observed entity: the entity (its generation checked on lookup) and its observers,
+    /// in registration order; entries with an empty list are free (`free`).
+    lists: Vec<(Entity, SmallVec<[u32; 2]>)>,
+    /// Indices of free entries in `lists`, reused by the next target.
+    free: Vec<u32>,
+}
+
+impl CustomEntry {
+    /// Adds observer `slot` to the observers of `target`. O(1) amortised.
+    fn watch(&mut self, target: Entity, slot: u32) {
+        let list = match self.list_of(target) {
+            Some(list) => list,
+            None => {
+                let list = match self.free.pop() {
+                    Some(list) => {
+                        self.lists[list as usize].0 = target;
+                        list
+                    }
+                    None => {
+                        self.lists.push((target, SmallVec::new()));
+                        u32::try_from(self.lists.len() - 1).expect("more than 2^32 observed entities")
+                    }
+                };
+                self.by_target.insert(target.index(), list);
+                list
+            }
+        };
+        self.lists[list as usize].1.push(slot);
+    }
+
+    /// Removes observer `slot` from the observers of `target` (all of them when `slot` is
+    /// `None`). O(observers of `target`).
+    fn unwatch(&mut self, target: Entity, slot: Option<u32>) {
+        let Some(list) = self.list_of(target) else { return };
+        let observers = &mut self.lists[list as usize].1;
+        match slot {
+            Some(slot) => observers.retain(|&mut s| s != slot),
+            None => observers.clear(),
+        }
+        if observers.is_empty() {
+            self.by_target.remove(target.index());
+            self.free.push(list);
+        }
+    }
+
+    /// The index in `lists` of `target`'s observers. O(1): one paged-array read.
+    #[inline]
+    fn list_of(&self, target: Entity) -> Option<u32> {
+        let list = self.by_target.get(target.index())?;
+        (self.lists[list as usize].0 == target).then_some(list)
+    }
 }
 
 /// Every observer of a world (a world part: registrations, not simulation state; rollback checks
@@ -120,6 +172,9 @@ pub(crate) struct Observers {
     by_entity: FxHashMap<Entity, u32>,
     /// Custom event type -> its index in `events`.
     custom: FxHashMap<TypeId, usize>,
+    /// The event type triggered last and its index in `events`: a program triggering one type
+    /// in a loop skips the hash lookup. (`events` only grows, so the index stays right.)
+    last_custom: Option<(TypeId, usize)>,
     /// The observers of each custom event type seen (by the index `custom` gives).
     events: Vec<CustomEntry>,
     /// Per component id, per [`Lifecycle`] kind (as `usize`): the observers, in registration order.
@@ -238,7 +293,7 @@ impl RowSubscriber for Observers {
                 } else if let ObserverKey::Custom(event) = entry.key
                     && let Some(&index) = world.observers.custom.get(&event)
                 {
-                    world.observers.events[index].by_target.remove(&change.entity);
+                    world.observers.events[index].unwatch(change.entity, None);
                 }
             }
         }
@@ -281,7 +336,7 @@ impl World {
                     entry.global.push(slot);
                 } else {
                     for &target in &watched {
-                        entry.by_target.entry(target).or_default().push(slot);
+                        entry.watch(target, slot);
                     }
                 }
             }
@@ -331,13 +386,8 @@ impl World {
                 if let Some(&index) = observers.custom.get(&event) {
                     let custom = &mut observers.events[index];
                     custom.global.retain(|&s| s != slot);
-                    for target in &entry.watched {
-                        if let Some(list) = custom.by_target.get_mut(target) {
-                            list.retain(|&mut s| s != slot);
-                            if list.is_empty() {
-                                custom.by_target.remove(target);
-                            }
-                        }
+                    for &target in &entry.watched {
+                        custom.unwatch(target, Some(slot));
                     }
                 }
             }
@@ -449,67 +499,58 @@ impl World {
         auto_propagate: bool,
         traverse: fn(&World, Entity) -> Option<Entity>,
     ) {
-        let Some(&index) = self.observers.custom.get(&event_type) else { return };
+        let index = match self.observers.last_custom {
+            Some((last, index)) if last == event_type => index,
+            _ => {
+                let Some(&index) = self.observers.custom.get(&event_type) else { return };
+                self.observers.last_custom = Some((event_type, index));
+                index
+            }
+        };
         // One tick for the whole trigger: every observer it runs stamps its writes with it.
         let this_run = self.components.clock().advance_exclusive();
-        let mut at = target;
+        // One context for the whole trigger: each level moves its target and resets its flag.
+        let mut trigger = TriggerContext {
+            event,
+            target,
+            original: target,
+            component: None,
+            observer: None,
+            propagate: auto_propagate,
+            this_run,
+        };
         // A traversal that loops (a relation cycle) stops after this many levels.
         let mut levels = 0u32;
         loop {
-            let mut propagate = auto_propagate;
+            trigger.propagate = auto_propagate;
             // The lists cannot change while observers run (they see the world shared and defer
-            // their changes to the end of the trigger), so they are walked by position.
-            let global = self.observers.events[index].global.len();
+            // their changes to the end of the trigger), so they are walked by position: the
+            // global observers, then those of the entity (found by one hash lookup, skipped when
+            // the event type has no observer of one entity).
+            let entry = &self.observers.events[index];
+            let global = entry.global.len();
+            let list = trigger.target.and_then(|entity| entry.list_of(entity));
             for at_slot in 0..global {
                 let slot = self.observers.events[index].global[at_slot];
-                propagate = self.run_custom_observer(slot, event, at, target, propagate, this_run);
+                self.run_observer(slot, &mut trigger);
             }
-            if let Some(entity) = at {
-                // Walked by position like `global`, looking the list up again per observer (one
-                // hash lookup each; an entity rarely has more than one observer of a type).
+            if let Some(list) = list {
                 let mut at_slot = 0;
-                while let Some(&slot) =
-                    self.observers.events[index].by_target.get(&entity).and_then(|list| list.get(at_slot))
-                {
-                    propagate = self.run_custom_observer(slot, event, at, target, propagate, this_run);
+                while let Some(&slot) = self.observers.events[index].lists[list as usize].1.get(at_slot) {
+                    self.run_observer(slot, &mut trigger);
                     at_slot += 1;
                 }
             }
             levels += 1;
-            let next = match at {
-                Some(entity) if propagate && levels < 1 << 16 => traverse(self, entity),
+            let next = match trigger.target {
+                Some(entity) if trigger.propagate && levels < 1 << 16 => traverse(self, entity),
                 _ => None,
             };
             match next {
-                Some(next) => at = Some(next),
+                Some(next) => trigger.target = Some(next),
                 None => break,
             }
         }
         self.flush_deferred();
-    }
-
-    /// Runs observer `slot` for custom `event` at `at`; returns whether the event propagates
-    /// after this level as the observer left it.
-    #[inline]
-    fn run_custom_observer(
-        &mut self,
-        slot: u32,
-        event: &mut dyn Any,
-        at: Option<Entity>,
-        original: Option<Entity>,
-        propagate: bool,
-        this_run: Tick,
-    ) -> bool {
-        let mut trigger = TriggerContext {
-            event,
-            target: at,
-            original,
-            component: None,
-            observer: None,
-            propagate,
-            this_run,
-        };
-        self.run_observer(slot, &mut trigger);
-        trigger.propagate
     }
 }

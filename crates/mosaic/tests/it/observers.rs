@@ -391,3 +391,29 @@ fn observers_added_through_entity_mut_and_commands() {
     world.trigger_targets(EventA, e);
     assert_eq!(*world.resource::<u32>(), 111);
 }
+
+#[test]
+fn an_entity_reusing_a_despawned_index_does_not_inherit_its_observers() {
+    let mut world = World::new();
+    world.insert_resource(0u32);
+    let old = world.spawn_empty();
+    world.observe(old, |_: On<EventA>, mut n: ResMut<u32>| *n += 1);
+    let kept = world.spawn_empty();
+    world.observe(kept, |_: On<EventA>, mut n: ResMut<u32>| *n += 10);
+    world.despawn(old);
+    // The freed indices (`old`'s and its observer's) are reused in some order.
+    let new = (0..2).map(|_| world.spawn_empty()).find(|e| e.index() == old.index());
+    let new = new.expect("the test needs `old`'s index reused");
+    world.trigger_targets(EventA, [new, old, kept]);
+    assert_eq!(*world.resource::<u32>(), 10, "only `kept`'s observer runs");
+    // A second observer of `kept` of another type, triggered alternately with the first type.
+    world.observe(kept, |d: On<Damage>, mut n: ResMut<u32>| *n += 100 * d.0 as u32);
+    for _ in 0..2 {
+        world.trigger_targets(Damage(1), kept);
+        world.trigger_targets(EventA, kept);
+    }
+    assert_eq!(*world.resource::<u32>(), 230);
+    world.observe(new, |_: On<EventA>, mut n: ResMut<u32>| *n += 1000);
+    world.trigger_targets(EventA, new);
+    assert_eq!(*world.resource::<u32>(), 1230);
+}
