@@ -314,17 +314,11 @@ impl ChangeTracker {
         self.for_each_changed(ticks, lookup, |_, entity| out.push(entity));
     }
 
-    /// [`ChangeTracker::changed_since`] giving rows instead of entities: appends to `out` the
-    /// row of each entity whose latest change is newer than `ticks.last_run`, once, in the order
+    /// [`ChangeTracker::changed_since`] giving rows instead of entities: calls `f(row, entity)`
+    /// for each entity whose latest change is newer than `ticks.last_run`, once, in the order
     /// of those changes. The rows are the pool's as it is now. O(log n + entries since).
-    pub fn changed_rows_since(&self, ticks: Ticks, lookup: RowLookup<'_>, out: &mut Vec<usize>) {
-        self.for_each_changed(ticks, lookup, |row, _| out.push(row));
-    }
-
-    /// Calls `f(row, entity)` for each entity whose latest change is newer than
-    /// `ticks.last_run`, once, in the order of those changes.
     #[inline]
-    fn for_each_changed(&self, ticks: Ticks, lookup: RowLookup<'_>, mut f: impl FnMut(usize, Entity)) {
+    pub fn for_each_changed(&self, ticks: Ticks, lookup: RowLookup<'_>, mut f: impl FnMut(usize, Entity)) {
         let log = self.lock_settled(lookup);
         let start = log.partition_point(|e| !ticks.is_newer(e.tick));
         for (index, entry) in log.iter().enumerate().skip(start) {

@@ -66,8 +66,6 @@ struct KeyedIndex<T, K> {
     /// order (an entity may appear more than once). Bounded: past the rows a rebuild would
     /// read, the index goes stale instead (see `ErasedIndex::note`).
     pending: Vec<Entity>,
-    /// The rows changed since the last catch-up (reused buffer).
-    scratch: Vec<usize>,
 }
 
 impl<T: AosComponent, K: Eq + Hash + Clone + Send + Sync + 'static> KeyedIndex<T, K> {
@@ -121,13 +119,12 @@ impl<T: AosComponent, K: Eq + Hash + Clone + Send + Sync + 'static> ErasedIndex 
         // Writes stamped at the tick of the last catch-up may have come after it: that tick is
         // walked again (its entries refile nothing when the key did not change).
         let since = Tick::new(self.caught.get().wrapping_sub(1) & clock.mask());
-        self.scratch.clear();
-        changes.changed_rows_since(clock.ticks(since, now), pool.lookup(), &mut self.scratch);
         // Rows of the pool as it is now: read in place, no lookup per entity.
-        let (entities, values) = (pool.entities(), pool.values::<T>());
-        for &row in &self.scratch {
-            self.map.file(entities[row], (self.key)(&values[row]));
-        }
+        let values = pool.values::<T>();
+        let (map, key) = (&mut self.map, self.key);
+        changes.for_each_changed(clock.ticks(since, now), pool.lookup(), |row, entity| {
+            map.file(entity, key(&values[row]));
+        });
         self.caught = now;
     }
 
@@ -348,7 +345,6 @@ impl World {
             caught: self.components.clock().now(),
             stale: false,
             pending: Vec::new(),
-            scratch: Vec::new(),
         };
         index.rebuild(self.components.pool(id));
         let cell = IndexCell { key: TypeId::of::<K>(), index: UnsafeCell::new(Box::new(index)) };
