@@ -7,7 +7,7 @@ use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::storage::RowEvents;
 use crate::world::World;
-use crate::world::row_events::{RowChange, RowSubscriber};
+use crate::world::row_events::{Needs, RowChange, RowSubscriber, WorldUse};
 
 /// Dirty entries past which marking stops and the next ordering pass sorts the whole pool: keeps
 /// the list bounded when nothing orders the pool for a long time.
@@ -232,6 +232,8 @@ fn detach_all(world: &mut World, entity: Entity) {
 }
 
 impl RowSubscriber for HierarchyState {
+    const NEEDS: Needs = Needs { name: "hierarchy", old_value: true, world: WorldUse::RowOnly, batch: false };
+
     fn events(world: &World, id: ComponentId) -> RowEvents {
         if world.hierarchy_state().relationship == Some(id) {
             RowEvents::ADD | RowEvents::REPLACE | RowEvents::REMOVE

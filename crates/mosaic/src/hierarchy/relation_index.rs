@@ -12,7 +12,7 @@ use super::relation::Cleanup;
 use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::storage::{RowEvents, SparseSet};
-use crate::world::row_events::{RowChange, RowSubscriber};
+use crate::world::row_events::{Needs, RowChange, RowSubscriber, WorldUse};
 use crate::world::{CommandBuffer, World};
 
 /// Every one-target relation kind a world has set up, and each one's target index. A field of
@@ -139,6 +139,9 @@ fn link(world: &mut World, k: usize, source: Entity) {
 }
 
 impl RowSubscriber for RelationIndex {
+    const NEEDS: Needs =
+        Needs { name: "one-target relations", old_value: true, world: WorldUse::Deferred, batch: false };
+
     fn events(world: &World, id: ComponentId) -> RowEvents {
         let index = world.relation_index();
         if index.kind_of(id).is_some() {

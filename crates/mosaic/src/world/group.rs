@@ -3,7 +3,7 @@
 use smallvec::SmallVec;
 
 use super::World;
-use super::row_events::{RowChange, RowSubscriber};
+use super::row_events::{Needs, RowChange, RowSubscriber, WorldUse};
 use crate::component::{Bundle, ComponentId};
 use crate::entity::Entity;
 use crate::storage::RowEvents;
@@ -98,6 +98,9 @@ impl Groups {
 /// owned component it lacked, and leaves before a change takes one away, so every owned pool's
 /// swap-remove happens outside the packed range.
 impl RowSubscriber for Groups {
+    const NEEDS: Needs =
+        Needs { name: "owning groups", old_value: false, world: WorldUse::RowOnly, batch: false };
+
     fn events(world: &World, id: ComponentId) -> RowEvents {
         if world.groups.chain(id).is_empty() { RowEvents::NONE } else { RowEvents::ADD | RowEvents::REMOVE }
     }

@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use super::row_events::{RowChange, RowSubscriber};
+use super::row_events::{Needs, RowChange, RowSubscriber, WorldUse};
 use super::{CommandBuffer, World};
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
@@ -126,6 +126,8 @@ impl Hooks {
 }
 
 impl RowSubscriber for Hooks {
+    const NEEDS: Needs = Needs { name: "hooks", old_value: true, world: WorldUse::Deferred, batch: false };
+
     fn events(world: &World, id: ComponentId) -> RowEvents {
         world.hooks.of.get(id.index()).map_or(RowEvents::NONE, ComponentHooks::events)
     }

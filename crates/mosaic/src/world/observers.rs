@@ -20,7 +20,7 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use super::World;
-use super::row_events::{RowChange, RowSubscriber};
+use super::row_events::{Needs, RowChange, RowSubscriber, WorldUse};
 use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::storage::{RowEvents, SparseArray, Tick};
@@ -215,6 +215,9 @@ impl Observers {
 }
 
 impl RowSubscriber for Observers {
+    const NEEDS: Needs =
+        Needs { name: "observers", old_value: true, world: WorldUse::Deferred, batch: false };
+
     fn events(world: &World, id: ComponentId) -> RowEvents {
         let observers = &world.observers;
         let mut events = RowEvents::NONE;

@@ -14,7 +14,7 @@ use std::any::TypeId;
 use std::sync::Arc;
 
 use super::World;
-use super::row_events::{RowChange, RowSubscriber};
+use super::row_events::{Needs, RowChange, RowSubscriber, WorldUse};
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::storage::RowEvents;
@@ -147,6 +147,9 @@ impl Required {
 }
 
 impl RowSubscriber for Required {
+    const NEEDS: Needs =
+        Needs { name: "required components", old_value: false, world: WorldUse::Exclusive, batch: false };
+
     fn events(world: &World, id: ComponentId) -> RowEvents {
         if world.required.of(id).is_empty() { RowEvents::NONE } else { RowEvents::ADD }
     }

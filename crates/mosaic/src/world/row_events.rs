@@ -95,12 +95,46 @@ impl<'a> RowChange<'a> {
     }
 }
 
+/// What a listener does with the world when a row changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WorldUse {
+    /// Only the row: the entity and component ids, and the listener's own state (it may move
+    /// rows, as groups do).
+    RowOnly,
+    /// Runs user code with the world shared, which queues structural changes as commands,
+    /// applied once the operation is complete.
+    Deferred,
+    /// Changes the world itself through `&mut World` (required components insert what is
+    /// missing).
+    Exclusive,
+}
+
+/// What a listener declares it needs of a row change (issue 39's lifecycle layer, after EnTT's
+/// per-storage signals): read by [`World::refresh_row_events`] (a listener that takes batches
+/// does not make its pools per-row) and checked against the table in `docs/design.md` by a test,
+/// so the table says what the code does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Needs {
+    /// The listener's row in the design table (the start of its first cell).
+    pub(crate) name: &'static str,
+    /// It reads old values: it runs before the rows change, with the value readable.
+    pub(crate) old_value: bool,
+    /// What it does with the world.
+    pub(crate) world: WorldUse,
+    /// It takes a run of changes at once, after the rows changed, instead of each change as it
+    /// happens.
+    pub(crate) batch: bool,
+}
+
 /// A part of the world that follows row changes of the pools it names.
 ///
 /// Implementations keep their state in the world and are called through it (`&mut World`), so a
 /// subscriber may read any pool, move rows (groups) or run user callbacks with the world
 /// read-only and a command buffer (hooks, watches).
 pub(crate) trait RowSubscriber {
+    /// What the subscriber needs of a change (see [`Needs`]).
+    const NEEDS: Needs;
+
     /// The row events of component `id`'s pool this subscriber wants ([`RowEvents::NONE`] when it
     /// does not follow that pool). The pool's flag is the union over every subscriber.
     fn events(world: &World, id: ComponentId) -> RowEvents;
@@ -159,18 +193,25 @@ impl World {
     /// Recomputes the row events component `id`'s pool is flagged with, and the component sets'
     /// unions: call whenever a subscriber of that pool comes or goes. O(distinct component sets).
     pub(crate) fn refresh_row_events(&mut self, id: ComponentId) {
-        // Listeners that need each change as it happens, around the write (old values,
-        // callbacks, moved rows).
-        let per_row = Watches::events(self, id)
-            | Hooks::events(self, id)
-            | Observers::events(self, id)
-            | Required::events(self, id)
-            | Groups::events(self, id)
-            | PairIndex::events(self, id)
-            | RelationIndex::events(self, id)
-            | HierarchyState::events(self, id);
-        // Listeners that take a batch after the rows changed.
-        let batch = Indexes::events(self, id);
+        // Each listener's events go to the per-row set, or to the batch set when it declares it
+        // takes batches (after the rows changed, once per batch).
+        let (mut per_row, mut batch) = (RowEvents::NONE, RowEvents::NONE);
+        let mut add = |needs: Needs, events: RowEvents| {
+            if needs.batch {
+                batch |= events;
+            } else {
+                per_row |= events;
+            }
+        };
+        add(Watches::NEEDS, Watches::events(self, id));
+        add(Hooks::NEEDS, Hooks::events(self, id));
+        add(Observers::NEEDS, Observers::events(self, id));
+        add(Required::NEEDS, Required::events(self, id));
+        add(Groups::NEEDS, Groups::events(self, id));
+        add(PairIndex::NEEDS, PairIndex::events(self, id));
+        add(RelationIndex::NEEDS, RelationIndex::events(self, id));
+        add(HierarchyState::NEEDS, HierarchyState::events(self, id));
+        add(Indexes::NEEDS, Indexes::events(self, id));
         let mut events = per_row | batch;
         if !per_row.is_empty() {
             events |= RowEvents::PER_ROW;
@@ -190,3 +231,57 @@ impl World {
 
 /// The component ids of a bundle or an entity, inline for the common few.
 pub(crate) type Ids = SmallVec<[ComponentId; 8]>;
+
+/// Every listener's declared needs, in the order of [`World::emit_before`] (for the test that
+/// holds the design table to them).
+#[cfg(test)]
+pub(crate) const LISTENERS: [Needs; 9] = [
+    PairIndex::NEEDS,
+    Watches::NEEDS,
+    RelationIndex::NEEDS,
+    HierarchyState::NEEDS,
+    Hooks::NEEDS,
+    Observers::NEEDS,
+    Groups::NEEDS,
+    Indexes::NEEDS,
+    Required::NEEDS,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::{LISTENERS, WorldUse};
+
+    /// `docs/design.md`'s lifecycle table says, for each listener, what it needs ("old value",
+    /// "deferred world", "`&mut World`", "row only") and whether it takes a batch: it must say
+    /// what the declarations in the code say.
+    #[test]
+    fn the_design_table_matches_the_declared_needs() {
+        let design = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/design.md"))
+            .expect("docs/design.md is readable from the crate");
+        let header = "| listener / part | follows row changes how | needs | batch |";
+        let table = &design[design.find(header).expect("the lifecycle table is in design.md")..];
+        for needs in LISTENERS {
+            let row = table
+                .lines()
+                .take_while(|line| line.starts_with('|'))
+                .find(|line| line[1..].trim_start().starts_with(needs.name))
+                .unwrap_or_else(|| panic!("no row for `{}` in the lifecycle table", needs.name));
+            let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+            let (said, batch) = (cells[3], cells[4]);
+            let name = needs.name;
+            assert_eq!(said.contains("old value"), needs.old_value, "`{name}`: old value in `{said}`");
+            assert_eq!(
+                said.contains("deferred world"),
+                needs.world == WorldUse::Deferred,
+                "`{name}`: `{said}`"
+            );
+            assert_eq!(
+                said.contains("`&mut World`"),
+                needs.world == WorldUse::Exclusive,
+                "`{name}`: `{said}`"
+            );
+            assert_eq!(said.contains("row only"), needs.world == WorldUse::RowOnly, "`{name}`: `{said}`");
+            assert_eq!(batch.starts_with("yes"), needs.batch, "`{name}`: batch `{batch}`");
+        }
+    }
+}

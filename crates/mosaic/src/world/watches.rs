@@ -5,7 +5,7 @@
 
 use smallvec::SmallVec;
 
-use super::row_events::{RowChange, RowSubscriber};
+use super::row_events::{Needs, RowChange, RowSubscriber, WorldUse};
 use super::{Hook, World};
 use crate::component::ComponentId;
 use crate::entity::Entity;
@@ -50,6 +50,8 @@ impl std::fmt::Debug for Watches {
 }
 
 impl RowSubscriber for Watches {
+    const NEEDS: Needs = Needs { name: "watches", old_value: true, world: WorldUse::Deferred, batch: false };
+
     fn events(world: &World, id: ComponentId) -> RowEvents {
         match world.watches.of.get(id.index()) {
             Some(list) if !list.is_empty() => RowEvents::ADD | RowEvents::REMOVE,

@@ -10,7 +10,7 @@ use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::storage::{RowEvents, SparseSet};
 use crate::world::World;
-use crate::world::row_events::{RowChange, RowSubscriber};
+use crate::world::row_events::{Needs, RowChange, RowSubscriber, WorldUse};
 
 /// Every pair kind a world has set up, and each one's reverse side. A field of `World`.
 ///
@@ -219,6 +219,9 @@ fn drop_target<R: PairRelation>(world: &mut World, target: Entity, sources: Vec<
 }
 
 impl RowSubscriber for PairIndex {
+    const NEEDS: Needs =
+        Needs { name: "many-to-many pairs", old_value: false, world: WorldUse::RowOnly, batch: false };
+
     fn events(world: &World, id: ComponentId) -> RowEvents {
         if world.pair_index().covers(id) { RowEvents::REMOVE } else { RowEvents::NONE }
     }

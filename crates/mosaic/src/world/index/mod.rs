@@ -34,7 +34,7 @@ use std::cell::UnsafeCell;
 use std::hash::Hash;
 
 pub use self::map::ComponentIndex;
-use super::row_events::{RowChange, RowSubscriber};
+use super::row_events::{Needs, RowChange, RowSubscriber, WorldUse};
 use super::{IndexError, World};
 use crate::component::{AosComponent, ComponentId};
 use crate::entity::Entity;
@@ -236,6 +236,9 @@ impl Indexes {
 }
 
 impl RowSubscriber for Indexes {
+    const NEEDS: Needs =
+        Needs { name: "value indexes", old_value: false, world: WorldUse::RowOnly, batch: true };
+
     fn events(world: &World, id: ComponentId) -> RowEvents {
         if world.indexes.of(id).is_empty() {
             RowEvents::NONE
