@@ -254,7 +254,7 @@ impl crate::world::CommandBuffer {
     /// assert_eq!(world.resource::<Events<Hit>>().len(), 1);
     /// ```
     pub fn send_event<E: Send + Sync + 'static>(&mut self, event: E) {
-        self.queue(move |world: &mut World| world.send_event(event));
+        self.queue_event(move |world: &mut World| world.send_event(event));
     }
 }
 

@@ -66,12 +66,15 @@ impl ChunkedCommands {
         self.len() == 0
     }
 
-    /// Applies every buffer in use, in chunk order (each as [`CommandBuffer::apply`]), and
-    /// returns the summed report. The buffers stay, empty, for reuse.
+    /// Applies every buffer in use, in chunk order (each as [`CommandBuffer::apply`], with a
+    /// run of despawns continuing from one buffer into the next), and returns the summed
+    /// report. The buffers stay, empty, for reuse.
     pub fn apply(&mut self, world: &mut World) -> ApplyReport {
         let mut report = ApplyReport::default();
+        // One despawn run across the buffers: the despawns of consecutive chunks are one batch.
+        let mut runs = super::command_buffer::DespawnRuns::new(world);
         for buffer in &mut self.buffers[..self.used] {
-            report += buffer.apply(world);
+            report += buffer.apply_in(&mut runs);
         }
         self.used = 0;
         report

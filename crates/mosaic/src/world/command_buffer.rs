@@ -5,6 +5,7 @@ use std::any::{Any, TypeId};
 use rustc_hash::FxHashMap;
 
 use super::World;
+use super::despawn_run::DespawnRun;
 use smallvec::SmallVec;
 
 use crate::component::{Bundle, ComponentId, Components};
@@ -42,6 +43,10 @@ enum Command {
     Op { entity: Entity, other: Option<Entity>, op: EntityOp },
     /// Run the next closure of queue `queue` on the world.
     Run { queue: u32 },
+    /// Run the next closure of queue `queue`, which only sends an event (touches the event
+    /// channel's resource, no entity): it commutes with the despawns of a run, which it does not
+    /// end.
+    SendEvent { queue: u32 },
 }
 
 /// The values of one type recorded for later, consumed in recording order during `apply`:
@@ -393,6 +398,12 @@ impl CommandBuffer {
         self.commands.push(Command::Run { queue });
     }
 
+    /// Records `send`, a closure that only sends an event (see [`Command::SendEvent`]).
+    pub(crate) fn queue_event<F: FnOnce(&mut World) + Send + Sync + 'static>(&mut self, send: F) {
+        let queue = self.push_queued(send, run_queued::<F>, None);
+        self.commands.push(Command::SendEvent { queue });
+    }
+
     /// Records an operation of a higher layer on `entity` (and `other`).
     pub(crate) fn push_op(&mut self, entity: Entity, other: Option<Entity>, op: EntityOp) {
         self.commands.push(Command::Op { entity, other, op });
@@ -412,9 +423,20 @@ impl CommandBuffer {
     /// recording order and empties the buffer (keeping its capacity). O(n) in the commands plus
     /// the cost of each operation.
     ///
+    /// Consecutive despawns (with the event sends between them) are applied as one
+    /// [`World::despawn_batch`]: the same world afterwards as one by one, with each pool's rows
+    /// removed at once (on every core for a large run).
+    ///
     /// # Panics
     /// If a bundle holds a component twice. The commands not yet applied are then dropped.
     pub fn apply(&mut self, world: &mut World) -> ApplyReport {
+        let mut runs = DespawnRuns::new(world);
+        self.apply_in(&mut runs)
+    }
+
+    /// [`CommandBuffer::apply`] with the despawn run of `runs`, which a run of despawns at the
+    /// end of this buffer stays open in (the next buffer of a [`ChunkedCommands`](super::ChunkedCommands) may continue it).
+    pub(crate) fn apply_in(&mut self, runs: &mut DespawnRuns<'_>) -> ApplyReport {
         /// Empties the buffer when `apply` ends, also by panic.
         struct Reset<'a>(&'a mut CommandBuffer);
         impl Drop for Reset<'_> {
@@ -422,6 +444,7 @@ impl CommandBuffer {
                 self.0.clear();
             }
         }
+        let (world, run) = (&mut *runs.world, &mut runs.run);
         world.flush();
         let this = Reset(self);
         for queue in &mut this.0.queues {
@@ -434,6 +457,9 @@ impl CommandBuffer {
             // overlap (a hint; what is applied is unchanged).
             if matches!(command, Command::Despawn { .. } | Command::Spawn { .. }) {
                 prefetch_ahead(world, commands, &this.0.queues, at);
+            }
+            if !matches!(command, Command::Despawn { .. } | Command::SendEvent { .. }) {
+                world.finish_despawn_run(run);
             }
             let outcome = match command {
                 Command::Spawn { entity, queue } => {
@@ -471,12 +497,12 @@ impl CommandBuffer {
                         OpOutcome::Skipped
                     }
                 }
-                Command::Despawn { entity } => match world.try_despawn(entity) {
-                    Ok(()) => OpOutcome::Applied { despawned: 1 },
-                    Err(_) => OpOutcome::Skipped,
+                Command::Despawn { entity } => match world.despawn_in_run(run, entity) {
+                    true => OpOutcome::Applied { despawned: 1 },
+                    false => OpOutcome::Skipped,
                 },
                 Command::Op { entity, other, op } => op(world, entity, other),
-                Command::Run { queue } => {
+                Command::Run { queue } | Command::SendEvent { queue } => {
                     this.0.queues[queue as usize].apply_next(world, None);
                     OpOutcome::Applied { despawned: 0 }
                 }
@@ -491,5 +517,28 @@ impl CommandBuffer {
             }
         }
         report
+    }
+}
+
+/// The despawn run of one or more buffers being applied, as a guard: however the applying ends
+/// (also by a panic), the run is finished, so no dead entity's rows stay in a pool, and its
+/// buffers go back to the world.
+pub(crate) struct DespawnRuns<'w> {
+    world: &'w mut World,
+    run: DespawnRun,
+}
+
+impl<'w> DespawnRuns<'w> {
+    /// Opens an empty run on `world` (with the world's warm buffers).
+    pub(crate) fn new(world: &'w mut World) -> Self {
+        let run = world.take_despawn_run();
+        Self { world, run }
+    }
+}
+
+impl Drop for DespawnRuns<'_> {
+    fn drop(&mut self) {
+        self.world.finish_despawn_run(&mut self.run);
+        self.world.put_despawn_run(std::mem::take(&mut self.run));
     }
 }

@@ -81,6 +81,9 @@ pub struct World {
     pub(super) disabling: super::disabled::DisablingComponents,
     /// What each registered type supports ([`World::register`]): declarations, not state.
     pub(crate) types: crate::types::TypeRegistry,
+    /// The buffers of [`World::despawn_batch`], kept warm: scratch, not state (empty between
+    /// calls).
+    pub(super) despawn_run: super::despawn_run::DespawnRun,
 }
 
 impl Default for World {
@@ -96,6 +99,7 @@ impl Default for World {
             observers: Observers::default(),
             required: Required::default(),
             deferred: Deferred::default(),
+            despawn_run: Default::default(),
             groups: Groups::default(),
             indexes: super::Indexes::default(),
             sampler: 0x2545_f491_4f6c_dd1d,

@@ -7,6 +7,7 @@ mod command_buffer;
 mod component_sets;
 mod core;
 mod deferred;
+mod despawn_run;
 mod disabled;
 mod dynamic_rows;
 mod entity_ref;

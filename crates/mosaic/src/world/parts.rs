@@ -96,6 +96,8 @@ impl World {
             disabling: _,
             // Type declarations: what the passes read to know how to save a type, not state.
             types: _,
+            // Scratch buffers of despawn runs, empty between operations.
+            despawn_run: _,
             groups,
             indexes,
             sampler,
@@ -136,6 +138,7 @@ impl World {
             deferred: _,
             disabling: _,
             types: _,
+            despawn_run: _,
             groups,
             indexes,
             sampler,

@@ -222,6 +222,27 @@ impl World {
         }
     }
 
+    /// Whether removing rows of component `id`'s pool can be done for a run of entities at once:
+    /// no listener follows its removals but owning groups (replayed per pool by a despawn run)
+    /// and listeners that take batches (value indexes).
+    pub(crate) fn removal_batchable(&self, id: ComponentId) -> bool {
+        let mut per_row = RowEvents::NONE;
+        let mut add = |needs: Needs, events: RowEvents| {
+            if !needs.batch {
+                per_row |= events;
+            }
+        };
+        add(Watches::NEEDS, Watches::events(self, id));
+        add(Hooks::NEEDS, Hooks::events(self, id));
+        add(Observers::NEEDS, Observers::events(self, id));
+        add(Required::NEEDS, Required::events(self, id));
+        add(PairIndex::NEEDS, PairIndex::events(self, id));
+        add(RelationIndex::NEEDS, RelationIndex::events(self, id));
+        add(HierarchyState::NEEDS, HierarchyState::events(self, id));
+        add(Indexes::NEEDS, Indexes::events(self, id));
+        !per_row.contains(RowEvents::REMOVE)
+    }
+
     /// Whether any pool of the world has a subscriber (`World::clear` despawns entity by entity
     /// then). O(components).
     pub(crate) fn any_row_subscriber(&self) -> bool {

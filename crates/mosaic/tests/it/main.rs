@@ -13,6 +13,7 @@ mod common;
 mod derive_bundle;
 mod derive_query;
 mod despawn;
+mod despawn_batch;
 mod determinism;
 mod disabled;
 mod disjoint_access;

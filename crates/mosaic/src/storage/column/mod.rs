@@ -32,6 +32,12 @@ pub struct ColumnInfo {
 }
 
 impl ColumnInfo {
+    /// Whether dropping a value runs code (the type has drop glue).
+    #[inline]
+    pub fn needs_drop(&self) -> bool {
+        self.drop.is_some()
+    }
+
     /// The info of type `T`.
     ///
     /// The `Send + Sync` bound is what lets [`Column`] (and every pool) be `Send + Sync`.

@@ -53,6 +53,12 @@ pub struct SoaInfo {
 }
 
 impl SoaInfo {
+    /// Whether dropping a row runs code (the struct has drop glue).
+    #[inline]
+    pub fn needs_drop(&self) -> bool {
+        self.drop_row.is_some()
+    }
+
     /// The stored struct's name, for messages.
     #[inline]
     pub fn type_name(&self) -> &'static str {

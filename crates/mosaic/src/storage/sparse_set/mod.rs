@@ -222,6 +222,16 @@ impl SparseSet {
         self.lazy
     }
 
+    /// Whether dropping a value of the pool runs code (its type has drop glue): a batch that
+    /// removes rows of such pools drops them in command order, on the calling thread.
+    #[inline]
+    pub fn needs_drop(&self) -> bool {
+        match &self.data {
+            PoolData::Aos(column) => column.info().needs_drop(),
+            PoolData::Soa(columns) => columns.info().needs_drop(),
+        }
+    }
+
     /// The stored type's name.
     pub fn type_name(&self) -> &'static str {
         match &self.data {
