@@ -22,6 +22,7 @@ use smallvec::SmallVec;
 
 use super::World;
 use super::component_sets::{EMPTY, SetId};
+use super::prefetch::DISTANCE;
 use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::storage::{RowEvents, SparseSet};
@@ -54,6 +55,33 @@ struct GroupSteps {
 }
 
 impl GroupSteps {
+    /// [`GroupSteps::despawn_row`] for each of `entities` in order, asking for the memory of
+    /// the ones a few steps ahead (their sparse entries, then their rows, and the rows the
+    /// swaps will move in: each group's last members and the pool's last rows), so the cache
+    /// misses of a large pool overlap. The hints change nothing.
+    fn despawn_rows(&mut self, pool: &mut SparseSet, entities: &[Entity]) {
+        let (far, near) = (DISTANCE, DISTANCE / 2);
+        for (i, &entity) in entities.iter().enumerate() {
+            if let Some(ahead) = entities.get(i + far) {
+                pool.prefetch_entry(ahead.index());
+            }
+            if let Some(ahead) = entities.get(i + near) {
+                pool.prefetch_row_of(ahead.index());
+                let dense = pool.entities();
+                let partner = |end: usize| end.checked_sub(1 + near).and_then(|row| dense.get(row));
+                for &(_, len) in &self.chain {
+                    if let Some(moved) = partner(len) {
+                        pool.prefetch_entry(moved.index());
+                    }
+                }
+                if let Some(moved) = partner(dense.len()) {
+                    pool.prefetch_entry(moved.index());
+                }
+            }
+            self.despawn_row(pool, entity);
+        }
+    }
+
     /// Takes `entity` out of every group of the chain that holds it (innermost first, as
     /// `World::groups_before_remove` does), then removes and drops its row.
     fn despawn_row(&mut self, pool: &mut SparseSet, entity: Entity) {
@@ -254,20 +282,13 @@ impl Finish<'_> {
                         entry.map(|(at, steps)| (pool, lists[at].1.as_slice(), steps))
                     })
                     .collect();
-                work.par_iter_mut().for_each(|(pool, entities, steps)| {
-                    for &entity in entities.iter() {
-                        steps.despawn_row(pool, entity);
-                    }
-                });
+                work.par_iter_mut().for_each(|(pool, entities, steps)| steps.despawn_rows(pool, entities));
                 return;
             }
         }
         for (at, (id, entities)) in lists.iter().enumerate() {
             if plain[at] {
-                let pool = &mut pools[id.index()];
-                for &entity in entities {
-                    self.steps[at].despawn_row(pool, entity);
-                }
+                self.steps[at].despawn_rows(&mut pools[id.index()], entities);
             }
         }
     }
