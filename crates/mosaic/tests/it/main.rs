@@ -42,6 +42,7 @@ mod pairs_snapshot;
 mod panic_safety;
 mod par_iter;
 mod param_set;
+mod ported_observers;
 mod property;
 mod query;
 mod query_terms;
