@@ -43,6 +43,7 @@ mod panic_safety;
 mod par_iter;
 mod param_set;
 mod ported_observers;
+mod ported_required;
 mod property;
 mod query;
 mod query_terms;
