@@ -42,6 +42,7 @@ mod pairs_snapshot;
 mod panic_safety;
 mod par_iter;
 mod param_set;
+mod ported_disabling;
 mod ported_observers;
 mod ported_required;
 mod property;
