@@ -70,7 +70,9 @@ fn parse_options(input: &DeriveInput) -> syn::Result<Options> {
 }
 
 /// One `#[require(...)]` entry: a component type, and the expression making its value (its
-/// `Default` when absent).
+/// `Default` when absent). bevy's three forms: `Health` (its `Default`), `Health = expr`, and
+/// the constructor shorthands `Health(100)` and `Armor { value: 3 }`, which name the type and
+/// build the value at once.
 struct Requirement {
     path: syn::Path,
     value: Option<syn::Expr>,
@@ -82,6 +84,16 @@ impl syn::parse::Parse for Requirement {
         let value = if input.peek(syn::Token![=]) {
             input.parse::<syn::Token![=]>()?;
             Some(input.parse()?)
+        } else if input.peek(syn::token::Paren) {
+            let args;
+            syn::parenthesized!(args in input);
+            let args: TokenStream = args.parse()?;
+            Some(syn::parse_quote!(#path(#args)))
+        } else if input.peek(syn::token::Brace) {
+            let fields;
+            syn::braced!(fields in input);
+            let fields: TokenStream = fields.parse()?;
+            Some(syn::parse_quote!(#path { #fields }))
         } else {
             None
         };

@@ -46,8 +46,9 @@ use proc_macro::TokenStream;
 ///
 /// `#[require(Velocity, Health = Health(100))]` declares required components (bevy 0.15): an
 /// entity given this component also gets each listed one it lacks, made by its `Default` or by
-/// the expression after `=`, recursively. A cycle of requirements panics when a world first
-/// registers the types.
+/// the expression after `=`, recursively; bevy's shorthands `Health(100)` and
+/// `Armor { value: 3 }` name the type and its value at once. A cycle of requirements panics when
+/// a world first registers the types.
 ///
 /// `#[register(name = "health", plain, serde)]` declares what the type supports in a world's
 /// type registry (`mosaic::types`): `World::register::<T>()` applies it (`name`, and the flags

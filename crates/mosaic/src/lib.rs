@@ -100,10 +100,10 @@ pub use event::{EventChannelInfo, EventReader, EventWriter, Events, Retention};
 pub use hierarchy::{GlobalTransform, LocalTransform};
 pub use hierarchy::{HierarchyError, Relationship};
 pub use mosaic_macros::{Bundle, Component, Event, QueryData};
-pub use observer::{Add, Despawn, Event, Insert, Observer, On, Remove, Replace};
+pub use observer::{Add, Despawn, Discard, Event, Insert, Observer, On, Remove, Replace};
 pub use query::{
-    Added, Changed, ExclusiveQuery, FieldChanged, FieldMut, Has, Mut, Or, Query, QueryData, QueryError,
-    QueryIter, Ref, With, Without,
+    Added, Allow, Changed, ExclusiveQuery, FieldChanged, FieldMut, Has, Mut, Or, Query, QueryData,
+    QueryError, QueryIter, Ref, With, Without,
 };
 pub use schedule::ParCommands;
 pub use schedule::{

@@ -21,7 +21,7 @@
 //! registered from raw parts holds rows is refused (`RollbackError::UnregisteredComponent`
 //! naming it): its bytes cannot be copied safely.
 //!
-//! Lifecycle observers (`Add`, `Insert`, `Replace`, `Remove`, `Despawn`) and hooks take
+//! Lifecycle observers (`Add`, `Insert`, `Replace`, `Discard`, `Remove`, `Despawn`) and hooks take
 //! run-time components by id: [`World::add_observer_by_id`](crate::World::add_observer_by_id),
 //! [`World::on_add_by_id`](crate::World::on_add_by_id) and its `on_insert` / `on_replace` /
 //! `on_discard` / `on_remove` twins.

@@ -319,7 +319,7 @@ impl World {
         if E::LIFECYCLE == u8::MAX {
             return Err(DynamicError::Observer {
                 reason: format!(
-                    "`{}` is not a lifecycle event (Add, Insert, Replace, Remove, Despawn); observe a custom \
+                    "`{}` is not a lifecycle event (Add, Insert, Replace, Discard, Remove, Despawn); observe a custom \
                      event with `add_observer`",
                     std::any::type_name::<E>()
                 ),

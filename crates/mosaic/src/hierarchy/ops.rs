@@ -279,7 +279,8 @@ impl RowSubscriber for HierarchyState {
 impl World {
     /// Sets up hierarchy bookkeeping and flags the pool of [`Relationship`] for the hierarchy's
     /// row subscriber, once per world. Every hierarchy operation calls it; O(1) after the first
-    /// call. The subscriber runs before the hooks users put on `Relationship`.
+    /// call. The subscriber detaches after the discard and remove hooks users put on
+    /// `Relationship` (they see the links), and marks before their add and insert hooks.
     pub(crate) fn init_hierarchy(&mut self) {
         if self.hierarchy_state().relationship.is_some() {
             return;

@@ -78,10 +78,38 @@ lifecycle_event!(
 );
 lifecycle_event!(
     /// Triggered right before a component's value is overwritten by an insert, with the old
-    /// value readable: `On<Replace, Health>`. Unlike bevy's `Replace`, not on removal: see
-    /// [`Remove`].
+    /// value readable: `On<Replace, Health>`. Unlike bevy's `Replace` (now `Discard`), not on
+    /// removal: see [`Discard`] for every way a value goes, [`Remove`] for removals.
     Replace,
     Replace
+);
+lifecycle_event!(
+    /// Triggered right before a component's value goes, whichever way, with the value readable:
+    /// overwritten by an insert (after the `Replace` observers), removed or despawned (before the
+    /// `Remove` observers): `On<Discard, Health>`. bevy's `Discard` (`Replace` before 0.19), and
+    /// the observer twin of [`World::on_discard`](crate::World::on_discard).
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Component, Discard, On, Query, ResMut, World};
+    ///
+    /// #[derive(Component)]
+    /// struct Ticket(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(Vec::<u32>::new());
+    /// world.add_observer(|on: On<Discard, Ticket>, tickets: Query<&Ticket>, mut gone: ResMut<Vec<u32>>| {
+    ///     gone.push(tickets.get(on.entity()).unwrap().0);
+    /// });
+    /// let e = world.spawn(Ticket(1));
+    /// world.insert(e, Ticket(2)); // 1 is discarded
+    /// world.remove::<Ticket>(e); // 2 is discarded
+    /// let f = world.spawn(Ticket(3));
+    /// world.despawn(f); // 3 is discarded
+    /// assert_eq!(*world.resource::<Vec<u32>>(), [1, 2, 3]);
+    /// ```
+    Discard,
+    Discard
 );
 lifecycle_event!(
     /// Triggered right before a component leaves an entity (remove, or despawn), with the value
@@ -91,7 +119,8 @@ lifecycle_event!(
 );
 lifecycle_event!(
     /// Triggered right before an entity is despawned, once per watched component it has
-    /// (`On<Despawn, Health>`, after that component's `Remove` observers), or, for an observer of
+    /// (`On<Despawn, Health>`, after that component's `Discard` and `Remove` observers; bevy runs
+    /// `Despawn` first), or, for an observer of
     /// one entity with no component (`world.observe(e, |_: On<Despawn>| ..)`), once for that
     /// entity. bevy's `Despawn`.
     Despawn,
@@ -104,6 +133,7 @@ pub(crate) fn lifecycle_event(kind: Lifecycle, entity: Entity, f: impl FnOnce(&m
         Lifecycle::Add => f(&mut Add { entity }),
         Lifecycle::Insert => f(&mut Insert { entity }),
         Lifecycle::Replace => f(&mut Replace { entity }),
+        Lifecycle::Discard => f(&mut Discard { entity }),
         Lifecycle::Remove => f(&mut Remove { entity }),
         Lifecycle::Despawn => f(&mut Despawn { entity }),
     }
@@ -111,7 +141,5 @@ pub(crate) fn lifecycle_event(kind: Lifecycle, entity: Entity, f: impl FnOnce(&m
 
 /// The [`Lifecycle`] kind of event `E`, if it is one of the world's own.
 pub(crate) fn lifecycle_of<E: Event>() -> Option<Lifecycle> {
-    [Lifecycle::Add, Lifecycle::Insert, Lifecycle::Replace, Lifecycle::Remove, Lifecycle::Despawn]
-        .into_iter()
-        .find(|&kind| kind as u8 == E::LIFECYCLE)
+    Lifecycle::ALL.into_iter().find(|&kind| kind as u8 == E::LIFECYCLE)
 }

@@ -9,18 +9,21 @@
 //!   to the next entity of [`Event::traverse`] (the hierarchy's parent by default) while an
 //!   observer asked for it with [`On::propagate`], or unless one stopped it when the type
 //!   propagates by default (`#[event(propagate)]`, [`Event::AUTO_PROPAGATE`]).
-//! - **Lifecycle events** ([`Add`], [`Insert`], [`Replace`], [`Remove`], [`Despawn`]) are
+//! - **Lifecycle events** ([`Add`], [`Insert`], [`Replace`], [`Discard`], [`Remove`], [`Despawn`]) are
 //!   triggered by the world when a component's rows change: `On<Add, Health>` runs after a
 //!   `Health` is added to an entity, `On<Remove, (Health, Armor)>` before either leaves one.
 //! - An observer is a function whose first parameter is [`On<E, B>`](On) and whose others are
 //!   system parameters (`Query`, `Res`, `ResMut`, `Commands`, ...). It is an entity carrying an
 //!   [`Observer`] component: despawning that entity removes the observer. An observer of one
-//!   entity ([`World::observe`](crate::World::observe)) is despawned with that entity.
+//!   entity ([`World::observe`](crate::World::observe)) is despawned with that entity, one of
+//!   several ([`World::observe_many`](crate::World::observe_many)) with the last of them.
 //!
 //! # Order
 //! - The world runs an operation's observers in the order the operation reaches them: per
-//!   component in the operation's component order; `Replace`, `Remove` and `Despawn` before the
-//!   rows change (the old value is readable), `Add` then `Insert` after. Hooks of a component
+//!   component in the operation's component order; `Replace`, `Discard`, `Remove` and `Despawn`
+//!   before the rows change (the old value is readable: an overwrite fires `Replace` then
+//!   `Discard`, a removal `Discard` then `Remove`, then `Despawn` if the entity goes; bevy fires
+//!   `Despawn` first), `Add` then `Insert` after. Hooks of a component
 //!   run before its observers (bevy's order), watches' "leave" callbacks before both and their
 //!   "enter" callbacks after.
 //! - For one event at one entity: the observers of every target, then those of that entity,
@@ -63,7 +66,7 @@ mod trigger;
 mod world;
 
 pub(crate) use event::lifecycle_event;
-pub use event::{Add, Despawn, Event, Insert, Remove, Replace};
+pub use event::{Add, Despawn, Discard, Event, Insert, Remove, Replace};
 pub use function::ObserverFunction;
 pub use trigger::On;
 pub use world::{Observed, Observer, TriggerTargets};

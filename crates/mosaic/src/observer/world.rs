@@ -39,6 +39,11 @@ impl Observer {
     pub fn entities(&self) -> &[Entity] {
         &self.entities
     }
+
+    /// Drops `entity` from the entities watched (it was despawned; the registry forgot it).
+    pub(crate) fn forget(&mut self, entity: Entity) {
+        self.entities.retain(|&mut e| e != entity);
+    }
 }
 
 /// Marks an entity that an observer of that one entity watches: the registry hears of its
@@ -176,6 +181,64 @@ impl World {
             .unwrap_or_else(|error| panic!("cannot add observer: {error}"))
     }
 
+    /// Adds one observer of several entities: `observer` runs when an `E` is triggered at any of
+    /// `entities` (or reaches one by propagation), or, for a lifecycle event, when a component of
+    /// `B` changes on one of them. An entity listed twice counts once. As each watched entity is
+    /// despawned the observer forgets it, and it is despawned with the last. Returns the
+    /// observer's entity. bevy's `Observer::with_entities`; [`World::observe`] for one entity.
+    ///
+    /// O(entities + components of `B`).
+    ///
+    /// # Panics
+    /// If `entities` is empty (an observer of every entity is [`World::add_observer`]), if one
+    /// of them is not alive, or if the observer's parameters alias.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Event, On, ResMut, World};
+    ///
+    /// #[derive(Event)]
+    /// struct Ping;
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(0u32);
+    /// let [a, b, c] = [(); 3].map(|()| world.spawn_empty());
+    /// let observer = world.observe_many([a, b], |_: On<Ping>, mut pings: ResMut<u32>| *pings += 1);
+    /// world.trigger_targets(Ping, [a, b, c]);
+    /// assert_eq!(*world.resource::<u32>(), 2);
+    /// world.despawn(a);
+    /// assert!(world.is_alive(observer), "it still watches b");
+    /// world.despawn(b);
+    /// assert!(!world.is_alive(observer));
+    /// ```
+    #[track_caller]
+    pub fn observe_many<E: Event, B: Bundle, M: 'static>(
+        &mut self,
+        entities: impl IntoIterator<Item = Entity>,
+        observer: impl ObserverFunction<E, B, M>,
+    ) -> Entity {
+        let mut watched = SmallVec::<[Entity; 2]>::new();
+        for entity in entities {
+            if let Err(error) = self.check_alive(entity) {
+                panic!("cannot observe {entity}: {error}");
+            }
+            if !watched.contains(&entity) {
+                watched.push(entity);
+            }
+        }
+        assert!(
+            !watched.is_empty(),
+            "`observe_many` was given no entity; use `add_observer` to observe every entity"
+        );
+        for &entity in &watched {
+            if !self.contains::<Observed>(entity) {
+                self.insert(entity, Observed);
+            }
+        }
+        self.spawn_observer(observer, watched, None)
+            .unwrap_or_else(|error| panic!("cannot add observer: {error}"))
+    }
+
     /// Spawns the observer entity of `observer`, watching `watched`, and registers its runner.
     /// A lifecycle observer observes the components of `B`, or those of `ids` when given (the
     /// run-time form: `B` is then `()`).
@@ -241,7 +304,31 @@ impl World {
     /// assert_eq!(world.resource::<Total>().0, 7);
     /// ```
     pub fn trigger<E: Event>(&mut self, mut event: E) {
-        self.trigger_erased(TypeId::of::<E>(), &mut event, None, false, E::traverse);
+        self.trigger_ref(&mut event);
+    }
+
+    /// Triggers `event` globally, as [`World::trigger`], lending it to the observers instead of
+    /// giving it: what they change in it (through [`On::event_mut`](super::On::event_mut)) is
+    /// there after the call. bevy's `World::trigger_ref`.
+    ///
+    /// O(observers of `E`); O(1) when `E` has none.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Event, On, World};
+    ///
+    /// #[derive(Event)]
+    /// struct Poll(Vec<&'static str>);
+    ///
+    /// let mut world = World::new();
+    /// world.add_observer(|mut poll: On<Poll>| poll.0.push("first"));
+    /// world.add_observer(|mut poll: On<Poll>| poll.0.push("second"));
+    /// let mut poll = Poll(Vec::new());
+    /// world.trigger_ref(&mut poll);
+    /// assert_eq!(poll.0, ["first", "second"]);
+    /// ```
+    pub fn trigger_ref<E: Event>(&mut self, event: &mut E) {
+        self.trigger_erased(TypeId::of::<E>(), event, None, false, E::traverse);
     }
 
     /// Triggers `event` at each of `targets` in turn (one entity, or a list): at each, the
@@ -274,8 +361,17 @@ impl World {
     /// world.trigger_targets(Bubble(Vec::new()), leaf);
     /// ```
     pub fn trigger_targets<E: Event>(&mut self, mut event: E, targets: impl TriggerTargets) {
+        self.trigger_targets_ref(&mut event, targets);
+    }
+
+    /// Triggers `event` at each of `targets`, as [`World::trigger_targets`], lending it to the
+    /// observers instead of giving it: every target and level sees the changes made before it,
+    /// and the caller sees them all after the call. bevy's `World::trigger_targets_ref`.
+    ///
+    /// O(observers run + levels) per target.
+    pub fn trigger_targets_ref<E: Event>(&mut self, event: &mut E, targets: impl TriggerTargets) {
         targets.for_each_target(|target| {
-            self.trigger_erased(TypeId::of::<E>(), &mut event, Some(target), E::AUTO_PROPAGATE, E::traverse);
+            self.trigger_erased(TypeId::of::<E>(), event, Some(target), E::AUTO_PROPAGATE, E::traverse);
         });
     }
 

@@ -1,4 +1,4 @@
-//! Query filters: [`With`], [`Without`], [`Or`], and tuples of filters.
+//! Query filters: [`With`], [`Without`], [`Or`], [`Allow`], and tuples of filters.
 
 use std::marker::PhantomData;
 
@@ -159,6 +159,49 @@ impl<T: Component> QueryFilter for Without<T> {
     #[inline(always)]
     fn matches(fetch: &Self::Fetch<'_>, entity: Entity) -> bool {
         !fetch.is_some_and(|pool| pool.contains_alive(entity))
+    }
+}
+
+/// Filter: passes every entity, and names `T`, so the query also sees the entities a disabling
+/// component `T` ([`Disabled`](crate::Disabled), or one registered with
+/// [`World::register_disabling_component`](crate::World::register_disabling_component)) disables,
+/// whether or not they have a `T`. bevy's `Allow`. [`Has<T>`](crate::Has) does the same as query
+/// data, and also says which entities have a `T`.
+///
+/// # Examples
+/// ```
+/// use mosaic::query::Allow;
+/// use mosaic::{Component, Disabled, World};
+///
+/// #[derive(Component)]
+/// struct Crate;
+///
+/// let mut world = World::new();
+/// world.spawn(Crate);
+/// world.spawn((Crate, Disabled));
+/// assert_eq!(world.query::<&Crate>().count(), 1);
+/// assert_eq!(world.query_filtered::<&Crate, Allow<Disabled>>().count(), 2);
+/// ```
+pub struct Allow<T>(PhantomData<fn() -> T>);
+
+impl<T: Component> QueryFilter for Allow<T> {
+    type Fetch<'w> = ();
+    const TRIVIAL: bool = true;
+    fn visit_mentioned(visit: &mut dyn FnMut(std::any::TypeId)) {
+        visit(std::any::TypeId::of::<T>());
+    }
+    fn register_ids(
+        components: &mut Components,
+        _: &mut dyn FnMut(ComponentId),
+        _: &mut dyn FnMut(ComponentId),
+    ) {
+        components.register::<T>();
+    }
+    fn visit_required<'w>(_: &'w Components, _: &mut dyn FnMut(Option<&'w SparseSet>)) {}
+    fn init_fetch(_: &Components, _: Ticks) -> Self::Fetch<'_> {}
+    #[inline(always)]
+    fn matches(_: &Self::Fetch<'_>, _: Entity) -> bool {
+        true
     }
 }
 

@@ -47,7 +47,7 @@ pub use data::{Driving, Has, QueryData, ReadOnlyQueryData};
 pub use enum_data::visit_enum_access;
 pub use error::QueryError;
 pub use field_mut::FieldMut;
-pub use filter::{Or, QueryFilter, With, Without};
+pub use filter::{Allow, Or, QueryFilter, With, Without};
 pub use iter::QueryIter;
 pub use many::QueryManyIter;
 pub use mut_ref::{Mut, MutFetch};

@@ -258,11 +258,19 @@ impl World {
         self.entities.is_alive(entity)
     }
 
-    /// Registers component type `T` (creating its empty pool) and returns its id.
+    /// Registers component type `T` (creating its empty pool) and returns its id. Reads `T`'s
+    /// `#[require(...)]` declarations (and those of the types they name), as bevy does.
     ///
     /// Happens implicitly on first insert; calling it early fixes the id order.
+    ///
+    /// # Panics
+    /// If the `#[require(...)]` declarations reached form a cycle (`A` requires `B` requires
+    /// `A`, or `A` requires itself), naming it.
+    #[track_caller]
     pub fn register_component<T: Component>(&mut self) -> ComponentId {
-        self.components.register::<T>()
+        let id = self.components.register::<T>();
+        self.settle_registrations();
+        id
     }
 
     /// Reserves room for `additional` more entities in the allocator.

@@ -5,8 +5,8 @@
 //! flecs' `EcsDisabled`: a disabled entity keeps its components and stays reachable through
 //! direct world access (`World::get`, `World::entity`), but queries and systems pass over it.
 //! A query whose data or filter names a disabling component (`&Disabled`, `Option<&Disabled>`,
-//! `Has<Disabled>`, `With<Disabled>`, `Without<Disabled>`) sees the entities it disables, and
-//! its own terms decide.
+//! `Has<Disabled>`, `With<Disabled>`, `Without<Disabled>`, `Allow<Disabled>`) sees the entities
+//! it disables, and its own terms decide. Unlike bevy, `Option<&Disabled>` counts as naming it.
 //!
 //! Cost: a query checks the disabling pools once when it is built; while they are empty (no
 //! entity disabled) it takes the same paths as before, with no test per row. With disabled

@@ -118,6 +118,15 @@ impl EntityMut<'_> {
         self.world.remove_present::<B>(self.entity)
     }
 
+    /// Removes whichever components of bundle `B` the entity has and every component they
+    /// require; returns how many (see [`World::remove_with_requires`]).
+    ///
+    /// # Panics
+    /// If `B` holds a type twice.
+    pub fn remove_with_requires<B: Bundle>(&mut self) -> usize {
+        self.world.remove_with_requires::<B>(self.entity)
+    }
+
     /// Despawns the entity, consuming the handle.
     pub fn despawn(self) {
         self.world.despawn(self.entity);

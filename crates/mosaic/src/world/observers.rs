@@ -5,7 +5,7 @@
 //! [`ObserverRunner`], one slot per observer. The typed front (the `Event` trait, `On`, observer
 //! functions) is in [`crate::observer`]; this module is the world's part of it:
 //! - custom events: per event type, the observers of every target and those of one entity;
-//! - lifecycle events (add, insert, replace, remove, despawn of a component): per component and
+//! - lifecycle events (add, insert, replace, discard, remove, despawn of a component): per component and
 //!   kind, the observers, found by the pool's row events (a row subscriber: a pool is flagged only
 //!   while some observer watches its component, so observers cost nothing to other types);
 //! - the bookkeeping that removes an observer when its entity, or the one entity it watches,
@@ -34,6 +34,8 @@ pub(crate) enum Lifecycle {
     Insert,
     /// A value about to be overwritten by an insert.
     Replace,
+    /// A value about to go, whichever way: overwritten, removed or despawned.
+    Discard,
     /// A value about to leave (remove or despawn).
     Remove,
     /// A value about to leave with its despawned entity.
@@ -41,12 +43,17 @@ pub(crate) enum Lifecycle {
 }
 
 impl Lifecycle {
+    /// Every kind, in declaration order (the index of each is `kind as usize`).
+    pub(crate) const ALL: [Self; 6] =
+        [Self::Add, Self::Insert, Self::Replace, Self::Discard, Self::Remove, Self::Despawn];
+
     /// The row events that fire this kind.
     fn events(self) -> RowEvents {
         match self {
             Self::Add => RowEvents::ADD,
             Self::Insert => RowEvents::ADD | RowEvents::REPLACE,
             Self::Replace => RowEvents::REPLACE,
+            Self::Discard => RowEvents::REPLACE | RowEvents::REMOVE,
             Self::Remove | Self::Despawn => RowEvents::REMOVE,
         }
     }
@@ -178,7 +185,7 @@ pub(crate) struct Observers {
     /// The observers of each custom event type seen (by the index `custom` gives).
     events: Vec<CustomEntry>,
     /// Per component id, per [`Lifecycle`] kind (as `usize`): the observers, in registration order.
-    lifecycle: Vec<[Vec<u32>; 5]>,
+    lifecycle: Vec<[Vec<u32>; Lifecycle::ALL.len()]>,
     /// Watched entity -> the observers that watch it (removed with it when it is despawned).
     watchers: FxHashMap<Entity, SmallVec<[u32; 2]>>,
 }
@@ -222,9 +229,7 @@ impl RowSubscriber for Observers {
         let observers = &world.observers;
         let mut events = RowEvents::NONE;
         if let Some(kinds) = observers.lifecycle.get(id.index()) {
-            for kind in
-                [Lifecycle::Add, Lifecycle::Insert, Lifecycle::Replace, Lifecycle::Remove, Lifecycle::Despawn]
-            {
+            for kind in Lifecycle::ALL {
                 if !kinds[kind as usize].is_empty() {
                     events |= kind.events();
                 }
@@ -242,8 +247,8 @@ impl RowSubscriber for Observers {
         events
     }
 
-    /// Replace observers of each replaced component; remove (and, for a despawn, despawn)
-    /// observers of each removed one, while the values are still readable.
+    /// Replace then discard observers of each replaced component; discard, remove (and, for a
+    /// despawn, despawn) observers of each removed one, while the values are still readable.
     fn before(world: &mut World, change: &RowChange<'_>) {
         if change.despawn && world.observers.watchers.contains_key(&change.entity) {
             world.fire_entity_despawn(change.entity);
@@ -253,8 +258,10 @@ impl RowSubscriber for Observers {
         }
         for &id in change.replaced {
             world.fire_lifecycle(change.entity, id, Lifecycle::Replace);
+            world.fire_lifecycle(change.entity, id, Lifecycle::Discard);
         }
         for &id in change.removed {
+            world.fire_lifecycle(change.entity, id, Lifecycle::Discard);
             world.fire_lifecycle(change.entity, id, Lifecycle::Remove);
             if change.despawn {
                 world.fire_lifecycle(change.entity, id, Lifecycle::Despawn);
@@ -290,13 +297,22 @@ impl RowSubscriber for Observers {
             for slot in slots {
                 let Some(Some(entry)) = world.observers.slots.get_mut(slot as usize) else { continue };
                 entry.watched.retain(|&mut e| e != change.entity);
+                let observer_entity = entry.entity;
                 if entry.watched.is_empty() {
-                    let entity = entry.entity;
-                    world.deferred_despawn(entity);
-                } else if let ObserverKey::Custom(event) = entry.key
+                    world.deferred_despawn(observer_entity);
+                    continue;
+                }
+                if let ObserverKey::Custom(event) = entry.key
                     && let Some(&index) = world.observers.custom.get(&event)
                 {
                     world.observers.events[index].unwatch(change.entity, None);
+                }
+                // The observer's component lists what it still watches.
+                if let Some(id) = observer
+                    && let Some(component) =
+                        world.components.pool_mut(id).get_mut::<crate::observer::Observer>(observer_entity)
+                {
+                    component.forget(change.entity);
                 }
             }
         }
@@ -375,11 +391,19 @@ impl World {
         let Some(slot) = observers.by_entity.remove(&entity) else { return };
         let Some(entry) = observers.slots[slot as usize].take() else { return };
         observers.free.push(slot);
-        for target in &entry.watched {
-            if let Some(list) = observers.watchers.get_mut(target) {
+        for &target in &entry.watched {
+            if let Some(list) = observers.watchers.get_mut(&target) {
                 list.retain(|&mut s| s != slot);
                 if list.is_empty() {
-                    observers.watchers.remove(target);
+                    observers.watchers.remove(&target);
+                    // No observer watches `target` any more: its marker goes (bevy removes
+                    // `ObservedBy` the same way) once the operation under way is complete,
+                    // unless an observer of it was added meanwhile.
+                    self.deferred.buffer_mut().queue(move |world: &mut World| {
+                        if world.is_alive(target) && !world.observers.watchers.contains_key(&target) {
+                            world.remove_present::<crate::observer::Observed>(target);
+                        }
+                    });
                 }
             }
         }

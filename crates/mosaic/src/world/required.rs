@@ -3,10 +3,14 @@
 //! ones missing, recursively.
 //!
 //! A listener on the pools of components that require others (a row subscriber for adds): once
-//! a component is added, each of its required components the entity lacks is inserted, in
-//! declaration order, before the component's hooks and observers run (so they see them), and
-//! each inserted one brings its own requirements the same way (depth first). A requirement the
-//! entity already has is left as it is (the bundle's value wins, as in bevy). Declared with the
+//! a component is added, each of its required components the entity lacks is inserted before the
+//! component's hooks and observers run (so they see them), with the requirements of those
+//! (recursively). A requirement the entity already has is left as it is (the bundle's value wins,
+//! as in bevy). When several paths require one component, bevy 0.17's depth-first rule picks the
+//! constructor: a component's own requirement wins over inherited ones, then the one reached
+//! through its earlier requirement (or the earlier component of the bundle), however deep.
+//! Only an add brings requirements: an insert that replaces a component's value does not add
+//! those the entity lost since. Declared with the
 //! derive (`#[require(Velocity, Health = Health(100))]`) or at run time
 //! ([`World::register_required_components`]); a cycle is an error at registration.
 
@@ -15,7 +19,7 @@ use std::sync::Arc;
 
 use super::World;
 use super::row_events::{Needs, RowChange, RowSubscriber, WorldUse};
-use crate::component::{Component, ComponentId};
+use crate::component::{Bundle, Component, ComponentId};
 use crate::entity::Entity;
 use crate::storage::RowEvents;
 
@@ -104,6 +108,9 @@ pub(crate) struct Required {
     of: Vec<Vec<Requirement>>,
     /// By component id: whether its derive's declarations were read.
     read: Vec<bool>,
+    /// By component id: every requirement, direct and inherited, in precedence order (see
+    /// [`Required::all`]); `None` until asked for, and all emptied when a requirement is added.
+    all: Vec<Option<Arc<[Requirement]>>>,
     /// Whether requirements are being inserted now: the inserted components' own requirements
     /// are already in the closure being applied, so their adds do not start another.
     applying: bool,
@@ -121,6 +128,33 @@ impl Required {
     /// The direct requirements of `id`.
     fn of(&self, id: ComponentId) -> &[Requirement] {
         self.of.get(id.index()).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every requirement of `id`, direct and inherited, each once, in precedence order (bevy
+    /// 0.17's depth-first rule): its direct requirements in declaration order, then, for each of
+    /// them in that order, that one's own list. The first entry for a component is the one whose
+    /// constructor makes it: a component's own requirement wins over one it inherits, and of two
+    /// inherited ones, the one reached through the earlier direct requirement, however deep.
+    /// Cached; O(requirements reachable from `id`) the first time.
+    fn all(&mut self, id: ComponentId) -> Arc<[Requirement]> {
+        if let Some(Some(list)) = self.all.get(id.index()) {
+            return list.clone();
+        }
+        let direct = self.of(id).to_vec();
+        let mut list = direct.clone();
+        for requirement in &direct {
+            for inherited in self.all(requirement.id).iter() {
+                if !list.iter().any(|r| r.id == inherited.id) {
+                    list.push(inherited.clone());
+                }
+            }
+        }
+        let list: Arc<[Requirement]> = list.into();
+        if self.all.len() <= id.index() {
+            self.all.resize(id.index() + 1, None);
+        }
+        self.all[id.index()] = Some(list.clone());
+        list
     }
 
     fn of_mut(&mut self, id: ComponentId) -> &mut Vec<Requirement> {
@@ -156,30 +190,23 @@ impl RowSubscriber for Required {
 
     fn before(_: &mut World, _: &RowChange<'_>) {}
 
-    /// Inserts the missing requirements of the added components, breadth first: every
-    /// requirement at depth 1 (in the change's order, then declaration order) before any at
-    /// depth 2, so when two paths require the same component the shallower one's constructor
-    /// makes it (bevy's rule: the requirement nearest the inserted component wins).
+    /// Inserts the missing requirements of the added components, in bevy's (0.17) depth-first
+    /// order: for each added component in the change's order, its requirements in precedence
+    /// order ([`Required::all`]); the first entry for a component makes it. So a component's
+    /// own requirement wins over one it inherits, and between two added components the earlier
+    /// one's requirements win, however deep.
     fn after(world: &mut World, change: &RowChange<'_>) {
         if world.required.applying || change.added.iter().all(|&id| world.required.of(id).is_empty()) {
             return;
         }
-        // The closure, breadth first, each component once.
+        // The closure in precedence order, each component once.
         let mut order: Vec<Requirement> = Vec::new();
-        let mut seen: Vec<ComponentId> = change.added.to_vec();
-        let mut frontier: Vec<ComponentId> = change.added.to_vec();
-        while !frontier.is_empty() {
-            let mut next = Vec::new();
-            for id in frontier {
-                for requirement in world.required.of(id) {
-                    if !seen.contains(&requirement.id) {
-                        seen.push(requirement.id);
-                        next.push(requirement.id);
-                        order.push(requirement.clone());
-                    }
+        for &id in change.added {
+            for requirement in world.required.all(id).iter() {
+                if !change.added.contains(&requirement.id) && !order.iter().any(|r| r.id == requirement.id) {
+                    order.push(requirement.clone());
                 }
             }
-            frontier = next;
         }
         /// Clears the flag when the inserts end, also by panic.
         struct Applying<'a>(&'a mut World);
@@ -259,6 +286,8 @@ impl World {
             });
         }
         self.required.of_mut(component).push(Requirement { id: required, name, insert });
+        // Every component that reaches `component` now reaches more: recompute on demand.
+        self.required.all.clear();
         self.refresh_row_events(component);
         Ok(())
     }
@@ -319,5 +348,51 @@ impl World {
         let id = self.components.register::<T>();
         self.settle_registrations();
         self.required.of(id).iter().map(|r| r.id).collect()
+    }
+
+    /// Removes (and drops) whichever components of bundle `B` `entity` has, and with them every
+    /// component they require, directly or not, whether or not another component still requires
+    /// it; returns how many it removed. bevy's `EntityWorldMut::remove_with_requires`. Hooks,
+    /// observers and watches see each removal; commands they record are applied once all are out.
+    ///
+    /// O(components of `B` + their requirements).
+    ///
+    /// # Panics
+    /// If `entity` is not alive, or `B` holds a type twice.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Component, World};
+    ///
+    /// #[derive(Component)]
+    /// #[require(Velocity)]
+    /// struct Ship;
+    /// #[derive(Component, Default)]
+    /// struct Velocity(f32);
+    /// #[derive(Component)]
+    /// struct Name(&'static str);
+    ///
+    /// let mut world = World::new();
+    /// let e = world.spawn((Ship, Name("Argo")));
+    /// assert_eq!(world.remove_with_requires::<Ship>(e), 2);
+    /// assert!(!world.contains::<Velocity>(e) && world.contains::<Name>(e));
+    /// ```
+    #[track_caller]
+    pub fn remove_with_requires<B: Bundle>(&mut self, entity: Entity) -> usize {
+        if let Err(error) = self.check_alive(entity) {
+            panic!("cannot remove `{}`: {error}", std::any::type_name::<B>());
+        }
+        super::spawn::check_bundle::<B>(self);
+        let mut ids = Vec::new();
+        B::register_ids(&mut self.components, &mut |id| ids.push(id));
+        self.settle_registrations();
+        for at in 0..ids.len() {
+            for requirement in self.required.all(ids[at]).iter() {
+                if !ids.contains(&requirement.id) {
+                    ids.push(requirement.id);
+                }
+            }
+        }
+        self.holding_deferred(|world| ids.iter().filter(|&&id| world.remove_row_by_id(id, entity)).count())
     }
 }

@@ -151,30 +151,32 @@ pub(crate) trait RowSubscriber {
 impl World {
     /// Runs every subscriber's [`RowSubscriber::before`] for `change`: pairs first (a despawn
     /// their cleanup policy refuses panics before anything happened), then watches (their
-    /// "leave" callbacks see the entity whole), then one-target relations (unlink the pairs that
-    /// go and queue a despawned target's cleanup, where their hooks used to run: before user
-    /// hooks), then the hierarchy (detach a relationship that goes or is replaced), then hooks, then groups (which move the entity's
-    /// rows out of the packed range before they go), then indexes (which need nothing before).
+    /// "leave" callbacks see the entity whole), then hooks and observers (which see the entity
+    /// whole too, its relations and hierarchy links included, as bevy's discard and remove
+    /// hooks see a `ChildOf` that is going), then one-target relations (unlink the pairs that go
+    /// and queue a despawned target's cleanup), then the hierarchy (detach a relationship that
+    /// goes or is replaced), then groups (which move the entity's rows out of the packed range
+    /// before they go), then indexes (which need nothing before).
     pub(crate) fn emit_before(&mut self, change: &RowChange<'_>) {
         PairIndex::before(self, change);
         Watches::before(self, change);
+        Hooks::before(self, change);
+        Observers::before(self, change);
         RelationIndex::before(self, change);
         // Tested here, so a world without hierarchies pays a load and a branch, not a call.
         if self.hierarchy.relationship.is_some() {
             HierarchyState::before(self, change);
         }
-        Hooks::before(self, change);
-        Observers::before(self, change);
         Groups::before(self, change);
         Indexes::before(self, change);
     }
 
-    /// Runs every subscriber's [`RowSubscriber::after`] for `change`, in the reverse order of
-    /// [`World::emit_before`] (indexes refile the entity and groups pack the new rows before
-    /// relations, hooks and watches see them; relations file new pairs and the hierarchy marks new
-    /// relationships (and the rows a removal moved) before user hooks run;
-    /// pairs clean up after a despawned target last), then applies
-    /// the commands they recorded.
+    /// Runs every subscriber's [`RowSubscriber::after`] for `change`, in about the reverse order
+    /// of [`World::emit_before`]: indexes refile the entity and groups pack the new rows before
+    /// relations, hooks and watches see them; required components come next; relations file new
+    /// pairs and the hierarchy marks new relationships (and the rows a removal moved) before user
+    /// hooks and observers run, so those see the world whole on both sides of a change; pairs
+    /// clean up after a despawned target last. Then applies the commands they recorded.
     pub(crate) fn emit_after(&mut self, change: &RowChange<'_>) {
         Indexes::after(self, change);
         Groups::after(self, change);
@@ -253,16 +255,16 @@ impl World {
 /// The component ids of a bundle or an entity, inline for the common few.
 pub(crate) type Ids = SmallVec<[ComponentId; 8]>;
 
-/// Every listener's declared needs, in the order of [`World::emit_before`] (for the test that
-/// holds the design table to them).
+/// Every listener's declared needs, in the order of [`World::emit_before`] (`Required`, which
+/// runs only after, last), for the test that holds the design table to them.
 #[cfg(test)]
 pub(crate) const LISTENERS: [Needs; 9] = [
     PairIndex::NEEDS,
     Watches::NEEDS,
-    RelationIndex::NEEDS,
-    HierarchyState::NEEDS,
     Hooks::NEEDS,
     Observers::NEEDS,
+    RelationIndex::NEEDS,
+    HierarchyState::NEEDS,
     Groups::NEEDS,
     Indexes::NEEDS,
     Required::NEEDS,
