@@ -8,12 +8,13 @@
 //! - `world`: `World::despawn` and `World::spawn`, one at a time;
 //! - `commands`: the same changes recorded into a `CommandBuffer` and applied (it prefetches the
 //!   memory of the commands ahead of the one it applies);
+//! - `batch`: the despawns as one `World::despawn_batch`, the spawns as `world`'s;
 //! - `vec`: the baseline, a plain `Vec` of structs (swap-remove at the same random positions,
 //!   push), what the bookkeeping of an ECS is measured against.
 //!
 //! The table gives each way's median per change over the rounds, and the ratios to `world` and
 //! to `vec`. Run: `cargo bench -p mosaic-ecs --bench commands` (add `-- --entities N` and
-//! `--rounds N`; default 10^6 entities, 21 rounds).
+//! `--rounds N`; default 10^6 entities, 21 rounds; `--only WAY` times one way, for profilers).
 #![allow(missing_docs, reason = "a benchmark binary")]
 #![allow(
     dead_code,
@@ -42,6 +43,9 @@ struct Team(u8);
 struct Health(i32);
 #[derive(Component, Clone, Copy)]
 struct Life(u32);
+
+/// The ways timed, in table order.
+const NAMES: [&str; 4] = ["world", "commands", "batch", "vec"];
 
 /// Changes of each kind per round.
 const CHANGES: usize = 2_500;
@@ -95,11 +99,13 @@ fn main() {
     let rounds = arg("--rounds").and_then(|n| n.parse().ok()).unwrap_or(21usize);
     let (mut direct, mut direct_alive) = new_world(n);
     let (mut buffered, mut buffered_alive) = new_world(n);
+    let (mut batched, mut batched_alive) = new_world(n);
+    let only = arg("--only");
     let mut rows: Vec<Row> = (0..n)
         .map(|i| Row { pos: (i as f32, 1.0), vel: (0.5, -0.5), team: 1, health: 3, life: 100 })
         .collect();
     let mut commands = CommandBuffer::new();
-    let (mut world_t, mut commands_t, mut vec_t) = (Vec::new(), Vec::new(), Vec::new());
+    let mut times_of: [Vec<Duration>; 4] = Default::default();
     for round in 0..rounds {
         // The same random positions for every way in a round.
         let picks: Vec<usize> = {
@@ -113,7 +119,7 @@ fn main() {
                 })
                 .collect()
         };
-        let ways: [&mut dyn FnMut() -> Duration; 3] = [
+        let ways: [&mut dyn FnMut() -> Duration; 4] = [
             &mut || {
                 let start = Instant::now();
                 for &at in &picks {
@@ -138,6 +144,15 @@ fn main() {
             },
             &mut || {
                 let start = Instant::now();
+                let doomed: Vec<Entity> = picks.iter().map(|&at| batched_alive.swap_remove(at)).collect();
+                batched.despawn_batch(doomed);
+                for i in 0..CHANGES {
+                    batched_alive.push(spawn_one(&mut batched, i));
+                }
+                start.elapsed()
+            },
+            &mut || {
+                let start = Instant::now();
                 for &at in &picks {
                     black_box(rows.swap_remove(at));
                 }
@@ -148,28 +163,28 @@ fn main() {
             },
         ];
         // Interleaved, the order rotating with the round.
-        let mut times = [Duration::ZERO; 3];
-        for k in 0..3 {
-            let way = (k + round) % 3;
-            times[way] = (ways[way])();
+        for k in 0..NAMES.len() {
+            let way = (k + round) % NAMES.len();
+            if only.as_deref().is_none_or(|only| only == NAMES[way]) {
+                times_of[way].push((ways[way])());
+            }
         }
-        world_t.push(times[0]);
-        commands_t.push(times[1]);
-        vec_t.push(times[2]);
     }
-    assert_eq!((direct.len() as usize, buffered.len() as usize, rows.len()), (n, n, n));
-    let per_change = |d: Duration| d.as_secs_f64() * 1e9 / (2 * CHANGES) as f64;
-    let (w, c, v) = (
-        per_change(median(&mut world_t)),
-        per_change(median(&mut commands_t)),
-        per_change(median(&mut vec_t)),
+    if only.is_some() {
+        return;
+    }
+    assert_eq!(
+        (direct.len() as usize, buffered.len() as usize, batched.len() as usize, rows.len()),
+        (n, n, n, n)
     );
+    let per_change = |d: Duration| d.as_secs_f64() * 1e9 / (2 * CHANGES) as f64;
+    let [w, c, b, v] = times_of.map(|mut t| per_change(median(&mut t)));
     println!(
         "{n} entities, {CHANGES} despawns and {CHANGES} spawns a round; medians of {rounds} interleaved rounds"
     );
     println!("| way | ns per change | vs world | vs vec |");
     println!("|---|---:|---:|---:|");
-    for (name, t) in [("world", w), ("commands", c), ("vec", v)] {
+    for (name, t) in NAMES.into_iter().zip([w, c, b, v]) {
         println!("| {name} | {t:.0} | {:.2} | {:.1} |", t / w, t / v);
     }
 }

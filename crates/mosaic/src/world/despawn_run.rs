@@ -60,7 +60,7 @@ impl GroupSteps {
     /// swaps will move in: each group's last members and the pool's last rows), so the cache
     /// misses of a large pool overlap. The hints change nothing.
     fn despawn_rows(&mut self, pool: &mut SparseSet, entities: &[Entity]) {
-        let (far, near) = (DISTANCE, DISTANCE / 2);
+        let (far, near) = (4 * DISTANCE, 2 * DISTANCE);
         for (i, &entity) in entities.iter().enumerate() {
             if let Some(ahead) = entities.get(i + far) {
                 pool.prefetch_entry(ahead.index());

@@ -212,6 +212,51 @@ proptest! {
     }
 }
 
+/// The same ops as world calls: each despawn `World::try_despawn` (`batched` false), or each run
+/// of consecutive despawns one `World::despawn_batch` (`batched` true), on this thread.
+fn run_world_calls(kinds: &[u8], ops: &[Op], batched: bool) -> State {
+    let drops = Arc::new(Mutex::new(Vec::new()));
+    let (mut world, entities) = world(kinds, &drops);
+    drops.lock().unwrap().clear();
+    let mut pending = Vec::new();
+    for op in ops.iter().copied().map(Some).chain([None]) {
+        if let Some(Op::Despawn(i)) = op {
+            if batched {
+                pending.push(entities[i]);
+            } else {
+                let _ = world.try_despawn(entities[i]);
+            }
+            continue;
+        }
+        world.despawn_batch(pending.drain(..));
+        match op {
+            Some(Op::Send(v)) => world.send_event(Died(v)),
+            Some(Op::Spawn(v)) => {
+                world.spawn((A(v), C(v)));
+            }
+            _ => {}
+        }
+    }
+    state(world, &drops)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 2 } else { 24 }))]
+
+    /// `World::despawn_batch` on this thread against `World::try_despawn` one by one.
+    #[test]
+    fn despawn_batch_equals_try_despawn_one_by_one(
+        kinds in proptest::collection::vec(0u8..32, 1..60),
+        ops in proptest::collection::vec(op(60), 0..80),
+    ) {
+        let ops: Vec<Op> = ops.into_iter().map(|op| match op {
+            Op::Despawn(i) => Op::Despawn(i % kinds.len()),
+            other => other,
+        }).collect();
+        prop_assert_eq!(run_world_calls(&kinds, &ops, true), run_world_calls(&kinds, &ops, false));
+    }
+}
+
 /// A run large enough for one task per pool (past the parallel threshold), on 1, 2 and 4
 /// threads, against one by one.
 #[test]
