@@ -26,6 +26,90 @@ pub trait ObserverFunction<E: Event, B: Bundle, Marker>: Send + Sync + 'static {
 
     /// Calls the function.
     fn call(&mut self, on: On<'_, E, B>, params: SystemParamItem<'_, '_, Self::Param>);
+
+    /// Whether the observer runs for this event: evaluated before its parameters are fetched,
+    /// each time it would run. `true` unless run conditions were added ([`ObserverFunction::run_if`]).
+    #[inline]
+    fn should_run(&mut self, world: &World) -> bool {
+        let _ = world;
+        true
+    }
+
+    /// Runs the observer only when `condition` holds when the event reaches it (bevy's
+    /// `run_if` on observers). Conditions are the schedule's: any `Fn(&World) -> bool`, such as
+    /// [`resource_changed`](crate::schedule::resource_changed). Add more with
+    /// [`Conditional::run_if`]: the observer runs when all hold, and every condition is
+    /// evaluated each time, in the order added, even after one returned `false` (no
+    /// short-circuit, as in bevy), so a condition that keeps state ("changed since last time")
+    /// sees every event.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::observer::ObserverFunction;
+    /// use mosaic::{Event, On, ResMut, World};
+    ///
+    /// #[derive(Event)]
+    /// struct Ping;
+    /// struct Enabled(bool);
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(Enabled(false));
+    /// world.insert_resource(0u32);
+    /// world.add_observer(
+    ///     (|_: On<Ping>, mut pings: ResMut<u32>| *pings += 1)
+    ///         .run_if(|world: &World| world.resource::<Enabled>().0),
+    /// );
+    /// world.trigger(Ping);
+    /// world.resource_mut::<Enabled>().0 = true;
+    /// world.trigger(Ping);
+    /// assert_eq!(*world.resource::<u32>(), 1);
+    /// ```
+    fn run_if(self, condition: impl Fn(&World) -> bool + Send + Sync + 'static) -> Conditional<Self>
+    where
+        Self: Sized,
+    {
+        Conditional { func: self, conditions: vec![Box::new(condition)] }
+    }
+}
+
+/// A run condition of an observer, as the schedule's are.
+type Condition = Box<dyn Fn(&World) -> bool + Send + Sync>;
+
+/// An observer function with run conditions: made by [`ObserverFunction::run_if`], itself an
+/// observer function (pass it to [`World::add_observer`], [`World::observe`] ...).
+pub struct Conditional<F> {
+    func: F,
+    conditions: Vec<Condition>,
+}
+
+impl<F> Conditional<F> {
+    /// Adds another condition: the observer runs when every condition holds (all evaluated,
+    /// in the order added; see [`ObserverFunction::run_if`]).
+    pub fn run_if(mut self, condition: impl Fn(&World) -> bool + Send + Sync + 'static) -> Self {
+        self.conditions.push(Box::new(condition));
+        self
+    }
+}
+
+/// Tells [`Conditional`]'s implementation of [`ObserverFunction`] apart from the function's own.
+#[doc(hidden)]
+pub struct ConditionalMarker<M>(PhantomData<M>);
+
+impl<E: Event, B: Bundle, M: 'static, F: ObserverFunction<E, B, M>>
+    ObserverFunction<E, B, ConditionalMarker<M>> for Conditional<F>
+{
+    type Param = F::Param;
+
+    #[inline]
+    fn call(&mut self, on: On<'_, E, B>, params: SystemParamItem<'_, '_, Self::Param>) {
+        self.func.call(on, params);
+    }
+
+    fn should_run(&mut self, world: &World) -> bool {
+        // Every condition, no short-circuit; then the function's own.
+        let held = self.conditions.iter().fold(true, |all, condition| condition(world) & all);
+        self.func.should_run(world) & held
+    }
 }
 
 macro_rules! impl_observer_function {
@@ -112,6 +196,9 @@ impl<E: Event, B: Bundle, M: 'static, F: ObserverFunction<E, B, M>> ObserverSyst
         let last_run = self.last_run.get().unwrap_or_else(|| clock.oldest());
         let this_run = trigger.this_run;
         let ticks = clock.ticks(last_run, this_run);
+        if !self.func.should_run(world) {
+            return;
+        }
         let Some(event) = trigger.event.downcast_mut::<E>() else {
             unreachable!("the registry hands each observer its own event type")
         };

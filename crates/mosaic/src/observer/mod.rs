@@ -67,6 +67,6 @@ mod world;
 
 pub(crate) use event::lifecycle_event;
 pub use event::{Add, Despawn, Discard, Event, Insert, Remove, Replace};
-pub use function::ObserverFunction;
+pub use function::{Conditional, ConditionalMarker, ObserverFunction};
 pub use trigger::On;
 pub use world::{Observed, Observer, TriggerTargets};

@@ -6,7 +6,7 @@
 //! auto_propagate)]` is `#[event(propagate)]`, and `Observer::with_entities` is
 //! `World::observe_many`.
 
-use mosaic::observer::Observed;
+use mosaic::observer::{Observed, ObserverFunction};
 use mosaic::{
     Add, Commands, Component, Despawn, Discard, Entity, Event, Insert, Observer, On, ParamSet, Query, Remove,
     Res, ResMut, World,
@@ -517,4 +517,132 @@ fn observed_marker_follows_the_last_observer() {
     world.despawn(b);
     assert!(!world.is_alive(both), "despawned with the last entity it watched");
     assert_eq!(world.observer_count(), 0);
+}
+
+// Run conditions (bevy's `observer_run_condition_*`): a condition is the schedule's
+// `Fn(&World) -> bool`, so bevy's `|flag: Res<Flag>| flag.0` is `|w: &World| w.resource::<Flag>().0`
+// and `Res::is_changed` is `resource_changed::<R>()`.
+
+/// bevy's `RunConditionFlag`.
+struct Flag(bool);
+
+fn flag(world: &World) -> bool {
+    world.resource::<Flag>().0
+}
+
+fn observed_event(_: On<EventA>, mut order: ResMut<Order>) {
+    order.observed("event");
+}
+
+// bevy: observer_run_condition_true, observer_run_condition_false
+#[test]
+fn observer_run_condition_true_and_false() {
+    for (value, expected) in [(true, vec!["event"]), (false, vec![])] {
+        let mut world = world_with_order();
+        world.insert_resource(Flag(value));
+        world.add_observer(observed_event.run_if(flag));
+        world.trigger(EventA);
+        assert_eq!(order(&world), expected);
+    }
+}
+
+// bevy: observer_run_condition_chained
+#[test]
+fn observer_run_condition_chained() {
+    struct Second(bool);
+    let mut world = world_with_order();
+    world.insert_resource(Flag(true));
+    world.insert_resource(Second(true));
+    world.add_observer(observed_event.run_if(flag).run_if(|w: &World| w.resource::<Second>().0));
+    world.trigger(EventA);
+    assert_eq!(order(&world), ["event"]);
+    world.resource_mut::<Order>().0.clear();
+    world.resource_mut::<Second>().0 = false;
+    world.trigger(EventA);
+    assert!(order(&world).is_empty());
+}
+
+// bevy: observer_run_condition_re_evaluated
+#[test]
+fn observer_run_condition_re_evaluated() {
+    let mut world = world_with_order();
+    world.insert_resource(Flag(false));
+    world.add_observer(observed_event.run_if(flag));
+    world.trigger(EventA);
+    assert!(order(&world).is_empty());
+    world.resource_mut::<Flag>().0 = true;
+    world.trigger(EventA);
+    assert_eq!(order(&world), ["event"]);
+}
+
+// bevy: observer_conditions_and_change_detection (every condition is evaluated each time, no
+// short-circuit, so each one's "changed since I last looked" follows every trigger)
+#[test]
+fn observer_conditions_and_change_detection() {
+    use mosaic::schedule::resource_changed;
+    struct Second(bool);
+    let mut world = world_with_order();
+    world.insert_resource(Flag(false));
+    world.insert_resource(Second(false));
+    world
+        .add_observer(observed_event.run_if(resource_changed::<Flag>()).run_if(resource_changed::<Second>()));
+    // Both were just added.
+    world.trigger(EventA);
+    assert_eq!(order(&world), ["event"]);
+    // Nothing changed.
+    world.resource_mut::<Order>().0.clear();
+    world.trigger(EventA);
+    assert!(order(&world).is_empty());
+    // Flag changed, Second did not.
+    world.resource_mut::<Flag>().0 = true;
+    world.trigger(EventA);
+    assert!(order(&world).is_empty());
+    // Second changed; Flag's condition saw its change on the previous trigger.
+    world.resource_mut::<Second>().0 = true;
+    world.trigger(EventA);
+    assert!(order(&world).is_empty());
+    // Flag changed again; Second's condition saw its change on the previous trigger.
+    world.resource_mut::<Flag>().0 = false;
+    world.trigger(EventA);
+    assert!(order(&world).is_empty());
+    // Both changed.
+    world.resource_mut::<Second>().0 = false;
+    world.resource_mut::<Flag>().0 = true;
+    world.trigger(EventA);
+    assert_eq!(order(&world), ["event"]);
+}
+
+// bevy: entity_observer_with_run_condition
+#[test]
+fn entity_observer_with_run_condition() {
+    let mut world = world_with_order();
+    world.insert_resource(Flag(true));
+    let entity = world.spawn_empty();
+    world
+        .entity_mut(entity)
+        .observe((|_: On<EventA>, mut order: ResMut<Order>| order.observed("entity_event")).run_if(flag));
+    world.trigger_targets(EventA, entity);
+    assert_eq!(order(&world), ["entity_event"]);
+    world.resource_mut::<Order>().0.clear();
+    world.resource_mut::<Flag>().0 = false;
+    world.trigger_targets(EventA, entity);
+    assert!(order(&world).is_empty());
+}
+
+/// A lifecycle observer with a condition, and a skipped run's commands: none are recorded.
+#[test]
+fn lifecycle_observer_with_run_condition() {
+    let mut world = world_with_order();
+    world.insert_resource(Flag(false));
+    world.add_observer(
+        (|on: On<Add, A>, mut commands: Commands| {
+            commands.insert(on.entity(), B);
+        })
+        .run_if(flag),
+    );
+    let skipped = world.spawn(A);
+    world.resource_mut::<Flag>().0 = true;
+    let ran = world.spawn(A);
+    assert!(!world.contains::<B>(skipped));
+    assert!(world.contains::<B>(ran));
 }
