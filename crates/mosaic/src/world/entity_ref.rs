@@ -127,6 +127,16 @@ impl EntityMut<'_> {
         self.world.remove_with_requires::<B>(self.entity)
     }
 
+    /// Removes every component except those of bundle `B` and the components they require
+    /// (see [`World::retain`]); returns `self` for chaining, as bevy's `retain`.
+    ///
+    /// # Panics
+    /// If `B` holds a type twice.
+    pub fn retain<B: Bundle>(&mut self) -> &mut Self {
+        self.world.retain::<B>(self.entity);
+        self
+    }
+
     /// Despawns the entity, consuming the handle.
     pub fn despawn(self) {
         self.world.despawn(self.entity);

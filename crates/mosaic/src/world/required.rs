@@ -395,4 +395,59 @@ impl World {
         }
         self.holding_deferred(|world| ids.iter().filter(|&&id| world.remove_row_by_id(id, entity)).count())
     }
+
+    /// Removes (and drops) every component of `entity` except those of bundle `B` and the
+    /// components they require, directly or not; returns how many it removed. `retain::<()>()`
+    /// removes everything (the entity stays, empty). bevy's `EntityWorldMut::retain`. Hooks,
+    /// observers and watches see each removal, in the entity's component order; commands they
+    /// record are applied once all are out.
+    ///
+    /// O(components of the entity + requirements of `B`).
+    ///
+    /// # Panics
+    /// If `entity` is not alive, or `B` holds a type twice.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Component, World};
+    ///
+    /// #[derive(Component)]
+    /// #[require(Velocity)]
+    /// struct Ship;
+    /// #[derive(Component, Default)]
+    /// struct Velocity(f32);
+    /// #[derive(Component)]
+    /// struct Cargo(u32);
+    ///
+    /// let mut world = World::new();
+    /// let e = world.spawn((Ship, Cargo(3)));
+    /// assert_eq!(world.retain::<Ship>(e), 1);
+    /// assert!(world.contains::<Ship>(e) && world.contains::<Velocity>(e));
+    /// assert!(!world.contains::<Cargo>(e));
+    /// ```
+    #[track_caller]
+    pub fn retain<B: Bundle>(&mut self, entity: Entity) -> usize {
+        if let Err(error) = self.check_alive(entity) {
+            panic!("cannot retain `{}`: {error}", std::any::type_name::<B>());
+        }
+        super::spawn::check_bundle::<B>(self);
+        let mut kept = Vec::new();
+        B::register_ids(&mut self.components, &mut |id| kept.push(id));
+        self.settle_registrations();
+        for at in 0..kept.len() {
+            for requirement in self.required.all(kept[at]).iter() {
+                if !kept.contains(&requirement.id) {
+                    kept.push(requirement.id);
+                }
+            }
+        }
+        let gone: Vec<ComponentId> = self
+            .component_ids(entity)
+            .expect("checked alive above")
+            .iter()
+            .copied()
+            .filter(|id| !kept.contains(id))
+            .collect();
+        self.holding_deferred(|world| gone.iter().filter(|&&id| world.remove_row_by_id(id, entity)).count())
+    }
 }

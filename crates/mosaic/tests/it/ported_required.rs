@@ -682,3 +682,75 @@ fn runtime_required_components_cyclic() {
         Err(RequiredComponentsError::Cycle { .. })
     ));
 }
+
+// bevy: required_components_retain_keeps_required
+#[test]
+fn required_components_retain_keeps_required() {
+    #[derive(Component)]
+    #[require(Y)]
+    struct X;
+    #[derive(Component, Default)]
+    struct Y;
+    #[derive(Component, Default)]
+    struct Z;
+
+    let mut world = World::new();
+    let e = world.spawn((X, Z));
+    world.entity_mut(e).retain::<X>();
+    assert!(world.contains::<X>(e));
+    assert!(world.contains::<Y>(e));
+    assert!(!world.contains::<Z>(e));
+}
+
+// bevy: retain_nothing (entity_access tests)
+#[test]
+fn retain_nothing() {
+    #[derive(Component)]
+    struct Marker<const N: usize>;
+
+    let mut world = World::new();
+    let e = world.spawn((Marker::<1>, Marker::<2>, Marker::<3>));
+    assert_eq!(world.retain::<()>(e), 3);
+    assert!(world.is_alive(e));
+    assert!(world.component_ids(e).unwrap().is_empty());
+}
+
+// bevy: retain_some_components (including a type the entity does not have)
+#[test]
+fn retain_some_components() {
+    #[derive(Component)]
+    struct Marker<const N: usize>;
+
+    let mut world = World::new();
+    let e = world.spawn((Marker::<1>, Marker::<2>, Marker::<3>));
+    assert_eq!(world.retain::<(Marker<2>, Marker<4>)>(e), 2);
+    assert!(world.contains::<Marker<2>>(e));
+    assert_eq!(world.component_ids(e).unwrap().len(), 1);
+}
+
+/// Transitive requirements are kept too, and removal hooks see each removed value.
+#[test]
+fn retain_keeps_transitive_requirements_and_runs_remove_hooks() {
+    #[derive(Component)]
+    #[require(Y)]
+    struct X;
+    #[derive(Component, Default)]
+    #[require(W)]
+    struct Y;
+    #[derive(Component, Default)]
+    struct W;
+    #[derive(Component)]
+    struct Z(u32);
+
+    let mut world = World::new();
+    world.insert_resource(Vec::<u32>::new());
+    world.on_remove::<Z>(|ctx| {
+        let value = ctx.world.get::<Z>(ctx.entity).unwrap().0;
+        ctx.commands.queue(move |world: &mut World| world.resource_mut::<Vec<u32>>().push(value));
+    });
+    let e = world.spawn((X, Z(7)));
+    assert!(world.contains::<W>(e));
+    assert_eq!(world.retain::<X>(e), 1);
+    assert!(world.contains::<X>(e) && world.contains::<Y>(e) && world.contains::<W>(e));
+    assert_eq!(*world.resource::<Vec<u32>>(), [7]);
+}
