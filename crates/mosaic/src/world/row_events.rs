@@ -192,28 +192,35 @@ impl World {
         self.flush_deferred();
     }
 
+    /// Every listener's declared needs with the row events it wants of component `id`'s pool
+    /// (the one list of listeners both readers below walk). O(listeners).
+    fn listener_events(&self, id: ComponentId) -> [(Needs, RowEvents); 9] {
+        [
+            (PairIndex::NEEDS, PairIndex::events(self, id)),
+            (Watches::NEEDS, Watches::events(self, id)),
+            (Hooks::NEEDS, Hooks::events(self, id)),
+            (Observers::NEEDS, Observers::events(self, id)),
+            (RelationIndex::NEEDS, RelationIndex::events(self, id)),
+            (HierarchyState::NEEDS, HierarchyState::events(self, id)),
+            (Groups::NEEDS, Groups::events(self, id)),
+            (Indexes::NEEDS, Indexes::events(self, id)),
+            (Required::NEEDS, Required::events(self, id)),
+        ]
+    }
+
     /// Recomputes the row events component `id`'s pool is flagged with, and the component sets'
     /// unions: call whenever a subscriber of that pool comes or goes. O(distinct component sets).
     pub(crate) fn refresh_row_events(&mut self, id: ComponentId) {
         // Each listener's events go to the per-row set, or to the batch set when it declares it
         // takes batches (after the rows changed, once per batch).
         let (mut per_row, mut batch) = (RowEvents::NONE, RowEvents::NONE);
-        let mut add = |needs: Needs, events: RowEvents| {
+        for (needs, events) in self.listener_events(id) {
             if needs.batch {
                 batch |= events;
             } else {
                 per_row |= events;
             }
-        };
-        add(Watches::NEEDS, Watches::events(self, id));
-        add(Hooks::NEEDS, Hooks::events(self, id));
-        add(Observers::NEEDS, Observers::events(self, id));
-        add(Required::NEEDS, Required::events(self, id));
-        add(Groups::NEEDS, Groups::events(self, id));
-        add(PairIndex::NEEDS, PairIndex::events(self, id));
-        add(RelationIndex::NEEDS, RelationIndex::events(self, id));
-        add(HierarchyState::NEEDS, HierarchyState::events(self, id));
-        add(Indexes::NEEDS, Indexes::events(self, id));
+        }
         let mut events = per_row | batch;
         if !per_row.is_empty() {
             events |= RowEvents::PER_ROW;
@@ -228,21 +235,10 @@ impl World {
     /// no listener follows its removals but owning groups (replayed per pool by a despawn run)
     /// and listeners that take batches (value indexes).
     pub(crate) fn removal_batchable(&self, id: ComponentId) -> bool {
-        let mut per_row = RowEvents::NONE;
-        let mut add = |needs: Needs, events: RowEvents| {
-            if !needs.batch {
-                per_row |= events;
-            }
-        };
-        add(Watches::NEEDS, Watches::events(self, id));
-        add(Hooks::NEEDS, Hooks::events(self, id));
-        add(Observers::NEEDS, Observers::events(self, id));
-        add(Required::NEEDS, Required::events(self, id));
-        add(PairIndex::NEEDS, PairIndex::events(self, id));
-        add(RelationIndex::NEEDS, RelationIndex::events(self, id));
-        add(HierarchyState::NEEDS, HierarchyState::events(self, id));
-        add(Indexes::NEEDS, Indexes::events(self, id));
-        !per_row.contains(RowEvents::REMOVE)
+        self.listener_events(id)
+            .into_iter()
+            .filter(|(needs, _)| !needs.batch && *needs != Groups::NEEDS)
+            .all(|(_, events)| !events.contains(RowEvents::REMOVE))
     }
 
     /// Whether any pool of the world has a subscriber (`World::clear` despawns entity by entity

@@ -145,6 +145,16 @@ enum Op {
     Spawn(u32),
 }
 
+/// `ops` with every despawn naming one of `n` entities.
+fn fit(ops: Vec<Op>, n: usize) -> Vec<Op> {
+    ops.into_iter()
+        .map(|op| match op {
+            Op::Despawn(i) => Op::Despawn(i % n),
+            other => other,
+        })
+        .collect()
+}
+
 fn op(n: usize) -> impl Strategy<Value = Op> {
     prop_oneof![
         8 => (0..n).prop_map(Op::Despawn),
@@ -202,10 +212,7 @@ proptest! {
         kinds in proptest::collection::vec(0u8..32, 1..60),
         ops in proptest::collection::vec(op(60), 0..80),
     ) {
-        let ops: Vec<Op> = ops.into_iter().map(|op| match op {
-            Op::Despawn(i) => Op::Despawn(i % kinds.len()),
-            other => other,
-        }).collect();
+        let ops = fit(ops, kinds.len());
         let reference = run(&kinds, &ops, None);
         prop_assert_eq!(&run(&kinds, &ops, Some(1)), &reference);
         prop_assert_eq!(&run(&kinds, &ops, Some(2)), &reference);
@@ -249,10 +256,7 @@ proptest! {
         kinds in proptest::collection::vec(0u8..32, 1..60),
         ops in proptest::collection::vec(op(60), 0..80),
     ) {
-        let ops: Vec<Op> = ops.into_iter().map(|op| match op {
-            Op::Despawn(i) => Op::Despawn(i % kinds.len()),
-            other => other,
-        }).collect();
+        let ops = fit(ops, kinds.len());
         prop_assert_eq!(run_world_calls(&kinds, &ops, true), run_world_calls(&kinds, &ops, false));
     }
 }
