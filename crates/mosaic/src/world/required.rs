@@ -10,7 +10,9 @@
 //! constructor: a component's own requirement wins over inherited ones, then the one reached
 //! through its earlier requirement (or the earlier component of the bundle), however deep.
 //! Only an add brings requirements: an insert that replaces a component's value does not add
-//! those the entity lost since. Declared with the
+//! those the entity lost since (bevy does: its bundle insert adds every missing requirement of
+//! the bundle, new or replaced; here a replace is not a lifecycle event of the requirer's
+//! listener, which keeps replaces of requiring types off the per-row path). Declared with the
 //! derive (`#[require(Velocity, Health = Health(100))]`) or at run time
 //! ([`World::register_required_components`]); a cycle is an error at registration.
 
