@@ -1,7 +1,7 @@
 //! Despawns in runs: a run of despawns applied as one batch per pool, the pools on every core.
 //!
-//! [`World::despawn_batch`] and the command buffers' runs of despawns go through a
-//! [`DespawnRun`]: each entity is checked and its id freed on the calling thread, in command
+//! [`World::despawn_batch`], and the command buffers' runs of despawns when applied on a rayon
+//! pool of several threads, go through a [`DespawnRun`]: each entity is checked and its id freed on the calling thread, in command
 //! order (a second despawn of one entity in a run is skipped, as one by one); its rows stay in
 //! their pools until the run is finished. Finishing removes them pool by pool: for each pool,
 //! the run's entities that have a row there, in command order, each taken out of the owning
@@ -34,7 +34,7 @@ const PARALLEL_RUN_ROWS: usize = 4096;
 
 /// Despawns whose rows are still to be removed: the entities (already dead) with the component
 /// set they had, in command order. Kept by its owner between runs, so a warm run allocates
-/// nothing.
+/// nothing on one thread (the tasks of a parallel finish take two small vectors).
 #[derive(Debug, Default)]
 pub(crate) struct DespawnRun {
     /// The entities in command order, each with its component set before the despawn.
