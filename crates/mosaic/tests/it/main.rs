@@ -45,6 +45,7 @@ mod par_iter;
 mod param_set;
 mod ported_disabling;
 mod ported_observers;
+mod ported_queries;
 mod ported_relations;
 mod ported_required;
 mod property;
