@@ -43,6 +43,7 @@ mod pairs_snapshot;
 mod panic_safety;
 mod par_iter;
 mod param_set;
+mod ported_change_detection;
 mod ported_disabling;
 mod ported_observers;
 mod ported_queries;
