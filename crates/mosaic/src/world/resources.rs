@@ -1,6 +1,6 @@
 //! Resources: typed singletons stored beside the entities, and their change detection.
 
-use super::{ResourceError, World};
+use super::{CommandBuffer, ResourceError, World};
 use crate::storage::Tick;
 
 /// The world's resources: one value per type, in the storage layer's `ResourceMap`.
@@ -215,5 +215,73 @@ impl World {
     /// none. O(1).
     pub fn resource_change_ticks<R: Send + Sync + 'static>(&self) -> Option<(Tick, Tick)> {
         self.resources.ticks::<R>().map(|t| (t.added(), t.changed()))
+    }
+}
+
+impl CommandBuffer {
+    /// Records [`World::insert_resource`]: at apply, `value` is stored as `R`'s resource,
+    /// replacing (and dropping) any previous one (bevy's `Commands::insert_resource`).
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{CommandBuffer, World};
+    ///
+    /// struct Gravity(f32);
+    ///
+    /// let mut world = World::new();
+    /// let mut commands = CommandBuffer::new();
+    /// commands.insert_resource(Gravity(9.8));
+    /// assert!(!world.contains_resource::<Gravity>()); // recorded, not applied
+    /// commands.apply(&mut world);
+    /// assert_eq!(world.resource::<Gravity>().0, 9.8);
+    /// ```
+    pub fn insert_resource<R: Send + Sync + 'static>(&mut self, value: R) {
+        self.queue(move |world: &mut World| {
+            world.insert_resource(value);
+        });
+    }
+
+    /// Records [`World::init_resource`]: at apply, `R` is made from the world
+    /// ([`FromWorld`](super::FromWorld), so `Default` types too) unless the world has one
+    /// already (bevy's `Commands::init_resource`).
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{CommandBuffer, World};
+    ///
+    /// #[derive(Default)]
+    /// struct Score(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(Score(7));
+    /// let mut commands = CommandBuffer::new();
+    /// commands.init_resource::<Score>();
+    /// commands.apply(&mut world);
+    /// assert_eq!(world.resource::<Score>().0, 7, "a present resource is kept");
+    /// ```
+    pub fn init_resource<R: super::FromWorld + Send + Sync + 'static>(&mut self) {
+        self.queue(|world: &mut World| world.init_resource::<R>());
+    }
+
+    /// Records [`World::remove_resource`]: at apply, `R`'s resource is removed and dropped, if
+    /// there is one (bevy's `Commands::remove_resource`).
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{CommandBuffer, World};
+    ///
+    /// struct Paused;
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(Paused);
+    /// let mut commands = CommandBuffer::new();
+    /// commands.remove_resource::<Paused>();
+    /// commands.apply(&mut world);
+    /// assert!(!world.contains_resource::<Paused>());
+    /// ```
+    pub fn remove_resource<R: Send + Sync + 'static>(&mut self) {
+        self.queue(|world: &mut World| {
+            world.remove_resource::<R>();
+        });
     }
 }

@@ -44,6 +44,7 @@ mod panic_safety;
 mod par_iter;
 mod param_set;
 mod ported_change_detection;
+mod ported_commands;
 mod ported_disabling;
 mod ported_observers;
 mod ported_queries;
