@@ -97,8 +97,9 @@ impl World {
     ///
     /// # Panics
     /// If there is no `R` (see [`World::try_resource_scope`]); if `f` inserts an `R` of its own
-    /// (the scope's would silently replace it); if `f` panics, and then the resource is dropped,
-    /// not put back.
+    /// (the scope's would silently replace it); if `f` panics, and then the resource is put back
+    /// before the panic goes on (bevy's), unless `f` inserted an `R` of its own before panicking,
+    /// which is kept.
     ///
     /// # Examples
     /// ```
@@ -139,8 +140,19 @@ impl World {
         f: impl FnOnce(&mut World, &mut R) -> U,
     ) -> Result<U, ResourceError> {
         let (mut resource, added, _) = self.resources.remove_with_ticks::<R>().ok_or_else(missing::<R>)?;
-        let out = f(self, &mut resource);
+        // A panic in `f` puts the resource back before it goes on, so a caller that catches it
+        // finds the world as `f` left it plus the resource.
+        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(self, &mut resource)));
         let now = self.change_tick();
+        let out = match out {
+            Ok(out) => out,
+            Err(payload) => {
+                if !self.resources.contains::<R>() {
+                    self.resources.insert_with_ticks(resource, added, now);
+                }
+                std::panic::resume_unwind(payload);
+            }
+        };
         assert!(
             self.resources.insert_with_ticks(resource, added, now).is_none(),
             "resource `{}` was inserted during `World::resource_scope`, which holds it; change the \

@@ -50,6 +50,7 @@ mod ported_observers;
 mod ported_queries;
 mod ported_relations;
 mod ported_required;
+mod ported_world;
 mod property;
 mod query;
 mod query_terms;
