@@ -348,3 +348,44 @@ fn system_state_change_detection() {
     schedule.run(&mut world);
     assert_eq!(world.resource::<Counts>().0, [2, 0, 1]);
 }
+
+// bevy: removal_tracking (system/mod.rs). Two documented differences: a `RemovedComponents<T>`
+// reader opens its window when it is first set up (removals made before are never seen, so the
+// system is in a schedule run once before the removals, where bevy runs fresh one-shot systems),
+// and it sees each removal once since its last run (bevy double-buffers removal events, so its
+// second system sees the earlier despawn again).
+#[test]
+fn removal_tracking() {
+    #[derive(Component, Debug, PartialEq)]
+    #[component(track_changes)]
+    struct W(i32);
+    #[derive(Default)]
+    struct Seen(Vec<Vec<Entity>>);
+
+    fn record(removed: mosaic::RemovedComponents<W>, mut seen: mosaic::ResMut<Seen>) {
+        seen.0.push(removed.iter().collect());
+    }
+    let mut world = World::new();
+    world.init_resource::<Seen>();
+    let mut schedule = Schedule::new();
+    schedule.add_system(record);
+    schedule.run(&mut world);
+
+    let entity_to_despawn = world.spawn(W(1));
+    let entity_to_remove_w_from = world.spawn(W(2));
+    let spurious_entity = world.spawn_empty();
+    world.despawn(entity_to_despawn);
+    world.despawn(spurious_entity);
+    schedule.run(&mut world);
+
+    world.clear_trackers();
+    world.spawn(W(3));
+    world.spawn(W(4));
+    world.remove::<W>(entity_to_remove_w_from);
+    schedule.run(&mut world);
+
+    let seen = &world.resource::<Seen>().0;
+    assert_eq!(seen[0], [], "nothing removed before the first run");
+    assert_eq!(seen[1], [entity_to_despawn], "a despawn is a removal; an entity without W is not");
+    assert_eq!(seen[2], [entity_to_remove_w_from], "removing the component is a removal");
+}

@@ -468,3 +468,133 @@ fn par_iter_mut_change_detection() {
     let values = world.query_ref::<&B>().iter().copied().collect::<Vec<B>>();
     assert_eq!(values, vec![B(2)]);
 }
+
+// bevy: get_many_is_ordered (system/mod.rs)
+#[test]
+fn get_many_is_ordered() {
+    const ENTITIES_COUNT: usize = 1000;
+    struct EntitiesArray(Vec<Entity>);
+    #[derive(Default)]
+    struct Ran(usize);
+
+    fn query_system(entities: mosaic::Res<EntitiesArray>, q: Query<&A>, mut ran: mosaic::ResMut<Ran>) {
+        let entities: [Entity; ENTITIES_COUNT] = entities.0.clone().try_into().unwrap();
+        for (i, a) in (0..ENTITIES_COUNT).zip(q.get_many(entities).unwrap()) {
+            assert_eq!(i, a.0);
+        }
+        ran.0 += 1;
+    }
+    fn query_system_mut(
+        entities: mosaic::Res<EntitiesArray>,
+        mut q: Query<&mut A>,
+        mut ran: mosaic::ResMut<Ran>,
+    ) {
+        let entities: [Entity; ENTITIES_COUNT] = entities.0.clone().try_into().unwrap();
+        for (i, a) in (0..ENTITIES_COUNT).zip(q.get_many_mut(entities).unwrap()) {
+            assert_eq!(i, a.0);
+        }
+        ran.0 += 1;
+    }
+    let mut world = World::new();
+    world.init_resource::<Ran>();
+    let ids = (0..ENTITIES_COUNT).map(|i| world.spawn(A(i))).collect();
+    world.insert_resource(EntitiesArray(ids));
+    world.run_system(query_system);
+    world.run_system(query_system_mut);
+    assert_eq!(world.resource::<Ran>().0, 2);
+}
+
+// bevy: query_is_empty (system/mod.rs)
+#[test]
+fn query_is_empty() {
+    fn without_filter(not_empty: Query<&A>, empty: Query<&B>) {
+        assert!(!not_empty.is_empty());
+        assert!(empty.is_empty());
+    }
+    fn with_filter(not_empty: Query<&A, With<C>>, empty: Query<&A, With<D>>) {
+        assert!(!not_empty.is_empty());
+        assert!(empty.is_empty());
+    }
+    let mut world = World::new();
+    let e = world.spawn(A(0));
+    world.insert(e, C(0));
+    world.run_system(without_filter);
+    world.run_system(with_filter);
+}
+
+// bevy: into_iter_impl (system/mod.rs)
+#[test]
+fn into_iter_impl() {
+    let mut world = World::new();
+    world.spawn(A(42));
+    world.run_system(|mut q: Query<&mut A>| {
+        for a in &mut q {
+            assert_eq!(a.0, 42);
+            a.0 = 0;
+        }
+        for a in &mut q {
+            assert_eq!(a.0, 0);
+        }
+    });
+}
+
+// bevy: conflicting_query_mut_system (system/mod.rs)
+#[test]
+#[should_panic]
+fn conflicting_query_mut_system() {
+    fn sys(_q1: Query<&mut A>, _q2: Query<&mut A>) {}
+    let mut world = World::new();
+    world.run_system(sys);
+}
+
+// bevy: disjoint_query_mut_system (system/mod.rs)
+#[test]
+fn disjoint_query_mut_system() {
+    fn sys(_q1: Query<&mut A, With<B>>, _q2: Query<&mut A, Without<B>>) {}
+    let mut world = World::new();
+    world.run_system(sys);
+}
+
+// bevy: conflicting_query_immut_system (system/mod.rs)
+#[test]
+#[should_panic]
+fn conflicting_query_immut_system() {
+    fn sys(_q1: Query<&A>, _q2: Query<&mut A>) {}
+    let mut world = World::new();
+    world.run_system(sys);
+}
+
+// bevy: or_has_no_filter_with (system/mod.rs): `Or<(With<A>, With<B>)>` does not make a query
+// disjoint from one `Without<A>`.
+#[test]
+#[should_panic]
+fn or_has_no_filter_with() {
+    fn sys(_: Query<&mut C, Or<(With<A>, With<B>)>>, _: Query<&mut C, Without<A>>) {}
+    let mut world = World::new();
+    world.run_system(sys);
+}
+
+// bevy: or_has_filter_with_when_both_have_it (system/mod.rs)
+#[test]
+fn or_has_filter_with_when_both_have_it() {
+    fn sys(_: Query<&mut C, Or<(With<A>, With<A>)>>, _: Query<&mut C, Without<A>>) {}
+    let mut world = World::new();
+    world.run_system(sys);
+}
+
+// bevy: option_has_no_filter_with (system/mod.rs)
+#[test]
+#[should_panic]
+fn option_has_no_filter_with() {
+    fn sys(_: Query<(Option<&A>, &mut B)>, _: Query<&mut B, Without<A>>) {}
+    let mut world = World::new();
+    world.run_system(sys);
+}
+
+// bevy: option_doesnt_remove_unrelated_filter_with (system/mod.rs)
+#[test]
+fn option_doesnt_remove_unrelated_filter_with() {
+    fn sys(_: Query<(Option<&A>, &mut B, &C)>, _: Query<&mut B, Without<C>>) {}
+    let mut world = World::new();
+    world.run_system(sys);
+}
