@@ -569,7 +569,8 @@ fn conflicting_query_immut_system() {
 #[test]
 #[should_panic]
 fn or_has_no_filter_with() {
-    fn sys(_: Query<&mut C, Or<(With<A>, With<B>)>>, _: Query<&mut C, Without<A>>) {}
+    type WithAOrB = Or<(With<A>, With<B>)>;
+    fn sys(_: Query<&mut C, WithAOrB>, _: Query<&mut C, Without<A>>) {}
     let mut world = World::new();
     world.run_system(sys);
 }
@@ -577,7 +578,8 @@ fn or_has_no_filter_with() {
 // bevy: or_has_filter_with_when_both_have_it (system/mod.rs)
 #[test]
 fn or_has_filter_with_when_both_have_it() {
-    fn sys(_: Query<&mut C, Or<(With<A>, With<A>)>>, _: Query<&mut C, Without<A>>) {}
+    type WithAOrA = Or<(With<A>, With<A>)>;
+    fn sys(_: Query<&mut C, WithAOrA>, _: Query<&mut C, Without<A>>) {}
     let mut world = World::new();
     world.run_system(sys);
 }
