@@ -218,10 +218,15 @@ fn test_commands_are_send_and_sync() {
 
 // bevy: append
 #[test]
-#[ignore = "Mosaic's CommandBuffer has no `append` (moving one buffer's commands to the end of another)"]
 fn append() {
-    // The port would record `insert_resource(V(123i32))` in one buffer and
-    // `insert_resource(V(456.0f64))` in a second, `append` the second to the first, apply the
-    // first and find both resources; there is no method to call.
-    unimplemented!("CommandBuffer::append");
+    let mut world = World::new();
+    let mut commands_1 = CommandBuffer::new();
+    commands_1.insert_resource(V(123i32));
+    let mut commands_2 = CommandBuffer::new();
+    commands_2.insert_resource(V(456.0f64));
+    commands_1.append(&mut commands_2);
+    assert!(commands_2.is_empty());
+    commands_1.apply(&mut world);
+    assert!(world.contains_resource::<V<i32>>());
+    assert!(world.contains_resource::<V<f64>>());
 }
