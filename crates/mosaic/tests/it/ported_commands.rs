@@ -230,3 +230,91 @@ fn append() {
     assert!(world.contains_resource::<V<i32>>());
     assert!(world.contains_resource::<V<f64>>());
 }
+
+// bevy's command_queue.rs tests: a command is a closure (`CommandBuffer::queue`) here, not a
+// type implementing `Command`; the drop checks ride in the closure's captures.
+#[derive(Component)]
+struct Marker;
+
+fn spawn_command(world: &mut World) {
+    world.spawn(Marker);
+}
+
+// bevy: test_command_queue_inner_drop (world/command_queue.rs)
+#[test]
+fn test_command_queue_inner_drop() {
+    let mut commands = CommandBuffer::new();
+    let (dropcheck_a, drops_a) = DropCk::new_pair();
+    let (dropcheck_b, drops_b) = DropCk::new_pair();
+    commands.queue(move |_: &mut World| drop(dropcheck_a));
+    commands.queue(move |_: &mut World| {
+        let _keep = &dropcheck_b;
+    });
+    assert_eq!(drops_a.load(Ordering::Relaxed), 0);
+    assert_eq!(drops_b.load(Ordering::Relaxed), 0);
+    let mut world = World::new();
+    commands.apply(&mut world);
+    assert_eq!(drops_a.load(Ordering::Relaxed), 1);
+    assert_eq!(drops_b.load(Ordering::Relaxed), 1);
+}
+
+// bevy: test_command_queue_inner_drop_early (world/command_queue.rs)
+#[test]
+fn test_command_queue_inner_drop_early() {
+    let mut commands = CommandBuffer::new();
+    let (dropcheck_a, drops_a) = DropCk::new_pair();
+    let (dropcheck_b, drops_b) = DropCk::new_pair();
+    commands.queue(move |_: &mut World| drop(dropcheck_a));
+    // A component value in a recorded insert is dropped with the buffer too.
+    let world = World::new();
+    let e = commands.spawn(&world, ());
+    commands.insert(e, dropcheck_b);
+    assert_eq!(drops_a.load(Ordering::Relaxed), 0);
+    assert_eq!(drops_b.load(Ordering::Relaxed), 0);
+    drop(commands);
+    assert_eq!(drops_a.load(Ordering::Relaxed), 1);
+    assert_eq!(drops_b.load(Ordering::Relaxed), 1);
+}
+
+// bevy: test_command_queue_inner (world/command_queue.rs)
+#[test]
+fn test_command_queue_inner() {
+    let mut commands = CommandBuffer::new();
+    commands.queue(spawn_command);
+    commands.queue(spawn_command);
+    let mut world = World::new();
+    commands.apply(&mut world);
+    assert_eq!(world.query_ref::<&Marker>().iter().count(), 2);
+    // apply emptied the buffer: a second apply does nothing
+    commands.apply(&mut world);
+    assert_eq!(world.query_ref::<&Marker>().iter().count(), 2);
+}
+
+// bevy: test_command_queue_inner_panic_safe_panic (world/command_queue.rs)
+#[test]
+fn test_command_queue_inner_panic_safe_panic() {
+    let mut commands = CommandBuffer::new();
+    let message = String::from("I panic!");
+    commands.queue(move |_: &mut World| panic!("command is panicking: {message}"));
+    commands.queue(spawn_command); // skipped: the panic drops the rest
+    let mut world = World::new();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        commands.apply(&mut world);
+    }));
+    assert!(result.is_err());
+    commands.queue(spawn_command);
+    commands.queue(spawn_command);
+    commands.apply(&mut world);
+    assert_eq!(world.query_ref::<&Marker>().iter().count(), 2);
+}
+
+// bevy: spawn_batch_does_not_leak_entities (world/spawn_batch.rs): a batch whose iterator's
+// size hint is only an upper bound (a filter) takes no more entity indices than it spawns.
+#[test]
+fn spawn_batch_does_not_leak_entities() {
+    let mut world = World::new();
+    let entities = world.spawn_batch((0u32..50).filter(|&i| i & 1 > 0).map(|_| Marker));
+    assert_eq!(entities.len(), 25);
+    let next = world.spawn(Marker);
+    assert_eq!(next.index(), 25, "the next spawn takes the next index: none was leaked");
+}
