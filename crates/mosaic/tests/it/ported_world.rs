@@ -722,3 +722,21 @@ fn get_components() {
     // and an error for an entity with A only and for an empty one; there is no method to call.
     unimplemented!("EntityRef::get_components");
 }
+
+// bevy: resource_scope_ticks (world/mod.rs). bevy puts the resource back as a fresh insert, so
+// its added tick moves to the present too; Mosaic keeps the added tick (the scope does not add
+// the resource again, so `is_resource_added` readers do not see it twice) and marks it changed now.
+#[test]
+fn resource_scope_ticks() {
+    struct R;
+    let mut world = World::new();
+    world.insert_resource(R);
+    let (added, changed) = world.resource_change_ticks::<R>().unwrap();
+    assert_eq!(added, changed);
+    world.resource_scope(|world: &mut World, _: &mut R| {
+        world.increment_change_tick();
+    });
+    let (added_after, changed_after) = world.resource_change_ticks::<R>().unwrap();
+    assert_eq!(added_after, added, "Mosaic keeps the added tick");
+    assert_eq!(changed_after, world.change_tick(), "the scope counts as a change, now");
+}
