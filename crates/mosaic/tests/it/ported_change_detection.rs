@@ -206,8 +206,7 @@ fn changed_query() {
 }
 
 // bevy: change_detected (the first half of change_expiration: a system sees a spawn made
-// before its first run). bevy's `Option<Single<..>>` is `Single<..>` here: Mosaic has no
-// optional `Single`, and a system whose `Single` does not match is skipped. The second half ages the world's tick past `MAX_CHANGE_AGE` through
+// before its first run). The second half ages the world's tick past `MAX_CHANGE_AGE` through
 // private fields; Mosaic's wraparound is covered by `change_detection::narrow_clock_wraps_like_bevy`.
 #[test]
 fn change_detected() {
@@ -217,8 +216,8 @@ fn change_detected() {
     #[derive(Default)]
     struct Seen(Vec<bool>);
 
-    fn change_detected(query: Single<Ref<Tracked>>, mut seen: mosaic::ResMut<Seen>) {
-        seen.0.push(query.is_changed());
+    fn change_detected(query: Option<Single<Ref<Tracked>>>, mut seen: mosaic::ResMut<Seen>) {
+        seen.0.push(query.unwrap().is_changed());
     }
     let mut world = World::new();
     world.init_resource::<Seen>();
