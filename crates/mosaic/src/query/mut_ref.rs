@@ -87,6 +87,42 @@ impl<'w, T: MutableComponent> Mut<'w, T> {
         self.value
     }
 
+    /// Overwrites the value with `value` only if they differ, recording the change only then
+    /// (bevy's `DetectChangesMut::set_if_neq`); returns whether it wrote. O(1) plus one
+    /// comparison.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Changed, Component, Entity, Mut, World};
+    ///
+    /// #[derive(Component, PartialEq)]
+    /// #[component(track_changes)]
+    /// struct Level(u32);
+    ///
+    /// let mut world = World::new();
+    /// let same = world.spawn(Level(1));
+    /// let raised = world.spawn(Level(2));
+    /// world.clear_trackers();
+    /// for mut level in world.query::<Mut<Level>>() {
+    ///     level.set_if_neq(Level(2)); // writes only where the level is not 2 already
+    /// }
+    /// let changed: Vec<_> = world.query_filtered::<Entity, Changed<Level>>().into_iter().collect();
+    /// assert_eq!(changed, [same]);
+    /// # let _ = raised;
+    /// ```
+    #[inline]
+    pub fn set_if_neq(&mut self, value: T) -> bool
+    where
+        T: PartialEq,
+    {
+        if *self.value == value {
+            return false;
+        }
+        *self.value = value;
+        self.set_changed();
+        true
+    }
+
     /// Whether the value changed (or was added) within the reader's window: since the system
     /// last ran, or since `World::clear_trackers` for a world-level query. `true` when `T`'s
     /// changes are not tracked, since then no change can be ruled out. O(1).

@@ -25,7 +25,7 @@ pub type ParamConflict = Box<(AccessItem, AccessItem)>;
     label = "this parameter's type cannot be fetched for a system",
     note = "system parameters are `Query<..>`, `Res<T>`, `ResMut<T>`, `Option<Res<T>>`, `Local<T>`, \
             `Commands`, `ParCommands`, `EventReader<E>`, `EventWriter<E>`, `RemovedComponents<T>`, \
-            `Single<..>`, `Populated<..>`, `ParamSet<(..)>`, `Hierarchy`, `Relations<R>`, and \
+            `Single<..>`, `Option<Single<..>>`, `Populated<..>`, `ParamSet<(..)>`, `Hierarchy`, `Relations<R>`, and \
             tuples of these; a system that needs `&mut World` \
             takes it as its only parameter"
 )]

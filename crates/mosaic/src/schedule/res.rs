@@ -116,6 +116,43 @@ impl<'w, T> ResMut<'w, T> {
     pub fn bypass_change_detection(&mut self) -> &mut T {
         self.value
     }
+
+    /// Overwrites the resource with `value` only if they differ, marking it changed only then
+    /// (bevy's `set_if_neq`); returns whether it wrote. O(1) plus one comparison.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{ResMut, Schedule, World};
+    ///
+    /// #[derive(PartialEq)]
+    /// struct Mode(u8);
+    ///
+    /// fn set_two(mut mode: ResMut<Mode>) {
+    ///     mode.set_if_neq(Mode(2));
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(Mode(1));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(set_two);
+    /// world.clear_trackers();
+    /// schedule.run(&mut world); // 1 -> 2: written and marked
+    /// assert!(world.is_resource_changed::<Mode>());
+    /// world.clear_trackers();
+    /// schedule.run(&mut world); // already 2: neither written nor marked
+    /// assert!(!world.is_resource_changed::<Mode>());
+    /// ```
+    pub fn set_if_neq(&mut self, value: T) -> bool
+    where
+        T: PartialEq,
+    {
+        if *self.value == value {
+            return false;
+        }
+        *self.value = value;
+        self.set_changed();
+        true
+    }
 }
 
 fn resource_item<T: 'static>(write: bool, param: &'static str) -> AccessItem {

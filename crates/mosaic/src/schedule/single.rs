@@ -51,6 +51,33 @@ fn matches_up_to<D: QueryData, F: QueryFilter>(world: &World, ticks: Ticks, limi
 /// schedule.run(&mut world);
 /// assert_eq!(world.get::<Health>(player).unwrap().0, 6);
 /// ```
+///
+/// `Option<Single<D, F>>` is the form for "at most one" (bevy's): `None` when the query matches
+/// no entity, the item when it matches one; the system is still skipped when it matches more.
+///
+/// ```
+/// use mosaic::{Component, Schedule, Single, World};
+///
+/// #[derive(Component)]
+/// struct Boss(u32);
+/// #[derive(Default)]
+/// struct Seen(Vec<Option<u32>>);
+///
+/// fn watch(boss: Option<Single<&Boss>>, mut seen: mosaic::ResMut<Seen>) {
+///     seen.0.push(boss.map(|boss| boss.0));
+/// }
+///
+/// let mut world = World::new();
+/// world.init_resource::<Seen>();
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(watch);
+/// schedule.run(&mut world); // no boss: runs with None
+/// world.spawn(Boss(7));
+/// schedule.run(&mut world);
+/// world.spawn(Boss(8));
+/// schedule.run(&mut world); // two bosses: skipped
+/// assert_eq!(world.resource::<Seen>().0, [None, Some(7)]);
+/// ```
 pub struct Single<'w, D: QueryData, F: QueryFilter = ()> {
     item: D::Item<'w>,
     _filter: std::marker::PhantomData<F>,
@@ -109,6 +136,31 @@ unsafe impl<D: QueryData, F: QueryFilter> SystemParam for Single<'_, D, F> {
         let item =
             query.into_iter().next().expect("`Single` validated against this window just before the run");
         Single { item, _filter: std::marker::PhantomData }
+    }
+}
+
+// SAFETY: declares exactly what `Query<D, F>` declares, and fetches through such a query.
+unsafe impl<D: QueryData, F: QueryFilter> SystemParam for Option<Single<'_, D, F>> {
+    type State = ();
+    type Item<'w, 's> = Option<Single<'w, D, F>>;
+    const CHECKED_AT_RUN: bool = true;
+
+    fn add_access(access: &mut Access) -> Result<(), ParamConflict> {
+        <Query<'static, D, F> as SystemParam>::add_access(access)
+    }
+    fn init_state(world: &mut World) {
+        <Query<'static, D, F> as SystemParam>::init_state(world);
+    }
+    fn validate(_: &(), world: &World, ticks: Ticks) -> Result<(), ParamError> {
+        match matches_up_to::<D, F>(world, ticks, 2) {
+            0 | 1 => Ok(()),
+            _ => Err(ParamError::Unmet(std::any::type_name::<Self>())),
+        }
+    }
+    unsafe fn get_param<'w>(_: &mut (), world: &'w World, ticks: Ticks) -> Option<Single<'w, D, F>> {
+        // SAFETY: forwarded from the caller, as for a `Query` parameter.
+        let query = unsafe { Query::<D, F>::new_unchecked(world, ticks) };
+        query.into_iter().next().map(|item| Single { item, _filter: std::marker::PhantomData })
     }
 }
 

@@ -419,6 +419,39 @@ impl CommandBuffer {
         self.commands.push(Command::Op { entity, other, op });
     }
 
+    /// Moves every command of `other` to the end of this buffer, leaving `other` empty (bevy's
+    /// `CommandQueue::append`): applying this buffer then runs its own commands, then `other`'s,
+    /// in the order each was recorded. O(1): `other`'s commands and bundles move as one queued
+    /// command, so [`ApplyReport`] counts them as that one applied command, and `other` gives up
+    /// its capacity.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{CommandBuffer, World};
+    ///
+    /// struct Gravity(f32);
+    /// struct Wind(f32);
+    ///
+    /// let mut world = World::new();
+    /// let mut first = CommandBuffer::new();
+    /// first.insert_resource(Gravity(9.8));
+    /// let mut second = CommandBuffer::new();
+    /// second.insert_resource(Wind(2.0));
+    /// first.append(&mut second);
+    /// assert!(second.is_empty());
+    /// first.apply(&mut world);
+    /// assert!(world.contains_resource::<Gravity>() && world.contains_resource::<Wind>());
+    /// ```
+    pub fn append(&mut self, other: &mut CommandBuffer) {
+        if other.is_empty() {
+            return;
+        }
+        let mut other = std::mem::take(other);
+        self.queue(move |world: &mut World| {
+            other.apply(world);
+        });
+    }
+
     /// Drops every recorded command and bundle without applying them, keeping the capacity.
     /// Entities reserved by [`CommandBuffer::spawn`] stay reserved and become empty entities
     /// when the world next flushes.

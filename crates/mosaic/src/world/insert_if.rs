@@ -120,6 +120,39 @@ fn apply_if_neq<T: AosComponent + PartialEq>(
     let _ = world.insert_if_neq(entity, value);
 }
 
+impl World {
+    /// [`World::insert_if_new`] on many entities: `rows` yields `(entity, bundle)`, and each
+    /// entity gets the components of its bundle it does not have yet (bevy's
+    /// `insert_batch_if_new`). Values already there stay, untouched. O(rows * components).
+    ///
+    /// # Panics
+    /// If an entity is not alive (stale, despawned, or of another world), after the rows before
+    /// it were inserted; its bundle is dropped. Also if `B` holds a type twice.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{Component, World};
+    ///
+    /// #[derive(Component, Debug, PartialEq)]
+    /// struct Health(u32);
+    ///
+    /// let mut world = World::new();
+    /// let hurt = world.spawn(Health(3));
+    /// let fresh = world.spawn_empty();
+    /// world.insert_batch_if_new([(hurt, Health(100)), (fresh, Health(100))]);
+    /// assert_eq!(world.get::<Health>(hurt), Ok(&Health(3)), "kept");
+    /// assert_eq!(world.get::<Health>(fresh), Ok(&Health(100)), "added");
+    /// ```
+    #[track_caller]
+    pub fn insert_batch_if_new<B: Bundle>(&mut self, rows: impl IntoIterator<Item = (Entity, B)>) {
+        for (entity, bundle) in rows {
+            if let Err(error) = self.insert_if_new(entity, bundle) {
+                panic!("cannot insert `{}` on {entity}: {error}", std::any::type_name::<B>());
+            }
+        }
+    }
+}
+
 impl CommandBuffer {
     /// Records [`World::insert_if_new`]: at apply, each component of `bundle` that `entity` does
     /// not have then is inserted; skipped (and counted) if `entity` is dead by then.

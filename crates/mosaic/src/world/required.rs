@@ -453,3 +453,68 @@ impl World {
         self.holding_deferred(|world| gone.iter().filter(|&&id| world.remove_row_by_id(id, entity)).count())
     }
 }
+
+impl super::CommandBuffer {
+    /// Records [`World::remove_with_requires`]: at apply, `B`'s components and the components
+    /// they require are removed from `entity` (bevy's `EntityCommands::remove_with_requires`);
+    /// nothing happens if `entity` is dead by then.
+    ///
+    /// # Panics
+    /// At apply, if `B` holds a type twice.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{CommandBuffer, Component, World};
+    ///
+    /// #[derive(Component)]
+    /// #[require(Velocity)]
+    /// struct Ship;
+    /// #[derive(Component, Default)]
+    /// struct Velocity(f32);
+    ///
+    /// let mut world = World::new();
+    /// let e = world.spawn(Ship);
+    /// let mut commands = CommandBuffer::new();
+    /// commands.remove_with_requires::<Ship>(e);
+    /// commands.apply(&mut world);
+    /// assert!(!world.contains::<Ship>(e) && !world.contains::<Velocity>(e));
+    /// ```
+    pub fn remove_with_requires<B: Bundle>(&mut self, entity: Entity) {
+        self.queue(move |world: &mut World| {
+            if world.is_alive(entity) {
+                world.remove_with_requires::<B>(entity);
+            }
+        });
+    }
+
+    /// Records [`World::retain`]: at apply, every component of `entity` except `B`'s and those
+    /// they require is removed (bevy's `EntityCommands::retain`); nothing happens if `entity` is
+    /// dead by then.
+    ///
+    /// # Panics
+    /// At apply, if `B` holds a type twice.
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{CommandBuffer, Component, World};
+    ///
+    /// #[derive(Component)]
+    /// struct Ship;
+    /// #[derive(Component)]
+    /// struct Cargo(u32);
+    ///
+    /// let mut world = World::new();
+    /// let e = world.spawn((Ship, Cargo(3)));
+    /// let mut commands = CommandBuffer::new();
+    /// commands.retain::<Ship>(e);
+    /// commands.apply(&mut world);
+    /// assert!(world.contains::<Ship>(e) && !world.contains::<Cargo>(e));
+    /// ```
+    pub fn retain<B: Bundle>(&mut self, entity: Entity) {
+        self.queue(move |world: &mut World| {
+            if world.is_alive(entity) {
+                world.retain::<B>(entity);
+            }
+        });
+    }
+}

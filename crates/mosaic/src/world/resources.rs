@@ -1,6 +1,6 @@
 //! Resources: typed singletons stored beside the entities, and their change detection.
 
-use super::{ResourceError, World};
+use super::{CommandBuffer, ResourceError, World};
 use crate::storage::Tick;
 
 /// The world's resources: one value per type, in the storage layer's `ResourceMap`.
@@ -97,8 +97,9 @@ impl World {
     ///
     /// # Panics
     /// If there is no `R` (see [`World::try_resource_scope`]); if `f` inserts an `R` of its own
-    /// (the scope's would silently replace it); if `f` panics, and then the resource is dropped,
-    /// not put back.
+    /// (the scope's would silently replace it); if `f` panics, and then the resource is put back
+    /// before the panic goes on (bevy's), unless `f` inserted an `R` of its own before panicking,
+    /// which is kept.
     ///
     /// # Examples
     /// ```
@@ -139,8 +140,19 @@ impl World {
         f: impl FnOnce(&mut World, &mut R) -> U,
     ) -> Result<U, ResourceError> {
         let (mut resource, added, _) = self.resources.remove_with_ticks::<R>().ok_or_else(missing::<R>)?;
-        let out = f(self, &mut resource);
+        // A panic in `f` puts the resource back before it goes on, so a caller that catches it
+        // finds the world as `f` left it plus the resource.
+        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(self, &mut resource)));
         let now = self.change_tick();
+        let out = match out {
+            Ok(out) => out,
+            Err(payload) => {
+                if !self.resources.contains::<R>() {
+                    self.resources.insert_with_ticks(resource, added, now);
+                }
+                std::panic::resume_unwind(payload);
+            }
+        };
         assert!(
             self.resources.insert_with_ticks(resource, added, now).is_none(),
             "resource `{}` was inserted during `World::resource_scope`, which holds it; change the \
@@ -215,5 +227,73 @@ impl World {
     /// none. O(1).
     pub fn resource_change_ticks<R: Send + Sync + 'static>(&self) -> Option<(Tick, Tick)> {
         self.resources.ticks::<R>().map(|t| (t.added(), t.changed()))
+    }
+}
+
+impl CommandBuffer {
+    /// Records [`World::insert_resource`]: at apply, `value` is stored as `R`'s resource,
+    /// replacing (and dropping) any previous one (bevy's `Commands::insert_resource`).
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{CommandBuffer, World};
+    ///
+    /// struct Gravity(f32);
+    ///
+    /// let mut world = World::new();
+    /// let mut commands = CommandBuffer::new();
+    /// commands.insert_resource(Gravity(9.8));
+    /// assert!(!world.contains_resource::<Gravity>()); // recorded, not applied
+    /// commands.apply(&mut world);
+    /// assert_eq!(world.resource::<Gravity>().0, 9.8);
+    /// ```
+    pub fn insert_resource<R: Send + Sync + 'static>(&mut self, value: R) {
+        self.queue(move |world: &mut World| {
+            world.insert_resource(value);
+        });
+    }
+
+    /// Records [`World::init_resource`]: at apply, `R` is made from the world
+    /// ([`FromWorld`](super::FromWorld), so `Default` types too) unless the world has one
+    /// already (bevy's `Commands::init_resource`).
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{CommandBuffer, World};
+    ///
+    /// #[derive(Default)]
+    /// struct Score(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(Score(7));
+    /// let mut commands = CommandBuffer::new();
+    /// commands.init_resource::<Score>();
+    /// commands.apply(&mut world);
+    /// assert_eq!(world.resource::<Score>().0, 7, "a present resource is kept");
+    /// ```
+    pub fn init_resource<R: super::FromWorld + Send + Sync + 'static>(&mut self) {
+        self.queue(|world: &mut World| world.init_resource::<R>());
+    }
+
+    /// Records [`World::remove_resource`]: at apply, `R`'s resource is removed and dropped, if
+    /// there is one (bevy's `Commands::remove_resource`).
+    ///
+    /// # Examples
+    /// ```
+    /// use mosaic::{CommandBuffer, World};
+    ///
+    /// struct Paused;
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(Paused);
+    /// let mut commands = CommandBuffer::new();
+    /// commands.remove_resource::<Paused>();
+    /// commands.apply(&mut world);
+    /// assert!(!world.contains_resource::<Paused>());
+    /// ```
+    pub fn remove_resource<R: Send + Sync + 'static>(&mut self) {
+        self.queue(|world: &mut World| {
+            world.remove_resource::<R>();
+        });
     }
 }
