@@ -576,8 +576,11 @@ impl CommandBuffer {
 /// five runs), so a buffer applied on one thread keeps that path; the world afterwards is the
 /// same either way.
 fn despawn_runs_pay() -> bool {
+    // Under Miri, asking outside a pool the caller installed would start rayon's global pool
+    // for every buffer applied (threads whose crossbeam internals Miri reports under Stacked
+    // Borrows); there, only an installed pool counts.
     #[cfg(feature = "parallel")]
-    return rayon::current_num_threads() > 1;
+    return !(cfg!(miri) && rayon::current_thread_index().is_none()) && rayon::current_num_threads() > 1;
     #[cfg(not(feature = "parallel"))]
     false
 }
