@@ -503,7 +503,8 @@ impl CommandBuffer {
             if matches!(command, Command::Despawn { .. } | Command::Spawn { .. }) {
                 prefetch_ahead(world, commands, &this.0.queues, at, runs);
             }
-            if !matches!(command, Command::Despawn { .. } | Command::SendEvent { .. }) {
+            // Any other command ends an open run (none opens on one thread).
+            if runs && !matches!(command, Command::Despawn { .. } | Command::SendEvent { .. }) {
                 world.finish_despawn_run(run);
             }
             let outcome = match command {
