@@ -141,27 +141,40 @@ impl World {
     /// ```
     #[track_caller]
     pub fn remove_batch<T: Component>(&mut self, entities: impl IntoIterator<Item = Entity>) -> usize {
-        self.flush();
-        let dead = |entity: Entity, error: EntityError| -> ! {
+        self.remove_rows::<T>(entities, |entity, error| {
             panic!("cannot remove `{}` from {entity}: {error}", std::any::type_name::<T>())
-        };
+        })
+    }
+
+    /// [`World::remove_batch`], calling `on_dead(entity, error)` for an entity that is not alive
+    /// (and passing it over) instead of panicking.
+    pub(crate) fn remove_rows<T: Component>(
+        &mut self,
+        entities: impl IntoIterator<Item = Entity>,
+        mut on_dead: impl FnMut(Entity, EntityError),
+    ) -> usize {
+        self.flush();
         let id = self.components.id::<T>();
         let mut removed = 0;
         if let Some(id) = id
             && !self.components.pool(id).row_events().contains(RowEvents::REMOVE)
         {
-            // As in `insert_rows`: nothing that runs in the loop can add a subscriber (a removed
-            // value's drop has no access to the world), so the pool is found once.
+            // As in `insert_rows`: nothing that runs in the loop can add a subscriber or end an
+            // entity (a removed value's drop has no access to the world), so the pool is found
+            // once, and liveness is tested as the entities come.
             let World { components, entities: alive, component_sets, .. } = self;
             let mut memo = EdgeMemo::new();
+            let live = entities.into_iter().filter(|&entity| match alive.check(entity) {
+                Ok(()) => true,
+                Err(error) => {
+                    on_dead(entity, error);
+                    false
+                }
+            });
             T::remove_rows(
                 components.pool_mut(id),
-                entities.into_iter(),
-                |entity| {
-                    if let Err(error) = alive.check(entity) {
-                        dead(entity, error);
-                    }
-                },
+                live,
+                |_| {},
                 |entity, value| {
                     component_sets.step(entity.index(), id, false, &mut memo);
                     removed += 1;
@@ -182,7 +195,8 @@ impl World {
             let pool = components.pool_mut(id);
             for entity in entities {
                 if let Err(error) = alive.check(entity) {
-                    dead(entity, error);
+                    on_dead(entity, error);
+                    continue;
                 }
                 if let Some(value) = T::remove(pool, entity) {
                     component_sets.remove(entity.index(), id);
@@ -196,7 +210,8 @@ impl World {
         }
         for entity in entities {
             if let Err(error) = self.check_alive(entity) {
-                dead(entity, error);
+                on_dead(entity, error);
+                continue;
             }
             if let Some(id) = id {
                 removed += usize::from(self.remove_row::<T>(id, entity).is_some());

@@ -5,6 +5,7 @@ use std::any::{Any, TypeId};
 use rustc_hash::FxHashMap;
 
 use super::World;
+use super::command_runs::{self, ApplyRun, MIN_RUN, RemoveOps, RunKind};
 use super::despawn_run::DespawnRun;
 use smallvec::SmallVec;
 
@@ -35,8 +36,8 @@ enum Command {
     SpawnAtApply { queue: u32 },
     /// Insert the next bundle of queue `queue` into `entity`.
     Insert { entity: Entity, queue: u32 },
-    /// Remove a component (the function knows which) from `entity`.
-    Remove { entity: Entity, remove: fn(&mut World, Entity) },
+    /// Remove a bundle (the table knows which) from `entity`.
+    Remove { entity: Entity, ops: &'static RemoveOps },
     /// Despawn `entity`.
     Despawn { entity: Entity },
     /// Run `op` on `entity` and `other`.
@@ -54,6 +55,8 @@ enum Command {
 struct Queue<V> {
     values: Vec<V>,
     apply: fn(V, &mut World, Option<Entity>),
+    /// Applies a run of this queue's commands as one batch (queues of bundles and removals).
+    run: Option<ApplyRun<V>>,
     /// For a queue of bundles: registers the bundle's components and lists their ids.
     register: Option<RegisterIds>,
     /// The ids `register` gave at the start of the last apply (for prefetching spawns).
@@ -64,8 +67,12 @@ struct Queue<V> {
 type RegisterIds = fn(&mut Components, &mut SmallVec<[ComponentId; 8]>);
 
 impl<V> Queue<V> {
-    fn new(apply: fn(V, &mut World, Option<Entity>), register: Option<RegisterIds>) -> Self {
-        Self { values: Vec::new(), apply, register, ids: SmallVec::new() }
+    fn new(
+        apply: fn(V, &mut World, Option<Entity>),
+        register: Option<RegisterIds>,
+        run: Option<ApplyRun<V>>,
+    ) -> Self {
+        Self { values: Vec::new(), apply, run, register, ids: SmallVec::new() }
     }
 }
 
@@ -98,6 +105,12 @@ trait ErasedQueue: Any + Send + Sync {
     fn apply_next(&mut self, world: &mut World, entity: Option<Entity>);
     /// Drops the next value (its target died).
     fn skip_next(&mut self);
+    /// Whether runs of this queue's commands can be applied as one batch
+    /// ([`ErasedQueue::apply_run`]).
+    fn batches(&self) -> bool;
+    /// Applies the next `count` values as one run of `kind` commands on `entities` (empty for
+    /// spawns allocated at apply); returns how many were skipped (entity not alive).
+    fn apply_run(&mut self, world: &mut World, kind: RunKind, entities: &[Entity], count: usize) -> usize;
     /// Drops every stored value, keeping the capacity.
     fn clear(&mut self);
     fn as_any_mut(&mut self) -> &mut dyn Any;
@@ -121,6 +134,13 @@ impl<V: Send + Sync + 'static> ErasedQueue for Queue<V> {
     }
     fn skip_next(&mut self) {
         self.values.pop();
+    }
+    fn batches(&self) -> bool {
+        self.run.is_some()
+    }
+    fn apply_run(&mut self, world: &mut World, kind: RunKind, entities: &[Entity], count: usize) -> usize {
+        let run = self.run.expect("runs are formed only on queues that batch");
+        run(&mut self.values, world, kind, entities, count)
     }
     fn clear(&mut self) {
         self.values.clear();
@@ -231,6 +251,11 @@ pub struct CommandBuffer {
     commands: Vec<Command>,
     queues: Vec<Box<dyn ErasedQueue>>,
     queue_of: FxHashMap<TypeId, u32>,
+    /// The value type recorded last and its queue: a loop recording one kind of command finds
+    /// its queue without hashing.
+    last_queue: Option<(TypeId, u32)>,
+    /// The entities of the run being applied (kept for its capacity).
+    run_targets: Vec<Entity>,
 }
 
 impl std::fmt::Debug for CommandBuffer {
@@ -262,12 +287,21 @@ impl CommandBuffer {
         value: V,
         apply: fn(V, &mut World, Option<Entity>),
         register: Option<RegisterIds>,
+        run: Option<ApplyRun<V>>,
     ) -> u32 {
-        let queues = &mut self.queues;
-        let queue = *self.queue_of.entry(TypeId::of::<V>()).or_insert_with(|| {
-            queues.push(Box::new(Queue::new(apply, register)));
-            (queues.len() - 1) as u32
-        });
+        let type_id = TypeId::of::<V>();
+        let queue = match self.last_queue {
+            Some((last, queue)) if last == type_id => queue,
+            _ => {
+                let queues = &mut self.queues;
+                let queue = *self.queue_of.entry(type_id).or_insert_with(|| {
+                    queues.push(Box::new(Queue::new(apply, register, run)));
+                    (queues.len() - 1) as u32
+                });
+                self.last_queue = Some((type_id, queue));
+                queue
+            }
+        };
         self.queues[queue as usize]
             .as_any_mut()
             .downcast_mut::<Queue<V>>()
@@ -279,7 +313,12 @@ impl CommandBuffer {
 
     /// Stores `bundle` in its typed queue and returns the queue's index.
     fn push_bundle<B: Bundle>(&mut self, bundle: B) -> u32 {
-        self.push_queued(bundle, insert_queued::<B>, Some(register_bundle::<B>))
+        self.push_queued(
+            bundle,
+            insert_queued::<B>,
+            Some(register_bundle::<B>),
+            Some(command_runs::bundle_run::<B>),
+        )
     }
 
     /// Records spawning an entity with `bundle` and returns its handle at once, reserved through
@@ -360,7 +399,7 @@ impl CommandBuffer {
         value: V,
         apply: fn(V, &mut World, Option<Entity>),
     ) {
-        let queue = self.push_queued(value, apply, None);
+        let queue = self.push_queued(value, apply, None, None);
         self.commands.push(Command::Insert { entity, queue });
     }
 
@@ -371,10 +410,7 @@ impl CommandBuffer {
     /// # Panics
     /// At apply time, if `B` holds a type twice.
     pub fn remove<B: Bundle>(&mut self, entity: Entity) {
-        fn remove<B: Bundle>(world: &mut World, entity: Entity) {
-            world.remove_present::<B>(entity);
-        }
-        self.commands.push(Command::Remove { entity, remove: remove::<B> });
+        self.commands.push(Command::Remove { entity, ops: RemoveOps::of::<B>() });
     }
 
     /// Records despawning `entity`; skipped at apply time if it is no longer alive.
@@ -404,13 +440,13 @@ impl CommandBuffer {
     /// assert_eq!(world.resource::<Score>().0, 7);
     /// ```
     pub fn queue<F: FnOnce(&mut World) + Send + Sync + 'static>(&mut self, f: F) {
-        let queue = self.push_queued(f, run_queued::<F>, None);
+        let queue = self.push_queued(f, run_queued::<F>, None, None);
         self.commands.push(Command::Run { queue });
     }
 
     /// Records `send`, a closure that only sends an event (see [`Command::SendEvent`]).
     pub(crate) fn queue_event<F: FnOnce(&mut World) + Send + Sync + 'static>(&mut self, send: F) {
-        let queue = self.push_queued(send, run_queued::<F>, None);
+        let queue = self.push_queued(send, run_queued::<F>, None, None);
         self.commands.push(Command::SendEvent { queue });
     }
 
@@ -469,7 +505,13 @@ impl CommandBuffer {
     /// On a rayon pool of more than one thread (feature `parallel`), consecutive despawns (with
     /// the event sends between them) are applied as one [`World::despawn_batch`], each pool's
     /// rows removed at once, one task per pool for a large run; on one thread, one by one with
-    /// the memory of the despawns ahead prefetched. The world afterwards is the same either way.
+    /// the memory of the despawns ahead prefetched. On every thread count, four or more
+    /// consecutive spawns, inserts or removals of one bundle type are applied as one batch (the
+    /// bundle's ids and pools found once: [`World::insert_batch`]'s path for an insert of one
+    /// component, [`World::remove_batch`]'s for a removal), each entity still checked alive at
+    /// its turn, and row by row through the world's single-row operations wherever a listener
+    /// (hook, observer, group, required component) follows the pools. The world and the report
+    /// afterwards are the same either way as applying the commands one at a time.
     ///
     /// # Panics
     /// If a bundle holds a component twice. The commands not yet applied are then dropped.
@@ -497,15 +539,36 @@ impl CommandBuffer {
         }
         let mut report = ApplyReport::default();
         let commands = &this.0.commands;
-        for (at, &command) in commands.iter().enumerate() {
-            // Despawns ahead: their memory is asked for early, so the misses of a large world
-            // overlap (a hint; what is applied is unchanged).
-            if matches!(command, Command::Despawn { .. } | Command::Spawn { .. }) {
-                prefetch_ahead(world, commands, &this.0.queues, at, runs);
-            }
+        let mut at = 0;
+        while let Some(&command) = commands.get(at) {
             // Any other command ends an open run (none opens on one thread).
             if runs && !matches!(command, Command::Despawn { .. } | Command::SendEvent { .. }) {
                 world.finish_despawn_run(run);
+            }
+            // A run of spawns, inserts or removals on one queue: one batch call.
+            if let Some((key, len)) = run_of(commands, at, &this.0.queues) {
+                let targets = &mut this.0.run_targets;
+                targets.clear();
+                targets.extend(commands[at..at + len].iter().filter_map(Command::entity));
+                let (kind, skipped) = match key {
+                    RunKey::Queue(kind, queue) => {
+                        (kind, this.0.queues[queue as usize].apply_run(world, kind, targets, len))
+                    }
+                    RunKey::Remove(ops) => (RunKind::Remove, (ops.run)(world, targets)),
+                };
+                report.applied += len - skipped;
+                report.skipped += skipped;
+                if matches!(kind, RunKind::Spawn | RunKind::SpawnAtApply) {
+                    report.spawned += len - skipped;
+                }
+                at += len;
+                continue;
+            }
+            at += 1;
+            // Despawns ahead: their memory is asked for early, so the misses of a large world
+            // overlap (a hint; what is applied is unchanged).
+            if matches!(command, Command::Despawn { .. } | Command::Spawn { .. }) {
+                prefetch_ahead(world, commands, &this.0.queues, at - 1, runs);
             }
             let outcome = match command {
                 Command::Spawn { entity, queue } => {
@@ -535,9 +598,9 @@ impl CommandBuffer {
                         OpOutcome::Skipped
                     }
                 }
-                Command::Remove { entity, remove } => {
+                Command::Remove { entity, ops } => {
                     if world.is_alive(entity) {
-                        remove(world, entity);
+                        (ops.one)(world, entity);
                         OpOutcome::Applied { despawned: 0 }
                     } else {
                         OpOutcome::Skipped
@@ -568,6 +631,69 @@ impl CommandBuffer {
         }
         report
     }
+}
+
+impl Command {
+    /// The entity the command names, if one (a spawn allocated at apply names none yet).
+    fn entity(&self) -> Option<Entity> {
+        match *self {
+            Command::Spawn { entity, .. }
+            | Command::Insert { entity, .. }
+            | Command::Remove { entity, .. }
+            | Command::Despawn { entity }
+            | Command::Op { entity, .. } => Some(entity),
+            Command::SpawnAtApply { .. } | Command::Run { .. } | Command::SendEvent { .. } => None,
+        }
+    }
+
+    /// What a command that can join a run has in common with the rest of the run.
+    fn run_key(&self) -> Option<RunKey> {
+        match *self {
+            Command::Spawn { queue, .. } => Some(RunKey::Queue(RunKind::Spawn, queue)),
+            Command::SpawnAtApply { queue } => Some(RunKey::Queue(RunKind::SpawnAtApply, queue)),
+            Command::Insert { queue, .. } => Some(RunKey::Queue(RunKind::Insert, queue)),
+            Command::Remove { ops, .. } => Some(RunKey::Remove(ops)),
+            _ => None,
+        }
+    }
+}
+
+/// What the commands of a run share: a kind and a queue of bundles, or a removal table.
+#[derive(Clone, Copy)]
+enum RunKey {
+    Queue(RunKind, u32),
+    Remove(&'static RemoveOps),
+}
+
+impl PartialEq for RunKey {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (RunKey::Queue(kind, queue), RunKey::Queue(other_kind, other_queue)) => {
+                kind == other_kind && queue == other_queue
+            }
+            // The same table: the same bundle type (see `RemoveOps::of`).
+            (RunKey::Remove(ops), RunKey::Remove(other)) => std::ptr::eq(*ops, *other),
+            _ => false,
+        }
+    }
+}
+
+/// The run starting at `commands[at]`: its kind, queue and length, when at least [`MIN_RUN`]
+/// consecutive commands are spawns, inserts or removals of one kind on one queue (one bundle
+/// type) whose values can be applied as a batch. O(run length), and O(1) for a command that
+/// cannot start one, so a long sequence of commands that do not batch is not scanned again at
+/// each of them.
+fn run_of(commands: &[Command], at: usize, queues: &[Box<dyn ErasedQueue>]) -> Option<(RunKey, usize)> {
+    let key = commands[at].run_key()?;
+    let batches = match key {
+        RunKey::Queue(_, queue) => queues[queue as usize].batches(),
+        RunKey::Remove(_) => true,
+    };
+    if !batches || commands.get(at + MIN_RUN - 1)?.run_key() != Some(key) {
+        return None;
+    }
+    let len = commands[at..].iter().take_while(|command| command.run_key() == Some(key)).count();
+    (len >= MIN_RUN).then_some((key, len))
 }
 
 /// Whether applying runs of despawns as batches pays: only when the pools can be emptied on

@@ -4,6 +4,7 @@ mod batch;
 mod chunk_commands;
 mod column_batch;
 mod command_buffer;
+mod command_runs;
 mod component_sets;
 mod core;
 mod deferred;

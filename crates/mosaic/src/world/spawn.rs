@@ -364,7 +364,7 @@ impl World {
     /// Spawns the bundles of `iter` as in [`World::spawn_batch`], calling `on_spawn` with each
     /// new handle instead of collecting them.
     #[track_caller]
-    fn spawn_each<I>(&mut self, iter: I, mut on_spawn: impl FnMut(Entity))
+    pub(crate) fn spawn_each<I>(&mut self, iter: I, mut on_spawn: impl FnMut(Entity))
     where
         I: Iterator,
         I::Item: Bundle,
@@ -421,6 +421,66 @@ impl World {
             self.put_bundle_observed(entity, true, bundle, &ids, set);
             on_spawn(entity);
         }
+    }
+
+    /// Gives each entity of `rows` its bundle, in order, as [`World::insert_bundle`] one by one
+    /// would, for entities that were reserved and are most likely still empty (the spawns of a
+    /// command buffer); returns how many rows were passed over because their entity was not
+    /// alive (their bundles dropped). O(rows * components).
+    ///
+    /// When no listener follows the bundle's component set, the ids and the set are found once
+    /// and each empty entity takes the spawn path (its set assigned, every value pushed, no
+    /// search for a row to replace); an entity that already has components, and every row when
+    /// listeners are present, goes through [`World::insert_bundle`].
+    ///
+    /// # Panics
+    /// If the bundle holds a component type twice (before any row is written).
+    #[track_caller]
+    pub(crate) fn spawn_reserved_rows<B: Bundle>(
+        &mut self,
+        rows: impl Iterator<Item = (Entity, B)>,
+    ) -> usize {
+        self.flush();
+        let mut rows = rows;
+        let reserve = rows.size_hint().0.min(MAX_BATCH_RESERVE);
+        let (ids, set) = bundle_ids::<B>(&mut self.bundles, &mut self.components, &mut self.component_sets);
+        let ids: SmallVec<[ComponentId; 8]> = ids.into();
+        self.settle_registrations();
+        let mut skipped = 0;
+        if self.component_sets.events(set).is_empty() {
+            for &id in &ids {
+                self.components.pool_mut(id).reserve(reserve);
+            }
+            // No callback runs in this loop (the iterator and the bundles have no access to the
+            // world), so no subscriber appears and no entity ends: the pools are found once.
+            let World { components, entities, component_sets: sets, .. } = self;
+            let pools = components.pools_mut();
+            let mut rest = None;
+            for (entity, bundle) in rows.by_ref() {
+                if !entities.is_alive(entity) {
+                    skipped += 1;
+                    continue;
+                }
+                if sets.set_of(entity.index()) != EMPTY {
+                    // Components already (inserted before its spawn was applied): the general
+                    // path, which may run listeners of those, so the rest go that way too.
+                    rest = Some((entity, bundle));
+                    break;
+                }
+                sets.replace(entity.index(), set); // first, as in `put_bundle_into`
+                bundle.put_each(&mut SpawnSink { pools, ids: &ids, next: 0, entity });
+            }
+            let Some((entity, bundle)) = rest else { return skipped };
+            self.insert_bundle(entity, bundle);
+        }
+        for (entity, bundle) in rows {
+            if self.is_alive(entity) {
+                self.insert_bundle(entity, bundle);
+            } else {
+                skipped += 1;
+            }
+        }
+        skipped
     }
 
     /// Adds or replaces the components of `bundle` on `entity`. Replaced values are dropped.

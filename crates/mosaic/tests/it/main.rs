@@ -9,6 +9,7 @@ mod change_detection;
 mod children;
 mod column_batch;
 mod command_buffer;
+mod command_runs;
 mod common;
 mod derive_bundle;
 mod derive_query;
