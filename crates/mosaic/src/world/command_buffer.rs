@@ -114,6 +114,9 @@ trait ErasedQueue: Any + Send + Sync {
     /// Drops every stored value, keeping the capacity.
     fn clear(&mut self);
     fn as_any_mut(&mut self) -> &mut dyn Any;
+    /// Moves every value of `other`, a queue of the same value type, to the end of this one's
+    /// (both still in recording order: neither is being applied).
+    fn append_values(&mut self, other: &mut dyn ErasedQueue);
 }
 
 impl<V: Send + Sync + 'static> ErasedQueue for Queue<V> {
@@ -147,6 +150,10 @@ impl<V: Send + Sync + 'static> ErasedQueue for Queue<V> {
     }
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
+    }
+    fn append_values(&mut self, other: &mut dyn ErasedQueue) {
+        let other = other.as_any_mut().downcast_mut::<Queue<V>>().expect("queues of one value type");
+        self.values.append(&mut other.values);
     }
 }
 
@@ -457,35 +464,63 @@ impl CommandBuffer {
 
     /// Moves every command of `other` to the end of this buffer, leaving `other` empty (bevy's
     /// `CommandQueue::append`): applying this buffer then runs its own commands, then `other`'s,
-    /// in the order each was recorded. O(1): `other`'s commands and bundles move as one queued
-    /// command, so [`ApplyReport`] counts them as that one applied command, and `other` gives up
-    /// its capacity.
+    /// in the order each was recorded, each counted in the [`ApplyReport`] as its own (and
+    /// joining runs with its neighbours, as if recorded here). O(c + q) for `other`'s c commands
+    /// and q value queues; `other` gives up its capacity.
     ///
     /// # Examples
     /// ```
-    /// use mosaic::{CommandBuffer, World};
+    /// use mosaic::{CommandBuffer, Component, World};
     ///
+    /// #[derive(Component)]
+    /// struct Spark;
     /// struct Gravity(f32);
-    /// struct Wind(f32);
     ///
     /// let mut world = World::new();
     /// let mut first = CommandBuffer::new();
     /// first.insert_resource(Gravity(9.8));
     /// let mut second = CommandBuffer::new();
-    /// second.insert_resource(Wind(2.0));
+    /// second.spawn(&world, Spark);
+    /// second.spawn(&world, Spark);
     /// first.append(&mut second);
     /// assert!(second.is_empty());
-    /// first.apply(&mut world);
-    /// assert!(world.contains_resource::<Gravity>() && world.contains_resource::<Wind>());
+    /// let report = first.apply(&mut world);
+    /// assert_eq!((report.applied, report.spawned), (3, 2));
+    /// assert!(world.contains_resource::<Gravity>() && world.len() == 2);
     /// ```
     pub fn append(&mut self, other: &mut CommandBuffer) {
         if other.is_empty() {
             return;
         }
         let mut other = std::mem::take(other);
-        self.queue(move |world: &mut World| {
-            other.apply(world);
-        });
+        // Each of `other`'s queues joins this buffer's queue of the same value type (its values
+        // after this one's, as its commands come after), or becomes a queue of this buffer.
+        let mut index_of = vec![0u32; other.queues.len()];
+        let mut queues: Vec<Option<Box<dyn ErasedQueue>>> = other.queues.drain(..).map(Some).collect();
+        for (&type_id, &queue) in &other.queue_of {
+            let mut moved = queues[queue as usize].take().expect("one type id per queue");
+            index_of[queue as usize] = match self.queue_of.get(&type_id) {
+                Some(&mine) => {
+                    self.queues[mine as usize].append_values(&mut *moved);
+                    mine
+                }
+                None => {
+                    let mine = u32::try_from(self.queues.len()).expect("fewer than 2^32 queues");
+                    self.queues.push(moved);
+                    self.queue_of.insert(type_id, mine);
+                    mine
+                }
+            };
+        }
+        let remap = |queue: u32| index_of[queue as usize];
+        self.commands.extend(other.commands.iter().map(|&command| match command {
+            Command::Spawn { entity, queue } => Command::Spawn { entity, queue: remap(queue) },
+            Command::SpawnAtApply { queue } => Command::SpawnAtApply { queue: remap(queue) },
+            Command::Insert { entity, queue } => Command::Insert { entity, queue: remap(queue) },
+            Command::Run { queue } => Command::Run { queue: remap(queue) },
+            Command::SendEvent { queue } => Command::SendEvent { queue: remap(queue) },
+            Command::Remove { .. } | Command::Despawn { .. } | Command::Op { .. } => command,
+        }));
     }
 
     /// Drops every recorded command and bundle without applying them, keeping the capacity.

@@ -350,3 +350,41 @@ fn a_run_of_spawns_keeps_what_its_entities_already_have() {
     assert_eq!(world.get::<C>(entities[5]), Ok(&C(50)));
     assert_eq!(world.query::<&C>().into_iter().count(), 2);
 }
+
+/// An appended buffer's commands are this buffer's now: each counts in the report, runs form
+/// across the seam, and values of one bundle type from both buffers come in command order.
+#[test]
+fn appended_commands_count_and_keep_their_order() {
+    let mut world = World::new();
+    let targets: Vec<Entity> = (0..6).map(|_| world.spawn_empty()).collect();
+    let mut first = CommandBuffer::new();
+    let mut second = CommandBuffer::new();
+    for &e in &targets[..3] {
+        first.insert(e, A(e.index()));
+    }
+    first.despawn(targets[5]);
+    for &e in &targets[3..] {
+        second.insert(e, A(100 + e.index()));
+    }
+    let spawned = second.spawn(&world, C(7));
+    second.queue(|world: &mut World| {
+        world.spawn(D(1));
+    });
+    first.append(&mut second);
+    assert!(second.is_empty());
+    assert_eq!(first.len(), 9);
+    let report = first.apply(&mut world);
+    assert_eq!(
+        report,
+        ApplyReport { applied: 8, skipped: 1, refused: 0, spawned: 1, despawned: 1 },
+        "the insert into the despawned entity is skipped"
+    );
+    let a: Vec<(u32, u32)> =
+        world.query::<(Entity, &A)>().into_iter().map(|(e, a)| (e.index(), a.0)).collect();
+    assert_eq!(a, [(0, 0), (1, 1), (2, 2), (3, 103), (4, 104)]);
+    assert_eq!(world.get::<C>(spawned), Ok(&C(7)));
+    assert_eq!(world.query::<&D>().into_iter().count(), 1);
+    // The emptied buffer still records and applies.
+    second.insert(targets[0], D(2));
+    assert_eq!(second.apply(&mut world).applied, 1);
+}
