@@ -102,7 +102,7 @@ pub use hierarchy::{HierarchyError, Relationship};
 pub use mosaic_macros::{Bundle, Component, Event, QueryData};
 pub use observer::{Add, Despawn, Discard, Event, Insert, Observer, On, Remove, Replace};
 pub use query::{
-    Added, Allow, Changed, ExclusiveQuery, FieldChanged, FieldMut, Has, Mut, Or, Query, QueryData,
+    Added, Allow, AnyOf, Changed, ExclusiveQuery, FieldChanged, FieldMut, Has, Mut, Or, Query, QueryData,
     QueryError, QueryIter, Ref, With, Without,
 };
 pub use schedule::ParCommands;

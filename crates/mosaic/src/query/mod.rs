@@ -9,6 +9,7 @@
 
 mod access;
 mod alignment;
+mod any_of;
 mod change;
 mod chunk;
 mod combinations;
@@ -39,6 +40,7 @@ pub use access::ComponentAccess;
 pub use access::FilterSet;
 #[cfg(feature = "transform")]
 pub(crate) use alignment::aligned;
+pub use any_of::AnyOf;
 pub use change::{Added, ChangeFetch, Changed, FieldChanged};
 pub use chunk::ChunkQueryData;
 pub use combinations::QueryCombinations;

@@ -5,6 +5,7 @@
 //!
 //! A module's tests are named `module::test`, so `cargo test --test it spawn::` runs one area.
 
+mod any_of;
 mod change_detection;
 mod children;
 mod column_batch;
