@@ -39,6 +39,12 @@ impl<'w> EntityRef<'w> {
     pub fn component_ids(&self) -> &'w [ComponentId] {
         self.world.component_sets.ids(self.entity.index())
     }
+
+    /// The world the handle borrows, for the layers above the world that read one entity
+    /// (queries).
+    pub(crate) fn world(&self) -> &'w World {
+        self.world
+    }
 }
 
 /// Exclusive access to one live entity, from [`World::entity_mut`] or [`World::get_entity_mut`].

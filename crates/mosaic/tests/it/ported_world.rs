@@ -715,12 +715,24 @@ fn bundle_remove_only_triggers_for_present_components() {
 
 // bevy: get_components (world/entity_access/mod.rs)
 #[test]
-#[ignore = "Mosaic's EntityRef has no `get_components::<Q>()` (a query's item for one entity); \
-            `world.query_ref::<Q>().get(e)` is the way"]
 fn get_components() {
-    // The port would assert `world.entity(e1).get_components::<(&A, &B)>() == Ok((&A(7), &B(10)))`
-    // and an error for an entity with A only and for an empty one; there is no method to call.
-    unimplemented!("EntityRef::get_components");
+    #[derive(Component, PartialEq, Eq, Debug)]
+    struct X(usize);
+    #[derive(Component, PartialEq, Eq, Debug)]
+    struct Y(usize);
+    let mut world = World::new();
+    let e1 = world.spawn((X(7), Y(10)));
+    let e2 = world.spawn(X(8));
+    let e3 = world.spawn_empty();
+    assert_eq!(Ok((&X(7), &Y(10))), world.entity(e1).get_components::<(&X, &Y)>());
+    assert!(matches!(
+        world.entity(e2).get_components::<(&X, &Y)>(),
+        Err(mosaic::QueryError::NoMatch { entity, .. }) if entity == e2
+    ));
+    assert!(matches!(
+        world.entity(e3).get_components::<(&X, &Y)>(),
+        Err(mosaic::QueryError::NoMatch { entity, .. }) if entity == e3
+    ));
 }
 
 // bevy: resource_scope_ticks (world/mod.rs). bevy puts the resource back as a fresh insert, so
