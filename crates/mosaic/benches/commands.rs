@@ -26,7 +26,7 @@ mod common;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use common::{arg, median};
+use common::{Rng, arg, median};
 use mosaic::{CommandBuffer, Component, Entity, World};
 
 #[derive(Component, Clone, Copy)]
@@ -58,18 +58,6 @@ struct Row {
     team: u8,
     health: i32,
     life: u32,
-}
-
-/// A xorshift generator: the same random positions for every way.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
 }
 
 fn spawn_one(world: &mut World, i: usize) -> Entity {

@@ -25,7 +25,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{arg, median};
+use common::{Rng, arg, median};
 use mosaic::{Component, Entity, View, World};
 
 #[derive(Component, Clone, Copy)]
@@ -48,18 +48,6 @@ struct Row {
     vel: (f32, f32),
     team: u8,
     health: i32,
-}
-
-/// A xorshift generator: the same moves for both ways.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
 }
 
 /// A square grid of unit cells.

@@ -8,8 +8,8 @@ use crate::component::{ComponentId, Components};
 use crate::entity::Entity;
 use crate::storage::{SparseSet, Ticks};
 
-/// Query term: the entities that match at least one of the terms of the tuple `T`, with each
-/// term's item where it matches (bevy's `AnyOf`). `AnyOf<(&A, &mut B)>` yields
+/// Query term: the entities that match at least one of the terms of the tuple `T` (up to 16;
+/// `AnyOf<()>` matches nothing), with each term's item where it matches (bevy's `AnyOf`). `AnyOf<(&A, &mut B)>` yields
 /// `(Option<&A>, Option<Mut<B>>)`-shaped items, `(Option<&A>, Option<&mut B>)` here, and skips
 /// an entity with neither `A` nor `B`. Each member can be any term (`&T`, `&mut T`, `Has<T>`
 /// always matches, a tuple matches when all of its members do).
@@ -54,6 +54,7 @@ macro_rules! any_of_data {
     ($($name:ident),*) => {
         // SAFETY: reports the union of its members' accesses (checked for aliasing as a tuple's
         // are) and fetches only through them, each member at most once per entity.
+        #[allow(unused_variables, clippy::unused_unit)]
         unsafe impl<$($name: QueryData),*> QueryData for AnyOf<($($name,)*)> {
             type Item<'w> = ($(Option<$name::Item<'w>>,)*);
             type Fetch<'w> = ($($name::Fetch<'w>,)*);
@@ -119,11 +120,4 @@ macro_rules! any_of_data {
     };
 }
 
-any_of_data!(A);
-any_of_data!(A, B);
-any_of_data!(A, B, C);
-any_of_data!(A, B, C, D);
-any_of_data!(A, B, C, D, E);
-any_of_data!(A, B, C, D, E, F);
-any_of_data!(A, B, C, D, E, F, G);
-any_of_data!(A, B, C, D, E, F, G, H);
+crate::macros::all_tuples!(any_of_data);

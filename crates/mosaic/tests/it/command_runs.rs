@@ -9,6 +9,8 @@ use std::sync::{Arc, Mutex};
 use mosaic::{Add, ApplyReport, CommandBuffer, Component, Entity, On, ResMut, World};
 use proptest::prelude::*;
 
+use crate::common::{Key, Logged, in_threads, key};
+
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 struct A(u32);
 /// Change-tracked.
@@ -28,16 +30,6 @@ struct Watched(u32);
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[require(A)]
 struct Needy(u32);
-
-/// Logs its drop: drops must happen in the order one-by-one commands make.
-#[derive(Component, Debug)]
-struct Logged(u32, Arc<Mutex<Vec<u32>>>);
-
-impl Drop for Logged {
-    fn drop(&mut self) {
-        self.1.lock().unwrap().push(self.0);
-    }
-}
 
 /// What hooks and observers saw, in order: (what, value, entities with an `A` then).
 #[derive(Default)]
@@ -97,13 +89,6 @@ fn world(kinds: &[u8], drops: &Arc<Mutex<Vec<u32>>>) -> (World, Vec<Entity>) {
         .collect();
     world.clear_trackers();
     (world, entities)
-}
-
-/// An entity as two worlds can compare it (handles carry their world's tag).
-type Key = (u32, u32);
-
-fn key(e: Entity) -> Key {
-    (e.index(), e.generation())
 }
 
 /// Everything the two worlds must agree on.
@@ -242,10 +227,11 @@ fn record_remove(commands: &mut CommandBuffer, e: Entity, choice: u8) {
     }
 }
 
-/// Records `ops` into a buffer and applies it. With `one_by_one`, a no-op closure goes between
-/// every two commands, so no two consecutive commands form a run: each is applied alone, as
-/// before runs existed (the no-ops are taken out of the report).
-fn run(kinds: &[u8], ops: &[(Op, usize)], one_by_one: bool) -> State {
+/// Records `ops` into a buffer and applies it on a pool of `threads` threads. With
+/// `one_by_one`, a no-op closure goes between every two commands, so no two consecutive
+/// commands form a run: each is applied alone, as before runs existed (the no-ops are taken out
+/// of the report).
+fn run(kinds: &[u8], ops: &[(Op, usize)], one_by_one: bool, threads: usize) -> State {
     let drops = Arc::new(Mutex::new(Vec::new()));
     let (mut world, mut targets) = world(kinds, &drops);
     drops.lock().unwrap().clear();
@@ -278,7 +264,7 @@ fn run(kinds: &[u8], ops: &[(Op, usize)], one_by_one: bool) -> State {
             }
         }
     }
-    let mut report = commands.apply(&mut world);
+    let mut report = in_threads(threads, || commands.apply(&mut world));
     report.applied -= noops;
     state(world, report, &drops)
 }
@@ -293,7 +279,9 @@ proptest! {
         kinds in proptest::collection::vec(0u8..32, 1..40),
         ops in proptest::collection::vec(op(), 0..24),
     ) {
-        prop_assert_eq!(run(&kinds, &ops, false), run(&kinds, &ops, true));
+        let reference = run(&kinds, &ops, true, 1);
+        prop_assert_eq!(&run(&kinds, &ops, false, 1), &reference);
+        prop_assert_eq!(&run(&kinds, &ops, false, 2), &reference);
     }
 }
 

@@ -115,3 +115,34 @@ pub fn live_entities(world: &World) -> Vec<Entity> {
     live.sort();
     live
 }
+
+/// A component that logs its value when dropped, for tests that drops happen in the order a
+/// reference run makes.
+#[derive(Component, Debug)]
+pub struct Logged(pub u32, pub Arc<std::sync::Mutex<Vec<u32>>>);
+
+impl Drop for Logged {
+    fn drop(&mut self) {
+        self.1.lock().unwrap().push(self.0);
+    }
+}
+
+/// An entity as two worlds can compare it (handles carry their world's tag).
+pub type Key = (u32, u32);
+
+/// `e`'s index and generation.
+pub fn key(e: Entity) -> Key {
+    (e.index(), e.generation())
+}
+
+/// Runs `f` on a rayon pool of `threads` threads (on this thread without the `parallel`
+/// feature).
+pub fn in_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    #[cfg(feature = "parallel")]
+    return rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(f);
+    #[cfg(not(feature = "parallel"))]
+    {
+        let _ = threads;
+        f()
+    }
+}

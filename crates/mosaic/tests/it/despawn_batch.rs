@@ -8,6 +8,8 @@ use std::sync::{Arc, Mutex};
 use mosaic::{CommandBuffer, Component, Entity, World};
 use proptest::prelude::*;
 
+use crate::common::{Key, Logged, in_threads, key};
+
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct A(u32);
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -17,16 +19,6 @@ struct D(u32);
 /// Has a hook on removal: an entity holding one is despawned alone, in its place.
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Hooked(u32);
-
-/// Logs its drop: drops must happen in the order one-by-one despawns make.
-#[derive(Component, Debug)]
-struct Logged(u32, Arc<Mutex<Vec<u32>>>);
-
-impl Drop for Logged {
-    fn drop(&mut self) {
-        self.1.lock().unwrap().push(self.0);
-    }
-}
 
 /// An event sent between despawns.
 #[derive(Clone, Debug, PartialEq)]
@@ -76,13 +68,6 @@ fn world(kinds: &[u8], drops: &Arc<Mutex<Vec<u32>>>) -> (World, Vec<Entity>) {
         .collect();
     world.add_event::<Died>();
     (world, entities)
-}
-
-/// An entity as two worlds can compare it (handles carry their world's tag).
-type Key = (u32, u32);
-
-fn key(e: Entity) -> Key {
-    (e.index(), e.generation())
 }
 
 /// Everything the two worlds must agree on.
@@ -189,18 +174,6 @@ fn run(kinds: &[u8], ops: &[Op], threads: Option<usize>) -> State {
     }
     in_threads(threads.unwrap_or(1), || commands.apply(&mut world));
     state(world, &drops)
-}
-
-/// Runs `f` on a rayon pool of `threads` threads (on this thread without the `parallel`
-/// feature).
-fn in_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
-    #[cfg(feature = "parallel")]
-    return rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(f);
-    #[cfg(not(feature = "parallel"))]
-    {
-        let _ = threads;
-        f()
-    }
 }
 
 proptest! {
