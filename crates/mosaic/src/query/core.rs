@@ -716,6 +716,7 @@ fn make_iter<'a, Q: QueryData, F: QueryFilter>(
         Plan::Rows(driving) => {
             let live_check = gate_of(driving.pool.is_lazy());
             QueryIter::new(
+                (components, ticks),
                 Q::init_fetch(components, Some(driving), ticks),
                 filter,
                 driving.rows(),
@@ -723,8 +724,16 @@ fn make_iter<'a, Q: QueryData, F: QueryFilter>(
                 live_check,
             )
         }
-        Plan::Empty => QueryIter::new(Q::init_fetch(components, None, ticks), filter, &[], None, None),
+        Plan::Empty => QueryIter::new(
+            (components, ticks),
+            Q::init_fetch(components, None, ticks),
+            filter,
+            &[],
+            None,
+            None,
+        ),
         Plan::All => QueryIter::new(
+            (components, ticks),
             Q::init_fetch(components, None, ticks),
             filter,
             &[],
@@ -735,7 +744,7 @@ fn make_iter<'a, Q: QueryData, F: QueryFilter>(
             // A change walk's iterator has no rows of its own.
             let live_check = gate_of(walk.driving.pool.is_lazy());
             let data = Q::init_fetch(components, Some(walk.driving), ticks);
-            let mut iter = QueryIter::new(data, filter, &[], None, live_check);
+            let mut iter = QueryIter::new((components, ticks), data, filter, &[], None, live_check);
             iter.changed = Some(walk);
             iter
         }

@@ -2,7 +2,9 @@
 
 use super::default_filter::Gate;
 use super::{QueryData, QueryFilter};
+use crate::component::Components;
 use crate::entity::{AliveIter, Entity};
+use crate::storage::Ticks;
 
 /// Iterator over the items of a [`Query`](crate::Query), from [`Query::iter`](crate::Query::iter)
 /// or by value.
@@ -50,6 +52,10 @@ pub struct QueryIter<'w, Q: QueryData, F: QueryFilter> {
     /// interleaved rounds (5.56 against 5.58 us, the same instruction count), and filter_iter ran
     /// faster (8.6 against 10.1 us).
     pub(crate) changed: Option<super::plan::ChangedWalk<'w>>,
+    /// The world's components and the reader's change window, for the sorts
+    /// (`query/sorted.rs`), which fetch their keys through a query data of their own.
+    pub(crate) components: &'w Components,
+    pub(crate) ticks: Ticks,
 }
 // Invariant: `fast <= aligned <= entities.len()`, and `fast == 0` unless `F::TRIVIAL`,
 // `live_check.is_none()` and the fetch stamps no change ticks (`QueryData::marks_changes`), so
@@ -59,6 +65,7 @@ pub struct QueryIter<'w, Q: QueryData, F: QueryFilter> {
 impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, Q, F> {
     /// Builds the iterator over `entities` (the driving rows) with captured fetches.
     pub(crate) fn new(
+        (components, ticks): (&'w Components, Ticks),
         data: Q::Fetch<'w>,
         filter: F::Fetch<'w>,
         entities: &'w [Entity],
@@ -71,7 +78,20 @@ impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, Q, F> {
             Some((lazy, gate)) => (lazy, Some(gate)),
             None => (false, None),
         };
-        Self { data, filter, entities, row: 0, fast, aligned, all, live_check, lazy, changed: None }
+        Self {
+            data,
+            filter,
+            entities,
+            row: 0,
+            fast,
+            aligned,
+            all,
+            live_check,
+            lazy,
+            changed: None,
+            components,
+            ticks,
+        }
     }
 
     #[inline(always)]

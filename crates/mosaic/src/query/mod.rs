@@ -28,6 +28,7 @@ mod par;
 mod plan;
 mod reduce;
 mod shared_ref;
+mod sorted;
 mod view_term;
 mod watch;
 #[cfg(feature = "parallel")]
@@ -55,3 +56,4 @@ pub use many::QueryManyIter;
 pub use mut_ref::{Mut, MutFetch};
 pub use reduce::FOLD_CHUNK;
 pub use shared_ref::{Ref, RefFetch};
+pub use sorted::QuerySortedIter;

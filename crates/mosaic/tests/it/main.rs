@@ -55,6 +55,7 @@ mod ported_required;
 mod ported_world;
 mod property;
 mod query;
+mod query_sort;
 mod query_terms;
 mod ref_items;
 mod relationship;

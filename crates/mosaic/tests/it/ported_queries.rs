@@ -603,10 +603,37 @@ fn option_doesnt_remove_unrelated_filter_with() {
 
 // bevy: query_iter_sorts (query/iter.rs)
 #[test]
-#[ignore = "Mosaic's QueryIter has no `sort`/`sort_by`/`sort_by_key` family (bevy's query-iterator \
-            sorts); `World::sort_by` reorders storage instead, and collecting then sorting works"]
 fn query_iter_sorts() {
-    // The port would compare `query.iter().sort::<Entity>()` (and the unstable, by, by_key and
-    // by_cached_key forms) with the collected items sorted; there is no method to call.
-    unimplemented!("QueryIter::sort");
+    let mut world = World::new();
+    for i in 0..100 {
+        world.spawn(A(i));
+        world.spawn((A(i), Sparse(i)));
+        world.spawn(Sparse(i));
+    }
+    let query = world.query_ref::<Entity>();
+    let sort = query.iter().sort::<Entity>().collect::<Vec<_>>();
+    let sort_unstable = query.iter().sort_unstable::<Entity>().collect::<Vec<_>>();
+    let sort_by = query.iter().sort_by::<Entity>(Ord::cmp).collect::<Vec<_>>();
+    let sort_unstable_by = query.iter().sort_unstable_by::<Entity>(Ord::cmp).collect::<Vec<_>>();
+    let sort_by_key = query.iter().sort_by_key::<Entity, _>(|&e| e).collect::<Vec<_>>();
+    let sort_unstable_by_key = query.iter().sort_unstable_by_key::<Entity, _>(|&e| e).collect::<Vec<_>>();
+    let sort_by_cached_key = query.iter().sort_by_cached_key::<Entity, _>(|&e| e).collect::<Vec<_>>();
+    let mut sort_v2 = query.iter().collect::<Vec<_>>();
+    sort_v2.sort();
+    let mut sort_unstable_v2 = query.iter().collect::<Vec<_>>();
+    sort_unstable_v2.sort_unstable();
+    let mut sort_by_v2 = query.iter().collect::<Vec<_>>();
+    sort_by_v2.sort_by(Ord::cmp);
+    let mut sort_by_key_v2 = query.iter().collect::<Vec<_>>();
+    sort_by_key_v2.sort_by_key(|&e| e);
+    let mut sort_by_cached_key_v2 = query.iter().collect::<Vec<_>>();
+    sort_by_cached_key_v2.sort_by_cached_key(|&e| e);
+    assert_eq!(sort, sort_v2);
+    assert_eq!(sort_unstable, sort_unstable_v2);
+    assert_eq!(sort_by, sort_by_v2);
+    assert_eq!(sort_unstable_by, sort_unstable_v2);
+    assert_eq!(sort_by_key, sort_by_key_v2);
+    assert_eq!(sort_unstable_by_key, sort_unstable_v2);
+    assert_eq!(sort_by_cached_key, sort_by_cached_key_v2);
+    assert_eq!(sort.len(), 300);
 }
