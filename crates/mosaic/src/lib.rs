@@ -115,8 +115,8 @@ pub use storage::{Tick, Ticks};
 pub use world::ChunkedCommands;
 pub use world::{
     ApplyReport, ColumnBatch, ColumnBatchError, CommandBuffer, ComponentError, ComponentIndex, Disabled,
-    EntityMut, EntityRef, FromWorld, HookContext, HookId, IndexError, RemovedComponents, ResourceError,
-    Template, WatchId, World,
+    EntityCommands, EntityMut, EntityRef, FromWorld, HookContext, HookId, IndexError, RemovedComponents,
+    ResourceError, Template, WatchId, World,
 };
 
 /// What `#[derive(Component)]` expands to names these by path. Not part of the API: no semver

@@ -11,6 +11,7 @@ mod deferred;
 mod despawn_run;
 mod disabled;
 mod dynamic_rows;
+mod entity_commands;
 mod entity_ref;
 mod error;
 mod from_world;
@@ -43,6 +44,7 @@ pub use command_buffer::{ApplyReport, CommandBuffer};
 #[cfg(feature = "rollback")]
 pub(crate) use component_sets::SetsImage;
 pub use disabled::{Disabled, MAX_DISABLING_COMPONENTS};
+pub use entity_commands::EntityCommands;
 pub use entity_ref::{EntityMut, EntityRef};
 pub use error::{ComponentError, IndexError, ResourceError};
 pub use from_world::FromWorld;

@@ -24,6 +24,7 @@ mod dynamic;
 mod dynamic_model;
 mod dynamic_property;
 mod dynamic_snapshot;
+mod entity_commands;
 mod enum_query;
 mod events;
 mod field_changes;
