@@ -12,7 +12,8 @@
 //!
 //! Prints each way's median time per change (recording included for `commands`) and the ratios
 //! to `batch` and to `vec`. Run: `cargo bench -p mosaic-ecs --bench buffered` (add
-//! `-- --entities N`, `--rounds N`; `--only WAY` times one way, for profilers).
+//! `-- --entities N`, `--rounds N`; `--grouped` makes `(Pos, Vel)` an owning group; `--only WAY`
+//! times one way, for profilers).
 #![allow(missing_docs, reason = "a benchmark binary")]
 #![allow(
     dead_code,
@@ -52,8 +53,14 @@ fn main() {
     let n = arg("--entities").and_then(|n| n.parse().ok()).unwrap_or(100_000usize).max(1);
     let rounds = arg("--rounds").and_then(|n| n.parse().ok()).unwrap_or(15usize);
     let only = arg("--only");
+    // `--grouped`: `(Pos, Vel)` is an owning group, so every spawn joins it (a listener on both
+    // pools, which batches replay after the rows are pushed).
+    let grouped = std::env::args().any(|a| a == "--grouped");
     let new_world = || {
         let mut world = World::new();
+        if grouped {
+            world.group::<(Pos, Vel)>();
+        }
         world.spawn_batch((0..n).map(bundle));
         world
     };

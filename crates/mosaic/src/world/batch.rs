@@ -1,8 +1,10 @@
 //! Insert and remove one component type on many entities at once: the type and its pool are
 //! found once per batch, and pools without per-row subscribers take the whole batch.
 
+use super::Indexes;
 use super::World;
 use super::component_sets::EdgeMemo;
+use super::row_events::RowSubscriber;
 use crate::component::{BatchSink, Bundle, Component};
 use crate::entity::{Entity, EntityError};
 use crate::storage::RowEvents;
@@ -67,7 +69,7 @@ impl World {
         self.settle_registrations();
         self.components.pool_mut(id).reserve(rows.size_hint().0);
         let events = self.components.pool(id).row_events();
-        if events.contains(RowEvents::PER_ROW) {
+        if events.contains(RowEvents::PER_ROW) && !self.addition_batchable(id) {
             for (entity, value) in rows {
                 if let Err(error) = self.check_alive(entity) {
                     on_dead(entity, error);
@@ -96,9 +98,13 @@ impl World {
             );
             return;
         }
-        // The subscribers all take batches (value indexes): they hear of the rows once, after.
+        // The subscribers all take batches (value indexes) or are owning groups: the indexes
+        // hear of the rows once, after; the groups' joins are replayed after the rows, in order
+        // (`GroupJoins`, also when `on_dead` panics mid-loop).
+        let (noted, grouped) = (!Indexes::events(self, id).is_empty(), !self.groups.chain(id).is_empty());
         let mut written = Vec::new();
-        let World { components, entities, component_sets, indexes, .. } = self;
+        let mut joins = super::group::GroupJoins { world: self, ids: [id][..].into(), entities: Vec::new() };
+        let World { components, entities, component_sets, indexes, .. } = &mut *joins.world;
         // A dead entity panics through `on_dead` mid-loop: the batch listeners are then told
         // nothing, so they are marked stale (rebuilt on next use) instead of left behind.
         let indexes = super::index::InvalidateOnUnwind::new(indexes);
@@ -110,8 +116,13 @@ impl World {
             }
             if T::insert(pool, entity, value).is_none() {
                 component_sets.add(entity.index(), id);
+                if grouped {
+                    joins.entities.push(entity);
+                }
             }
-            written.push(entity);
+            if noted {
+                written.push(entity);
+            }
         }
         indexes.into_inner().note_rows(components.pool(id), id, &written);
     }

@@ -266,7 +266,7 @@ impl World {
 
     /// Keeps groups packed after `entity` gained components `added`: joins every group (outermost
     /// first) it now completes, each group looked at once however many of its components came.
-    fn groups_after_add(&mut self, entity: Entity, added: &[ComponentId]) {
+    pub(crate) fn groups_after_add(&mut self, entity: Entity, added: &[ComponentId]) {
         for group in self.groups_of(added) {
             self.join_group(group, entity);
         }
@@ -304,6 +304,28 @@ impl World {
                     group.names.join(", ")
                 );
             }
+        }
+    }
+}
+
+/// The group joins of a batch of additions, replayed when dropped (also by a panic mid-batch):
+/// a batch that writes its rows without running the groups' listener row by row lists each
+/// entity that gained components `ids` (in the order it wrote them), and each then joins the
+/// groups it completes, in that order. The packing is what row-by-row writes leave: the k-th
+/// join swaps the same two rows either way, since the batch's later rows were pushed past both.
+pub(crate) struct GroupJoins<'w> {
+    pub(crate) world: &'w mut World,
+    pub(crate) ids: SmallVec<[ComponentId; 8]>,
+    pub(crate) entities: Vec<Entity>,
+}
+
+impl Drop for GroupJoins<'_> {
+    fn drop(&mut self) {
+        if self.world.groups.is_empty() {
+            return;
+        }
+        for &entity in &self.entities {
+            self.world.groups_after_add(entity, &self.ids);
         }
     }
 }

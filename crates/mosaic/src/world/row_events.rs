@@ -233,6 +233,17 @@ impl World {
         }
     }
 
+    /// Whether adding rows to (or replacing values in) component `id`'s pool can be done for a
+    /// batch at once: no listener follows its additions or replacements but owning groups
+    /// (whose joins the batch replays after the rows are written, `GroupJoins`) and listeners
+    /// that take batches (value indexes).
+    pub(crate) fn addition_batchable(&self, id: ComponentId) -> bool {
+        self.listener_events(id)
+            .into_iter()
+            .filter(|(needs, _)| !needs.batch && *needs != Groups::NEEDS)
+            .all(|(_, events)| !events.intersects(RowEvents::ADD | RowEvents::REPLACE))
+    }
+
     /// Whether removing rows of component `id`'s pool can be done for a run of entities at once:
     /// no listener follows its removals but owning groups (replayed per pool by a despawn run)
     /// and listeners that take batches (value indexes).

@@ -7,7 +7,8 @@ use smallvec::SmallVec;
 
 use super::World;
 use super::component_sets::{ComponentSets, EMPTY, SetId};
-use super::row_events::{Ids, RowChange};
+use super::group::GroupJoins;
+use super::row_events::{Ids, RowChange, RowSubscriber};
 use crate::component::{Bundle, BundleSink, Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, EntityError, ReservedIter};
 use crate::storage::{RowEvents, SparseSet};
@@ -394,11 +395,14 @@ impl World {
             }
             return;
         }
-        if !events.contains(RowEvents::PER_ROW) {
-            // Every subscriber takes batches (value indexes): the plain loop, then the spawned
-            // rows handed to them once.
+        if !events.contains(RowEvents::PER_ROW) || ids.iter().all(|&id| self.addition_batchable(id)) {
+            // Every subscriber takes batches (value indexes) or is an owning group: the plain
+            // loop, then the spawned rows handed to the indexes once and the groups' joins
+            // replayed in spawn order (`GroupJoins`, also when the loop panics).
+            let (noted, grouped) = self.batch_listeners(&ids);
             let mut spawned = Vec::new();
-            let World { components, entities, component_sets: sets, indexes, .. } = self;
+            let mut joins = GroupJoins { world: self, ids: ids.as_slice().into(), entities: Vec::new() };
+            let World { components, entities, component_sets: sets, indexes, .. } = &mut *joins.world;
             // A panic mid-loop (exhausted ids, a panicking iterator) marks them stale instead.
             let indexes = super::index::InvalidateOnUnwind::new(indexes);
             let pools = components.pools_mut();
@@ -407,7 +411,12 @@ impl World {
                     alloc_entity(entities, sets).unwrap_or_else(|error| panic!("cannot spawn: {error}"));
                 sets.replace(entity.index(), set); // first, as in `put_bundle_into`
                 bundle.put_each(&mut SpawnSink { pools, ids: &ids, next: 0, entity });
-                spawned.push(entity);
+                if noted {
+                    spawned.push(entity);
+                }
+                if grouped {
+                    joins.entities.push(entity);
+                }
                 on_spawn(entity);
             }
             let indexes = indexes.into_inner();
@@ -423,15 +432,25 @@ impl World {
         }
     }
 
+    /// Whether any of pools `ids` has a value index (`noted`: a batch lists its rows for them)
+    /// and whether any is owned by a group (`grouped`: a batch replays its joins).
+    fn batch_listeners(&self, ids: &[ComponentId]) -> (bool, bool) {
+        let noted = ids.iter().any(|&id| !super::Indexes::events(self, id).is_empty());
+        let grouped = ids.iter().any(|&id| !self.groups.chain(id).is_empty());
+        (noted, grouped)
+    }
+
     /// Gives each entity of `rows` its bundle, in order, as [`World::insert_bundle`] one by one
     /// would, for entities that were reserved and are most likely still empty (the spawns of a
     /// command buffer); returns how many rows were passed over because their entity was not
     /// alive (their bundles dropped). O(rows * components).
     ///
-    /// When no listener follows the bundle's component set, the ids and the set are found once
-    /// and each empty entity takes the spawn path (its set assigned, every value pushed, no
-    /// search for a row to replace); an entity that already has components, and every row when
-    /// listeners are present, goes through [`World::insert_bundle`].
+    /// When every listener of the bundle's pools takes batches (value indexes) or is an owning
+    /// group, the ids and the set are found once and each empty entity takes the spawn path
+    /// (its set assigned, every value pushed, no search for a row to replace), the indexes told
+    /// of the rows once and the groups' joins replayed in row order after; an entity that
+    /// already has components, and every row when other listeners are present, goes through
+    /// [`World::insert_bundle`].
     ///
     /// # Panics
     /// If the bundle holds a component type twice (before any row is written).
@@ -447,13 +466,18 @@ impl World {
         let ids: SmallVec<[ComponentId; 8]> = ids.into();
         self.settle_registrations();
         let mut skipped = 0;
-        if self.component_sets.events(set).is_empty() {
+        if ids.iter().all(|&id| self.addition_batchable(id)) {
             for &id in &ids {
                 self.components.pool_mut(id).reserve(reserve);
             }
             // No callback runs in this loop (the iterator and the bundles have no access to the
             // world), so no subscriber appears and no entity ends: the pools are found once.
-            let World { components, entities, component_sets: sets, .. } = self;
+            // Indexes hear of the rows once, after; groups' joins are replayed in order.
+            let (noted, grouped) = self.batch_listeners(&ids);
+            let mut spawned = Vec::new();
+            let mut joins = GroupJoins { world: self, ids: ids.clone(), entities: Vec::new() };
+            let World { components, entities, component_sets: sets, indexes, .. } = &mut *joins.world;
+            let indexes = super::index::InvalidateOnUnwind::new(indexes);
             let pools = components.pools_mut();
             let mut rest = None;
             for (entity, bundle) in rows.by_ref() {
@@ -469,7 +493,19 @@ impl World {
                 }
                 sets.replace(entity.index(), set); // first, as in `put_bundle_into`
                 bundle.put_each(&mut SpawnSink { pools, ids: &ids, next: 0, entity });
+                if noted {
+                    spawned.push(entity);
+                }
+                if grouped {
+                    joins.entities.push(entity);
+                }
             }
+            let indexes = indexes.into_inner();
+            for &id in &ids {
+                indexes.note_rows(components.pool(id), id, &spawned);
+            }
+            // The joins of the rows written so far, before anything else runs.
+            drop(joins);
             let Some((entity, bundle)) = rest else { return skipped };
             self.insert_bundle(entity, bundle);
         }

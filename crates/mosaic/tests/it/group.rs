@@ -328,3 +328,70 @@ fn remove(world: &mut World, e: Entity, c: u8) {
         _ => drop(world.remove::<D>(e)),
     }
 }
+
+/// What the pools of `A`, `B` and `D` hold, row by row (entities by index and generation, to
+/// compare two worlds).
+fn rows_of(world: &mut World) -> [Vec<crate::common::Key>; 3] {
+    use crate::common::key;
+    [
+        world.query::<(Entity, &A)>().into_iter().map(|(e, _)| key(e)).collect(),
+        world.query::<(Entity, &B)>().into_iter().map(|(e, _)| key(e)).collect(),
+        world.query::<(Entity, &D)>().into_iter().map(|(e, _)| key(e)).collect(),
+    ]
+}
+
+/// Batches into grouped pools (`spawn_batch`, `insert_batch`) write their rows first and replay
+/// the group joins after: the same rows, in the same order, as the same changes one by one.
+#[test]
+fn batches_into_grouped_pools_equal_one_by_one() {
+    let build = || {
+        let mut world = World::new();
+        world.group::<(A, B)>();
+        world.group::<(A, B, D)>();
+        let early: Vec<Entity> =
+            (0..30).map(|i| world.spawn(if i % 2 == 0 { A(i) } else { A(i + 100) })).collect();
+        (world, early)
+    };
+    let (mut batched, early) = build();
+    let (mut single, early_single) = build();
+    let keys = |es: &[Entity]| es.iter().map(|&e| crate::common::key(e)).collect::<Vec<_>>();
+    assert_eq!(keys(&early), keys(&early_single));
+    // Give every third one a `D`, then `B` to all: the second batch completes both groups.
+    batched.insert_batch(early.iter().step_by(3).map(|&e| (e, D(e.index()))));
+    batched.insert_batch(early.iter().map(|&e| (e, B(e.index()))));
+    let spawned = batched.spawn_batch((0..20).map(|i| (A(i), B(i), D(i))));
+    for &e in early_single.iter().step_by(3) {
+        single.insert(e, D(e.index()));
+    }
+    for &e in &early_single {
+        single.insert(e, B(e.index()));
+    }
+    let spawned_single: Vec<Entity> = (0..20).map(|i| single.spawn((A(i), B(i), D(i)))).collect();
+    assert_eq!(keys(&spawned), keys(&spawned_single));
+    batched.assert_group_invariants();
+    assert_eq!(rows_of(&mut batched), rows_of(&mut single));
+    let (outer, inner) = (batched.group::<(A, B)>(), batched.group::<(A, B, D)>());
+    assert_eq!((batched.group_len(outer), batched.group_len(inner)), (50, 30));
+}
+
+/// A batch that panics part-way (a dead entity in `insert_batch`) leaves the rows written so far
+/// in their groups.
+#[test]
+fn a_panicking_batch_leaves_groups_packed() {
+    let mut world = World::new();
+    world.group::<(A, B)>();
+    let entities: Vec<Entity> = (0..10).map(|i| world.spawn(A(i))).collect();
+    let dead = world.spawn(A(99));
+    world.despawn(dead);
+    let rows: Vec<(Entity, B)> = entities[..5]
+        .iter()
+        .map(|&e| (e, B(1)))
+        .chain([(dead, B(2))])
+        .chain(entities[5..].iter().map(|&e| (e, B(3))))
+        .collect();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.insert_batch(rows)));
+    assert!(result.is_err(), "a dead entity panics");
+    world.assert_group_invariants();
+    let group = world.group::<(A, B)>();
+    assert_eq!(world.group_len(group), 5, "the rows before the dead entity joined");
+}
