@@ -103,7 +103,7 @@ impl World {
         // (`GroupJoins`, also when `on_dead` panics mid-loop).
         let (noted, grouped) = (!Indexes::events(self, id).is_empty(), !self.groups.chain(id).is_empty());
         let mut written = Vec::new();
-        let mut joins = super::group::GroupJoins { world: self, ids: [id][..].into(), entities: Vec::new() };
+        let mut joins = super::group::GroupJoins::new(self, &[id]);
         let World { components, entities, component_sets, indexes, .. } = &mut *joins.world;
         // A dead entity panics through `on_dead` mid-loop: the batch listeners are then told
         // nothing, so they are marked stale (rebuilt on next use) instead of left behind.

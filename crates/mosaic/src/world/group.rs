@@ -78,6 +78,9 @@ pub(crate) struct Groups {
     /// Buffers of [`World::sort_group_by_key`], kept so a sort of a warm world allocates
     /// nothing. Not state: rollback and snapshots ignore it.
     pub(crate) sort_scratch: super::sort::SortScratch,
+    /// The entity list of [`GroupJoins`], kept so a warm world's batches allocate nothing. Not
+    /// state either.
+    pub(crate) join_scratch: Vec<Entity>,
 }
 
 impl Groups {
@@ -315,17 +318,25 @@ impl World {
 /// join swaps the same two rows either way, since the batch's later rows were pushed past both.
 pub(crate) struct GroupJoins<'w> {
     pub(crate) world: &'w mut World,
-    pub(crate) ids: SmallVec<[ComponentId; 8]>,
+    ids: SmallVec<[ComponentId; 8]>,
     pub(crate) entities: Vec<Entity>,
+}
+
+impl<'w> GroupJoins<'w> {
+    /// The joins of a batch adding components `ids` to entities of `world`, with the world's
+    /// warm entity list.
+    pub(crate) fn new(world: &'w mut World, ids: &[ComponentId]) -> Self {
+        let entities = std::mem::take(&mut world.groups.join_scratch);
+        Self { world, ids: ids.into(), entities }
+    }
 }
 
 impl Drop for GroupJoins<'_> {
     fn drop(&mut self) {
-        if self.world.groups.is_empty() {
-            return;
-        }
         for &entity in &self.entities {
             self.world.groups_after_add(entity, &self.ids);
         }
+        self.entities.clear();
+        self.world.groups.join_scratch = std::mem::take(&mut self.entities);
     }
 }

@@ -401,7 +401,7 @@ impl World {
             // replayed in spawn order (`GroupJoins`, also when the loop panics).
             let (noted, grouped) = self.batch_listeners(&ids);
             let mut spawned = Vec::new();
-            let mut joins = GroupJoins { world: self, ids: ids.as_slice().into(), entities: Vec::new() };
+            let mut joins = GroupJoins::new(self, &ids);
             let World { components, entities, component_sets: sets, indexes, .. } = &mut *joins.world;
             // A panic mid-loop (exhausted ids, a panicking iterator) marks them stale instead.
             let indexes = super::index::InvalidateOnUnwind::new(indexes);
@@ -475,7 +475,7 @@ impl World {
             // Indexes hear of the rows once, after; groups' joins are replayed in order.
             let (noted, grouped) = self.batch_listeners(&ids);
             let mut spawned = Vec::new();
-            let mut joins = GroupJoins { world: self, ids: ids.clone(), entities: Vec::new() };
+            let mut joins = GroupJoins::new(self, &ids);
             let World { components, entities, component_sets: sets, indexes, .. } = &mut *joins.world;
             let indexes = super::index::InvalidateOnUnwind::new(indexes);
             let pools = components.pools_mut();
