@@ -14,7 +14,10 @@ impl World {
     /// being a component or several (bevy's `insert_batch`). For one component type the type
     /// lookup is done once, not per row, so this is the fast way to give a component to a known
     /// set of entities; a bundle of several goes row by row as [`World::insert_bundle`]. Hooks,
-    /// watches and groups see each row as an insert. O(rows * components) amortised.
+    /// observers and watches see each row as an insert, in order; where owning groups are the
+    /// only listeners of the pool (value indexes aside), the rows are written first and the
+    /// entities that gained the component join their groups after, in row order, which leaves
+    /// the rows where inserts one by one would. O(rows * components) amortised.
     ///
     /// # Panics
     /// If an entity is not alive (stale, despawned, or of another world), after the rows before

@@ -345,7 +345,10 @@ impl World {
     ///
     /// Reserves the allocator and the pools once from the iterator's lower size hint (capped at
     /// 2^20 entities, so a lying hint costs at most that much spare capacity and a short one only
-    /// some regrowth), and resolves the component ids once for the whole batch.
+    /// some regrowth), and resolves the component ids once for the whole batch. Hooks,
+    /// observers and watches see each spawn in order; where owning groups (and value indexes)
+    /// are the only listeners of the bundle's pools, every entity is written first and joins
+    /// its groups after, in spawn order, which leaves the rows where spawns one by one would.
     ///
     /// # Panics
     /// If the entity index space runs out part-way (the entities spawned so far stay) or the
