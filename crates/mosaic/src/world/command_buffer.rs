@@ -113,7 +113,6 @@ trait ErasedQueue: Any + Send + Sync {
     fn apply_run(&mut self, world: &mut World, kind: RunKind, entities: &[Entity], count: usize) -> usize;
     /// Drops every stored value, keeping the capacity.
     fn clear(&mut self);
-    fn as_any_mut(&mut self) -> &mut dyn Any;
     /// Moves every value of `other`, a queue of the same value type, to the end of this one's
     /// (both still in recording order: neither is being applied).
     fn append_values(&mut self, other: &mut dyn ErasedQueue);
@@ -148,11 +147,9 @@ impl<V: Send + Sync + 'static> ErasedQueue for Queue<V> {
     fn clear(&mut self) {
         self.values.clear();
     }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
     fn append_values(&mut self, other: &mut dyn ErasedQueue) {
-        let other = other.as_any_mut().downcast_mut::<Queue<V>>().expect("queues of one value type");
+        let other: &mut dyn Any = other;
+        let other = other.downcast_mut::<Queue<V>>().expect("queues of one value type");
         self.values.append(&mut other.values);
     }
 }
@@ -309,8 +306,9 @@ impl CommandBuffer {
                 queue
             }
         };
-        self.queues[queue as usize]
-            .as_any_mut()
+        // Upcast to `dyn Any` (a vtable switch, no call), then one dynamic `type_id` call.
+        let erased: &mut dyn Any = &mut *self.queues[queue as usize];
+        erased
             .downcast_mut::<Queue<V>>()
             .expect("queue registered under its value type's TypeId")
             .values
