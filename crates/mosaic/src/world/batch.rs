@@ -1,10 +1,8 @@
 //! Insert and remove one component type on many entities at once: the type and its pool are
 //! found once per batch, and pools without per-row subscribers take the whole batch.
 
-use super::Indexes;
 use super::World;
 use super::component_sets::EdgeMemo;
-use super::row_events::RowSubscriber;
 use crate::component::{BatchSink, Bundle, Component};
 use crate::entity::{Entity, EntityError};
 use crate::storage::RowEvents;
@@ -104,7 +102,7 @@ impl World {
         // The subscribers all take batches (value indexes) or are owning groups: the indexes
         // hear of the rows once, after; the groups' joins are replayed after the rows, in order
         // (`GroupJoins`, also when `on_dead` panics mid-loop).
-        let (noted, grouped) = (!Indexes::events(self, id).is_empty(), !self.groups.chain(id).is_empty());
+        let (noted, grouped) = self.batch_listeners(&[id]);
         let mut written = Vec::new();
         let mut joins = super::group::GroupJoins::new(self, &[id]);
         let World { components, entities, component_sets, indexes, .. } = &mut *joins.world;

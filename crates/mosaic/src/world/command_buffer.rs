@@ -597,12 +597,12 @@ impl CommandBuffer {
                 at += len;
                 continue;
             }
-            at += 1;
             // Despawns ahead: their memory is asked for early, so the misses of a large world
             // overlap (a hint; what is applied is unchanged).
             if matches!(command, Command::Despawn { .. } | Command::Spawn { .. }) {
-                prefetch_ahead(world, commands, &this.0.queues, at - 1, runs);
+                prefetch_ahead(world, commands, &this.0.queues, at, runs);
             }
+            at += 1;
             let outcome = match command {
                 Command::Spawn { entity, queue } => {
                     let queue = &mut this.0.queues[queue as usize];

@@ -238,20 +238,23 @@ impl World {
     /// (whose joins the batch replays after the rows are written, `GroupJoins`) and listeners
     /// that take batches (value indexes).
     pub(crate) fn addition_batchable(&self, id: ComponentId) -> bool {
-        self.listener_events(id)
-            .into_iter()
-            .filter(|(needs, _)| !needs.batch && *needs != Groups::NEEDS)
-            .all(|(_, events)| !events.intersects(RowEvents::ADD | RowEvents::REPLACE))
+        self.batchable(id, RowEvents::ADD | RowEvents::REPLACE)
     }
 
     /// Whether removing rows of component `id`'s pool can be done for a run of entities at once:
     /// no listener follows its removals but owning groups (replayed per pool by a despawn run)
     /// and listeners that take batches (value indexes).
     pub(crate) fn removal_batchable(&self, id: ComponentId) -> bool {
+        self.batchable(id, RowEvents::REMOVE)
+    }
+
+    /// Whether no listener of component `id`'s pool wants any of `kinds` but owning groups and
+    /// listeners that take batches. O(listeners).
+    fn batchable(&self, id: ComponentId, kinds: RowEvents) -> bool {
         self.listener_events(id)
             .into_iter()
             .filter(|(needs, _)| !needs.batch && *needs != Groups::NEEDS)
-            .all(|(_, events)| !events.contains(RowEvents::REMOVE))
+            .all(|(_, events)| !events.intersects(kinds))
     }
 
     /// Whether any pool of the world has a subscriber (`World::clear` despawns entity by entity

@@ -399,33 +399,15 @@ impl World {
             return;
         }
         if !events.contains(RowEvents::PER_ROW) || ids.iter().all(|&id| self.addition_batchable(id)) {
-            // Every subscriber takes batches (value indexes) or is an owning group: the plain
-            // loop, then the spawned rows handed to the indexes once and the groups' joins
-            // replayed in spawn order (`GroupJoins`, also when the loop panics).
-            let (noted, grouped) = self.batch_listeners(&ids);
-            let mut spawned = Vec::new();
-            let mut joins = GroupJoins::new(self, &ids);
-            let World { components, entities, component_sets: sets, indexes, .. } = &mut *joins.world;
-            // A panic mid-loop (exhausted ids, a panicking iterator) marks them stale instead.
-            let indexes = super::index::InvalidateOnUnwind::new(indexes);
-            let pools = components.pools_mut();
-            for bundle in iter {
-                let entity =
-                    alloc_entity(entities, sets).unwrap_or_else(|error| panic!("cannot spawn: {error}"));
-                sets.replace(entity.index(), set); // first, as in `put_bundle_into`
-                bundle.put_each(&mut SpawnSink { pools, ids: &ids, next: 0, entity });
-                if noted {
-                    spawned.push(entity);
-                }
-                if grouped {
-                    joins.entities.push(entity);
-                }
-                on_spawn(entity);
-            }
-            let indexes = indexes.into_inner();
-            for &id in &ids {
-                indexes.note_rows(components.pool(id), id, &spawned);
-            }
+            let mut iter = iter;
+            let next = |entities: &mut Entities, sets: &mut ComponentSets| {
+                let bundle = iter.next()?;
+                Some((
+                    alloc_entity(entities, sets).unwrap_or_else(|error| panic!("cannot spawn: {error}")),
+                    bundle,
+                ))
+            };
+            self.spawn_batched(&ids, set, next, on_spawn);
             return;
         }
         for bundle in iter {
@@ -437,10 +419,48 @@ impl World {
 
     /// Whether any of pools `ids` has a value index (`noted`: a batch lists its rows for them)
     /// and whether any is owned by a group (`grouped`: a batch replays its joins).
-    fn batch_listeners(&self, ids: &[ComponentId]) -> (bool, bool) {
+    pub(super) fn batch_listeners(&self, ids: &[ComponentId]) -> (bool, bool) {
         let noted = ids.iter().any(|&id| !super::Indexes::events(self, id).is_empty());
         let grouped = ids.iter().any(|&id| !self.groups.chain(id).is_empty());
         (noted, grouped)
+    }
+
+    /// The loop of a spawn batch whose pools' listeners all take batches (value indexes) or are
+    /// owning groups: each entity `next` yields, with its bundle, gets component set `set` and
+    /// its values pushed (`next` gets the allocator and the sets, to allocate or check it); then
+    /// the indexes hear of the rows once and the groups' joins are replayed in spawn order
+    /// (`GroupJoins`, also when the loop panics). No callback runs in the loop (`next` and the
+    /// bundles have no access to the world), so no subscriber appears and no entity ends: the
+    /// pools are found once. O(rows * components).
+    fn spawn_batched<B: Bundle>(
+        &mut self,
+        ids: &[ComponentId],
+        set: SetId,
+        mut next: impl FnMut(&mut Entities, &mut ComponentSets) -> Option<(Entity, B)>,
+        mut on_spawn: impl FnMut(Entity),
+    ) {
+        let (noted, grouped) = self.batch_listeners(ids);
+        let mut spawned = Vec::new();
+        let mut joins = GroupJoins::new(self, ids);
+        let World { components, entities, component_sets: sets, indexes, .. } = &mut *joins.world;
+        // A panic mid-loop (exhausted ids, a panicking iterator) marks the indexes stale instead.
+        let indexes = super::index::InvalidateOnUnwind::new(indexes);
+        let pools = components.pools_mut();
+        while let Some((entity, bundle)) = next(entities, sets) {
+            sets.replace(entity.index(), set); // first, as in `put_bundle_into`
+            bundle.put_each(&mut SpawnSink { pools, ids, next: 0, entity });
+            if noted {
+                spawned.push(entity);
+            }
+            if grouped {
+                joins.entities.push(entity);
+            }
+            on_spawn(entity);
+        }
+        let indexes = indexes.into_inner();
+        for &id in ids {
+            indexes.note_rows(components.pool(id), id, &spawned);
+        }
     }
 
     /// Gives each entity of `rows` its bundle, in order, as [`World::insert_bundle`] one by one
@@ -473,42 +493,24 @@ impl World {
             for &id in &ids {
                 self.components.pool_mut(id).reserve(reserve);
             }
-            // No callback runs in this loop (the iterator and the bundles have no access to the
-            // world), so no subscriber appears and no entity ends: the pools are found once.
-            // Indexes hear of the rows once, after; groups' joins are replayed in order.
-            let (noted, grouped) = self.batch_listeners(&ids);
-            let mut spawned = Vec::new();
-            let mut joins = GroupJoins::new(self, &ids);
-            let World { components, entities, component_sets: sets, indexes, .. } = &mut *joins.world;
-            let indexes = super::index::InvalidateOnUnwind::new(indexes);
-            let pools = components.pools_mut();
             let mut rest = None;
-            for (entity, bundle) in rows.by_ref() {
-                if !entities.is_alive(entity) {
-                    skipped += 1;
-                    continue;
+            let next = |entities: &mut Entities, sets: &mut ComponentSets| {
+                for (entity, bundle) in rows.by_ref() {
+                    if !entities.is_alive(entity) {
+                        skipped += 1;
+                    } else if sets.set_of(entity.index()) != EMPTY {
+                        // Components already (inserted before its spawn was applied): the
+                        // general path, which may run listeners of those, so the rest go that
+                        // way too, after the batch's joins.
+                        rest = Some((entity, bundle));
+                        return None;
+                    } else {
+                        return Some((entity, bundle));
+                    }
                 }
-                if sets.set_of(entity.index()) != EMPTY {
-                    // Components already (inserted before its spawn was applied): the general
-                    // path, which may run listeners of those, so the rest go that way too.
-                    rest = Some((entity, bundle));
-                    break;
-                }
-                sets.replace(entity.index(), set); // first, as in `put_bundle_into`
-                bundle.put_each(&mut SpawnSink { pools, ids: &ids, next: 0, entity });
-                if noted {
-                    spawned.push(entity);
-                }
-                if grouped {
-                    joins.entities.push(entity);
-                }
-            }
-            let indexes = indexes.into_inner();
-            for &id in &ids {
-                indexes.note_rows(components.pool(id), id, &spawned);
-            }
-            // The joins of the rows written so far, before anything else runs.
-            drop(joins);
+                None
+            };
+            self.spawn_batched(&ids, set, next, |_| {});
             let Some((entity, bundle)) = rest else { return skipped };
             self.insert_bundle(entity, bundle);
         }
