@@ -131,7 +131,8 @@ impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, Q, F> {
     }
 
     /// Everything past the unfiltered aligned run: filtered or lazily cleaned aligned rows, rows
-    /// that need lookups, and the walk over all live entities.
+    /// that need lookups, and the walk over all live entities. The sorts walk the same way
+    /// without fetching (`next_match` in `query/sorted.rs`): a change here is made there too.
     ///
     /// Inlined into `next`: kept out of line (or given split borrows), it makes the iterator's
     /// fields escape, and a `for` loop then reloads them from the stack per item (10.8 us against
